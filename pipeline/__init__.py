@@ -1,0 +1,1 @@
+"""The evidence pipeline: parse → chunk → metadata → index → retrieve → pack → generate → verify."""

@@ -1,0 +1,150 @@
+"""Chunk: lines and authored cards → addressed pieces with a parent span (seed 000, §45.2).
+
+- Line chunks: one per source line, for diagnosing bad boundaries.
+- Card chunks: the authored cards; their parent is the annotated support span.
+- Window chunks: ~800 code points with ~100 of overlap over the lines no card covers,
+  never crossing a page (seed 002). Each window keeps its own code-point offsets into the
+  page text, so the overlap carried from the previous window keeps its address (and boxes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from .contracts import Chunk, Document, Line, Page, Span
+from .tokenize import is_cjk_char
+
+WINDOW_SIZE = 800
+WINDOW_OVERLAP = 100
+_SENTENCE_END = re.compile(r"[.!?。！？；;](?=\s|$)|[。！？；]")
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _page_tag(page: int | None) -> str:
+    return f"p{page}" if page is not None else ""
+
+
+def line_chunks(document: Document) -> list[Chunk]:
+    return [
+        Chunk(
+            chunk_id=f"{document.source_id}#{_page_tag(page.number)}L{line.number}",
+            source_id=document.source_id,
+            kind="line",
+            text=line.text,
+            parent=Span(page=page.number, start_line=line.number, end_line=line.number),
+            start=line.start,
+            end=line.end,
+            content_hash=content_hash(line.text),
+        )
+        for page in document.pages
+        for line in page.lines
+    ]
+
+
+def card_chunks(document: Document) -> list[Chunk]:
+    return [
+        Chunk(
+            chunk_id=f"{document.source_id}#card:{card.id}",
+            source_id=document.source_id,
+            kind="card",
+            text=card.text,
+            parent=Span(page=card.page, start_line=card.start_line, end_line=card.end_line),
+            card_id=card.id,
+            content_hash=content_hash(card.text),
+        )
+        for card in document.meta.cards
+    ]
+
+
+def _uncovered_runs(document: Document, page: Page) -> list[list[Line]]:
+    """Consecutive non-empty lines of `page` that no card covers."""
+    covered = set()
+    for card in document.meta.cards:
+        if card.page == page.number:
+            covered.update(range(card.start_line, card.end_line + 1))
+    runs: list[list[Line]] = [[]]
+    for line in page.lines:
+        if line.number in covered:
+            runs.append([])
+        elif line.text.strip():
+            runs[-1].append(line)
+    return [run for run in runs if run]
+
+
+def _cut_point(text: str, start: int, limit: int, hard_end: int) -> int:
+    """Best end for a window starting at `start`: a line break, a sentence end, then a space."""
+    if limit >= hard_end:
+        return hard_end
+    floor = start + WINDOW_SIZE // 2
+    newline = text.rfind("\n", floor, limit)
+    if newline > floor:
+        return newline
+    sentence_ends = [m.end() for m in _SENTENCE_END.finditer(text, floor, limit)]
+    if sentence_ends:
+        return sentence_ends[-1]
+    space = text.rfind(" ", floor, limit)
+    return space if space > floor else limit
+
+
+def _next_start(text: str, end: int, start: int) -> int:
+    """Step back by the overlap, then forward to a word start, so no word is cut in two."""
+    position = max(end - WINDOW_OVERLAP, start + 1)
+    while position < end and not text[position - 1].isspace() and not is_cjk_char(text[position]):
+        position += 1
+    while position < end and text[position].isspace():
+        position += 1
+    return position if position < end else end
+
+
+def _windows(page: Page, run: list[Line]) -> list[tuple[int, int]]:
+    text, start, hard_end = page.text, run[0].start, run[-1].end
+    spans = []
+    while start < hard_end:
+        end = _cut_point(text, start, start + WINDOW_SIZE, hard_end)
+        trimmed_start, trimmed_end = start, end
+        while trimmed_start < trimmed_end and text[trimmed_start].isspace():
+            trimmed_start += 1
+        while trimmed_end > trimmed_start and text[trimmed_end - 1].isspace():
+            trimmed_end -= 1
+        if trimmed_end > trimmed_start:
+            spans.append((trimmed_start, trimmed_end))
+        if end >= hard_end:
+            break
+        start = _next_start(text, end, start)
+    return spans
+
+
+def _lines_touching(page: Page, start: int, end: int) -> tuple[int, int]:
+    numbers = [line.number for line in page.lines if line.start < end and line.end > start]
+    return numbers[0], numbers[-1]
+
+
+def window_chunks(document: Document) -> list[Chunk]:
+    chunks = []
+    for page in document.pages:
+        for run in _uncovered_runs(document, page):
+            for start, end in _windows(page, run):
+                first, last = _lines_touching(page, start, end)
+                text = page.text[start:end]
+                chunks.append(
+                    Chunk(
+                        chunk_id=f"{document.source_id}#{_page_tag(page.number)}w{start}-{end}",
+                        source_id=document.source_id,
+                        kind="window",
+                        text=text,
+                        parent=Span(page=page.number, start_line=first, end_line=last),
+                        start=start,
+                        end=end,
+                        content_hash=content_hash(text),
+                    )
+                )
+    return chunks
+
+
+def retrieval_chunks(document: Document) -> list[Chunk]:
+    """Cards where authored, windows over every line no card covers."""
+    return card_chunks(document) + window_chunks(document)

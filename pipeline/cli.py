@@ -1,0 +1,140 @@
+"""Command line: ask, ingest, eval, bench, schema (`python -m pipeline --help`)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from .contracts import Proposal, Request, Settings
+from .errors import InputError
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid date {text!r} (expected YYYY-MM-DD)") from None
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return value
+
+
+def _add_ask(commands) -> None:
+    ask = commands.add_parser("ask", help="answer one question with checked citations, or abstain")
+    source = ask.add_mutually_exclusive_group(required=True)
+    source.add_argument("--docs", nargs="+", type=Path, metavar="PATH", help="files or folders (read recursively)")
+    source.add_argument("--store", type=Path, metavar="DIR", help="a store built by `ingest`")
+    ask.add_argument("--question", required=True)
+    ask.add_argument("--date", type=_date, help="request date YYYY-MM-DD (default: today)")
+    ask.add_argument("--topic")
+    ask.add_argument("--groups", default="", help="the requester's access groups, comma-separated")
+    ask.add_argument("--window", type=_positive, default=Settings().window)
+    ask.add_argument("--reserve", type=_positive, default=Settings().reserve)
+    ask.add_argument("--top-k", type=_positive, default=Settings().top_k)
+    ask.add_argument("--min-lexical", type=float, default=Settings().min_lexical)
+    ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
+    ask.add_argument("--retrieval", choices=["hybrid", "bm25", "dense"], default="hybrid")
+    ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
+    ask.add_argument("--proposal", type=Path, metavar="FILE", help="verify this proposed answer instead of generating")
+    ask.add_argument("--trace", type=Path, metavar="FILE", help="write the full trace (JSON) here")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    _add_ask(commands)
+    ingest = commands.add_parser("ingest", help="parse, chunk and embed files into a persistent store")
+    ingest.add_argument("--store", type=Path, required=True, metavar="DIR")
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    schema = commands.add_parser("schema", help="write the answer object's JSON Schema")
+    schema.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "schema" / "answer-v1.schema.json")
+    from .evaluate.cli import add_eval_parser
+
+    add_eval_parser(commands)
+    bench = commands.add_parser("bench", help="performance benchmarks (prints a table)")
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _load_proposal(path: Path) -> Proposal:
+    try:
+        return Proposal.model_validate_json(path.read_bytes())
+    except OSError as error:
+        raise InputError(str(path), f"cannot read: {error.strerror}") from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise InputError(str(path), f"not a valid proposal: {where}: {first['msg']}") from None
+
+
+def run_ask(args) -> int:
+    from .engine import ask
+    from .load import corpus_from_documents, corpus_from_store, parse_paths, stderr_progress
+
+    proposal = _load_proposal(args.proposal) if args.proposal else None
+    if args.store:
+        corpus = corpus_from_store(args.store, progress=stderr_progress)
+    else:
+        corpus = corpus_from_documents(parse_paths(args.docs), progress=stderr_progress)
+    request = Request(
+        question=args.question, date=args.date or dt.date.today(), date_given=args.date is not None,
+        topic=args.topic, groups=tuple(g.strip() for g in args.groups.split(",") if g.strip()),
+    )
+    settings = Settings(
+        window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
+        min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
+    )
+    trace = ask(corpus, request, settings, proposal=proposal)
+    if args.trace:
+        args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
+    print(trace.answer.model_dump_json())
+    return 0
+
+
+def run_ingest(args) -> int:
+    from .load import ingest, stderr_progress
+
+    added, unchanged = ingest(args.store, args.paths, progress=stderr_progress)
+    print(json.dumps({"store": str(args.store), "added": added, "unchanged": unchanged}))
+    return 0
+
+
+def run_schema(args) -> int:
+    from .contracts import Answer
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(Answer.model_json_schema(), indent=2) + "\n", "utf-8")
+    print(args.out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _build_parser().parse_args(argv)
+    try:
+        if args.command == "ask":
+            return run_ask(args)
+        if args.command == "ingest":
+            return run_ingest(args)
+        if args.command == "schema":
+            return run_schema(args)
+        if args.command == "eval":
+            from .evaluate.cli import run_eval
+
+            return run_eval(args)
+        if args.command == "bench":
+            from benchmarks.bench import main as bench_main
+
+            return bench_main(args.rest)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 1

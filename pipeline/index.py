@@ -1,0 +1,130 @@
+"""Index: documents → retrieval chunks with BM25 statistics and dense vectors.
+
+A `Corpus` is an immutable snapshot of one requester-visible collection. BM25 statistics
+are computed over every chunk a requester may read (access is filtered before anything is
+scored), and never over an eligibility-filtered remainder (seed 000, §45.3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import bm25s
+import numpy as np
+
+from .chunk import line_chunks, retrieval_chunks
+from .contracts import Chunk, Document
+from .embed import Embedder, Progress, VectorCache, embed_texts
+from .metadata import check_unique_ids
+from .tokenize import Tokenizer
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def corpus_digest(documents: Iterable[Document]) -> str:
+    """sha256 over the sorted (source id, document digest) pairs."""
+    lines = sorted(f"{d.source_id}\t{d.digest}" for d in documents)
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def can_read(document: Document, groups: Sequence[str]) -> bool:
+    return document.meta.access is None or bool(set(document.meta.access) & set(groups))
+
+
+@dataclass
+class LexicalIndex:
+    """BM25 (bm25s, Lucene variant) over one readable subset of the chunks."""
+
+    rows: np.ndarray  # corpus chunk indices covered, in index order
+    bm25: bm25s.BM25
+    vocabulary: dict[str, int]
+    document_frequency: np.ndarray
+
+    @classmethod
+    def build(cls, rows: np.ndarray, chunk_tokens: Sequence[list[str]]) -> LexicalIndex:
+        vocabulary: dict[str, int] = {}
+        ids = []
+        for tokens in chunk_tokens:
+            ids.append([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
+        bm25 = bm25s.BM25(k1=BM25_K1, b=BM25_B)
+        # bm25s takes (token ids, vocabulary) so our tokenizer, not its own, defines terms.
+        bm25.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocabulary), show_progress=False)
+        frequency = np.zeros(len(vocabulary), dtype=np.int64)
+        for token_ids in ids:
+            frequency[list(set(token_ids))] += 1
+        return cls(rows=rows, bm25=bm25, vocabulary=vocabulary, document_frequency=frequency)
+
+    def idf(self, token: str) -> float:
+        n = len(self.rows)
+        df = self.document_frequency[self.vocabulary[token]] if token in self.vocabulary else 0
+        return float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+
+    def token_scores(self, token: str) -> np.ndarray:
+        """BM25 contribution of one query token to every indexed chunk (zeros if unseen)."""
+        if token not in self.vocabulary or len(self.rows) == 0:
+            return np.zeros(len(self.rows), dtype=np.float32)
+        return np.asarray(self.bm25.get_scores([self.vocabulary[token]]), dtype=np.float32)
+
+
+@dataclass
+class Corpus:
+    """Documents, their chunks, token lists and unit-length vectors, ready to query."""
+
+    documents: dict[str, Document]
+    chunks: list[Chunk]
+    chunk_tokens: list[list[str]]
+    vectors: np.ndarray
+    tokenizer: Tokenizer
+    embedder: Embedder
+    digest: str
+    embedded_now: int = 0
+    source_order: list[str] = field(default_factory=list)
+    chunk_source: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _lexical: dict[frozenset[str], LexicalIndex] = field(default_factory=dict, repr=False)
+
+    def readable_sources(self, groups: Sequence[str]) -> frozenset[str]:
+        return frozenset(sid for sid, doc in self.documents.items() if can_read(doc, groups))
+
+    def lexical_index(self, readable: frozenset[str]) -> LexicalIndex:
+        """BM25 over every chunk of the readable documents (cached per readable set)."""
+        if readable not in self._lexical:
+            rows = np.array([i for i, c in enumerate(self.chunks) if c.source_id in readable], dtype=np.int64)
+            self._lexical[readable] = LexicalIndex.build(rows, [self.chunk_tokens[i] for i in rows])
+        return self._lexical[readable]
+
+    def line_chunks(self, source_id: str) -> list[Chunk]:
+        return line_chunks(self.documents[source_id])
+
+
+def build_corpus(
+    documents: Sequence[Document],
+    embedder: Embedder,
+    cache: VectorCache | None = None,
+    tokenizer: Tokenizer | None = None,
+    progress: Progress | None = None,
+) -> Corpus:
+    """Chunk, tokenize and embed `documents` (vectors come from the cache where known)."""
+    check_unique_ids(documents)
+    tokenizer = tokenizer or Tokenizer()
+    chunks = [chunk for document in documents for chunk in retrieval_chunks(document)]
+    if progress:
+        progress(0, len(chunks), "tokenizing")
+    chunk_tokens = [tokenizer.tokens(chunk.text) for chunk in chunks]
+    vectors, embedded_now = embed_texts([c.text for c in chunks], embedder, cache, progress)
+    corpus = Corpus(
+        documents={d.source_id: d for d in documents},
+        chunks=chunks,
+        chunk_tokens=chunk_tokens,
+        vectors=vectors,
+        tokenizer=tokenizer,
+        embedder=embedder,
+        digest=corpus_digest(documents),
+        embedded_now=embedded_now,
+        source_order=[d.source_id for d in documents],
+    )
+    position = {sid: i for i, sid in enumerate(corpus.source_order)}
+    corpus.chunk_source = np.array([position[c.source_id] for c in chunks], dtype=np.int64)
+    return corpus

@@ -1,0 +1,69 @@
+"""Loading documents from paths or a store into a Corpus (the CLI's and the app's entry)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .contracts import Document
+from .embed import Embedder, Progress, default_embedder
+from .index import Corpus, build_corpus
+from .metadata import check_unique_ids
+from .parse import iter_input_files, parse_path
+from .store import DocumentStore
+from .tokenize import Tokenizer
+from .vectors import ChromaVectorCache
+
+
+def parse_paths(paths: Sequence[Path]) -> list[Document]:
+    """Parse every file under `paths`; the first bad file raises InputError naming it."""
+    documents = [parse_path(path) for path in iter_input_files(list(paths))]
+    check_unique_ids(documents)
+    return documents
+
+
+def stderr_progress(done: int, total: int, stage: str) -> None:
+    if total and stage == "embedding":
+        print(f"\r{stage}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+
+def corpus_from_documents(
+    documents: Sequence[Document],
+    cache_path: Path | None = None,
+    embedder: Embedder | None = None,
+    tokenizer: Tokenizer | None = None,
+    progress: Progress | None = None,
+) -> Corpus:
+    embedder = embedder or default_embedder()
+    cache = ChromaVectorCache(embedder.name, path=cache_path)
+    return build_corpus(documents, embedder, cache, tokenizer=tokenizer, progress=progress)
+
+
+def ingest(store_dir: Path, paths: Sequence[Path], progress: Progress | None = None) -> tuple[list[str], list[str]]:
+    """Add files to a store: (added ids, unchanged ids). Bad input leaves the store as it was."""
+    store = DocumentStore(store_dir)
+    documents = parse_paths(paths)
+    fresh, unchanged = store.plan(documents)
+    existing = store.documents()
+    check_unique_ids(existing + fresh)
+    # Embed before the manifest changes: vectors are a cache keyed by content hash, so a
+    # failure here leaves, at worst, unused vectors, never a half-visible document.
+    corpus_from_documents(fresh, cache_path=store.chroma_path, progress=progress)
+    originals = {}
+    for path in iter_input_files(list(paths)):
+        data = path.read_bytes()
+        for document in fresh:
+            if document.filename == str(path):
+                originals[document.digest] = data
+    store.commit(fresh, originals)
+    return [d.source_id for d in fresh], unchanged
+
+
+def corpus_from_store(store_dir: Path, progress: Progress | None = None) -> Corpus:
+    store = DocumentStore(store_dir)
+    if not (store_dir / "manifest.json").exists():
+        from .errors import InputError
+
+        raise InputError(str(store_dir), "no store here (run `python -m pipeline ingest --store DIR PATH ...` first)")
+    return corpus_from_documents(store.documents(), cache_path=store.chroma_path, progress=progress)

@@ -1,0 +1,137 @@
+"""Parse: stored bytes → a Document of exact, addressable lines (seed 000, §45.2).
+
+Text and Markdown: optional YAML front matter, then the body. Line numbers are 1-based and
+count the body only; offsets are zero-based, half-open code points into the body, the end
+excluding the newline. PDFs go through `parse_pdf` (pages, lines and boxes) behind the
+same entry point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .contracts import Document, Line, Page
+from .errors import InputError
+from .metadata import check_cards_against_pages, meta_from_mapping
+
+TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
+PDF_SUFFIXES = {".pdf"}
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
+MAX_TEXT_BYTES = 20 * 1024 * 1024
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def split_lines(body: str) -> tuple[Line, ...]:
+    """One Line per newline-separated line, with code-point offsets into `body`."""
+    lines, offset = [], 0
+    for number, text in enumerate(body.split("\n"), start=1):
+        lines.append(Line(number=number, start=offset, end=offset + len(text), text=text))
+        offset += len(text) + 1
+    if lines and lines[-1].text == "" and len(lines) > 1:
+        lines.pop()  # a trailing newline ends the last line; it does not start a new one
+    return tuple(lines)
+
+
+def split_front_matter(text: str, filename: str) -> tuple[dict[str, Any], str]:
+    """Return (front matter mapping, body). The body starts right after the closing `---`."""
+    if not text.startswith("---"):
+        return {}, text
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        raise InputError(filename, "front matter: opening '---' has no closing '---' line")
+    try:
+        loaded = yaml.safe_load(match.group(1) or "")
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at front-matter line {mark.line + 2}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise InputError(filename, f"front matter: invalid YAML{where}: {problem}") from None
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, Mapping):
+        raise InputError(filename, "front matter: expected key: value pairs")
+    return dict(loaded), text[match.end():]
+
+
+def decode_text(data: bytes, filename: str) -> str:
+    if b"\x00" in data[:4096]:
+        raise InputError(filename, "looks like a binary file, not UTF-8 text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(filename, f"not valid UTF-8 (byte {error.start})") from None
+    # Offsets address the body as stored, with line endings normalised to "\n".
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None) -> Document:
+    if len(data) > MAX_TEXT_BYTES:
+        raise InputError(filename, f"file is {len(data) / 1e6:.1f} MB; the limit is {MAX_TEXT_BYTES / 1e6:.0f} MB")
+    text = decode_text(data, filename)
+    front_matter, body = split_front_matter(text, filename)
+    if metadata:
+        front_matter = {**front_matter, **{k: v for k, v in metadata.items() if v not in (None, "")}}
+    if not body.strip():
+        raise InputError(filename, "the document body is empty")
+    meta = meta_from_mapping(front_matter, default_id=Path(filename).stem, filename=filename)
+    pages = (Page(number=None, text=body, lines=split_lines(body)),)
+    check_cards_against_pages(meta, pages, filename)
+    return Document(meta=meta, kind="text", filename=filename, digest=sha256(data), pages=pages)
+
+
+def parse(
+    data: bytes,
+    filename: str,
+    metadata: Mapping[str, Any] | None = None,
+    pdf_limits: Any = None,
+) -> Document:
+    """Parse one file's bytes. `filename` is only a label (it never becomes a path)."""
+    suffix = Path(filename).suffix.lower()
+    looks_like_pdf = data[:1024].lstrip().startswith(b"%PDF")
+    if suffix in PDF_SUFFIXES or looks_like_pdf:
+        if suffix not in PDF_SUFFIXES and looks_like_pdf:
+            raise InputError(filename, "this is a PDF file with a text extension; rename it to .pdf")
+        from .parse_pdf import parse_pdf  # PyMuPDF is imported only when a PDF arrives
+
+        return parse_pdf(data, filename, metadata=metadata, limits=pdf_limits)
+    if suffix not in TEXT_SUFFIXES:
+        raise InputError(filename, f"unsupported file type {suffix or '(none)'}; use .txt, .md or .pdf")
+    return parse_text(data, filename, metadata)
+
+
+def iter_input_files(paths: list[Path]) -> list[Path]:
+    """Files named directly, and supported files found recursively under folders, sorted."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise InputError(str(path), "no such file or folder")
+    return found
+
+
+def parse_path(path: Path, pdf_limits: Any = None) -> Document:
+    """Parse a file on disk; a PDF may carry a sidecar NAME.pdf.yaml with its metadata."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(str(path), f"cannot read: {error.strerror}") from None
+    metadata = None
+    sidecar = path.with_name(path.name + ".yaml")
+    if path.suffix.lower() in PDF_SUFFIXES and sidecar.is_file():
+        metadata, _ = split_front_matter("---\n" + sidecar.read_text("utf-8") + "\n---\n", str(sidecar))
+    return parse(data, str(path), metadata=metadata, pdf_limits=pdf_limits)

@@ -1,0 +1,253 @@
+"""Retrieve: question + explicit date/topic/groups → every scored candidate, then a selection.
+
+Order of operations (seed 000 §45.3, seed 001):
+1. documents the requester may not read are removed before anything is scored;
+2. BM25 and dense scores are computed over the whole readable collection;
+3. reciprocal rank fusion (k = 60) merges the two rankings;
+4. the minimum score (lexical coverage or dense similarity) refuses weak matches;
+5. validity on the request date and the topic are applied before the top-k cut-off
+   (or, for the baseline, after it), with the reason kept for every ineligible chunk;
+6. after a hit, its siblings (same topic, authority and valid_from) are inspected so parallel
+   policies become visible; among undated siblings the newest `updated` supersedes.
+Scores stay numpy arrays until the end; only the best `trace_limit` candidates (plus every
+selected or superseded one) become trace records.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import numpy as np
+
+from .contracts import Candidate, Document, Request, Retrieval, Settings
+from .index import Corpus
+
+
+@dataclass(frozen=True)
+class Scores:
+    rows: np.ndarray  # corpus chunk indices that were scored (the readable ones)
+    bm25: np.ndarray
+    coverage: np.ndarray
+    dense: np.ndarray | None
+    term_weights: dict[str, float]
+
+
+def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Scores:
+    """BM25, IDF-weighted query coverage and dense cosine for every readable chunk."""
+    readable = corpus.readable_sources(request.groups)
+    lexical = corpus.lexical_index(readable)
+    query_tokens = corpus.tokenizer.query_tokens(request.question)
+    weights = {token: lexical.idf(token) for token in query_tokens}
+    total_weight = sum(weights.values())
+    bm25 = np.zeros(len(lexical.rows), dtype=np.float32)
+    coverage = np.zeros(len(lexical.rows), dtype=np.float32)
+    for token, weight in weights.items():
+        contribution = lexical.token_scores(token)
+        bm25 += contribution
+        if total_weight > 0:
+            coverage += (contribution > 0) * np.float32(weight / total_weight)
+    dense = None
+    if settings.retrieval != "bm25" and len(lexical.rows):
+        query_vector = corpus.embedder.embed_query(request.question)
+        query_vector = query_vector / max(float(np.linalg.norm(query_vector)), 1e-12)
+        dense = corpus.vectors[lexical.rows] @ query_vector
+    return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights)
+
+
+def ranks(values: np.ndarray, include: np.ndarray) -> np.ndarray:
+    """1-based rank of each included value (highest first); 0 where not included."""
+    order = np.argsort(-values, kind="stable")
+    order = order[include[order]]
+    result = np.zeros(len(values), dtype=np.int64)
+    result[order] = np.arange(1, len(order) + 1)
+    return result
+
+
+def reciprocal_rank_fusion(rank_lists: list[np.ndarray], k: int = 60) -> np.ndarray:
+    """Sum of 1 / (k + rank) over the rankings in which an item appears (seed 001)."""
+    fused = np.zeros(len(rank_lists[0]), dtype=np.float64)
+    for rank_list in rank_lists:
+        present = rank_list > 0
+        fused[present] += 1.0 / (k + rank_list[present])
+    return fused
+
+
+def ineligibility(document: Document, request: Request) -> tuple[str, ...]:
+    """Why a readable document may not answer this request (empty if it may)."""
+    meta, reasons = document.meta, []
+    if meta.valid_to is not None and request.date > meta.valid_to:
+        reasons.append(f"expired: valid to {meta.valid_to}, request date {request.date}")
+    if meta.valid_from is not None and request.date < meta.valid_from:
+        reasons.append(f"not yet valid: valid from {meta.valid_from}, request date {request.date}")
+    if request.topic and (meta.topic or "").casefold() != request.topic.casefold():
+        reasons.append(f"out of topic: {meta.topic or 'no topic'} is not {request.topic}")
+    return tuple(reasons)
+
+
+def sibling_key(document: Document) -> tuple | None:
+    """Parallel policies share topic, authority and valid_from (seed 000, §45.3).
+
+    The language is part of the key: a translation is the same policy, not a parallel one.
+    Without a topic or an authority a document has no siblings.
+    """
+    meta = document.meta
+    if not (meta.topic or meta.authority):
+        return None
+    return ((meta.topic or "").casefold(), (meta.authority or "").casefold(), meta.valid_from, (meta.lang or "").casefold())
+
+
+def _undated(document: Document) -> bool:
+    return document.meta.valid_from is None and document.meta.valid_to is None
+
+
+def _updated_ordinal(document: Document) -> int:
+    return (document.meta.updated or dt.date.min).toordinal()
+
+
+@dataclass
+class _Ranked:
+    """Per-scored-row arrays, in fused order."""
+
+    order: np.ndarray  # positions into Scores arrays, best first
+    fused: np.ndarray
+    bm25_ranks: np.ndarray
+    dense_ranks: np.ndarray
+    passes: np.ndarray
+    eligible: np.ndarray
+    source: np.ndarray  # source index per position
+    reasons: list[tuple[str, ...]]  # per source index
+
+
+def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) -> _Ranked:
+    n = len(scores.rows)
+    bm25_ranks = ranks(scores.bm25, scores.bm25 > 0)
+    has_dense = scores.dense is not None
+    dense_ranks = ranks(scores.dense, np.ones(n, dtype=bool)) if has_dense else np.zeros(n, dtype=np.int64)
+    rankings = {"bm25": [bm25_ranks], "dense": [dense_ranks], "hybrid": [bm25_ranks, dense_ranks]}
+    fused = reciprocal_rank_fusion(rankings[settings.retrieval], settings.rrf_k) if n else np.zeros(0)
+    passes = scores.coverage >= settings.min_lexical
+    if has_dense:
+        passes = passes | (scores.dense >= settings.min_dense)
+    documents = [corpus.documents[sid] for sid in corpus.source_order]
+    reasons = [ineligibility(doc, request) for doc in documents]
+    source = corpus.chunk_source[scores.rows]
+    eligible = np.array([not r for r in reasons], dtype=bool)[source] if n else np.zeros(0, dtype=bool)
+    updated = np.array([_updated_ordinal(doc) for doc in documents], dtype=np.int64)[source] if n else np.zeros(0)
+    # Fused score first; ties: newer `updated` first, then document order (seed 001).
+    order = np.lexsort((np.arange(n), -updated, -fused)) if n else np.zeros(0, dtype=np.int64)
+    return _Ranked(order, fused, bm25_ranks, dense_ranks, passes, eligible, source, reasons)
+
+
+def _select(ranked: _Ranked, settings: Settings) -> list[int]:
+    order = ranked.order
+    if settings.eligibility == "before_cutoff":
+        pool = order[(ranked.passes & ranked.eligible)[order]]
+        return [int(p) for p in pool[: settings.top_k]]
+    # The baseline (seed 000, ch. 46): cut first, then drop what is ineligible.
+    top = order[ranked.passes[order]][: settings.top_k]
+    return [int(p) for p in top if ranked.eligible[p]]
+
+
+def _siblings(corpus: Corpus, ranked: _Ranked, hits: list[int], notes: list[str]) -> dict[int, str]:
+    """Each hit's eligible siblings: the best passing chunk of every sibling document."""
+    sibling_of: dict[int, str] = {}
+    taken = {int(ranked.source[p]) for p in hits}
+    usable = ranked.order[(ranked.passes & ranked.eligible)[ranked.order]]
+    for hit in hits:
+        hit_source = corpus.source_order[ranked.source[hit]]
+        key = sibling_key(corpus.documents[hit_source])
+        if key is None:
+            continue
+        for position in usable:
+            source_index = int(ranked.source[position])
+            sid = corpus.source_order[source_index]
+            if source_index in taken or sibling_key(corpus.documents[sid]) != key:
+                continue
+            taken.add(source_index)
+            sibling_of[int(position)] = hit_source
+            notes.append(f"{sid} is a sibling of {hit_source} (same topic, authority and valid_from)")
+    return sibling_of
+
+
+def _superseded(corpus: Corpus, ranked: _Ranked, selected: list[int], notes: list[str]) -> dict[int, str]:
+    """Among undated siblings, the newest `updated` wins; older versions stay visible only."""
+    superseded: dict[int, str] = {}
+    docs = {p: corpus.documents[corpus.source_order[ranked.source[p]]] for p in selected}
+    for position, document in docs.items():
+        newer = [
+            other for p, other in docs.items()
+            if p != position and sibling_key(document) is not None and sibling_key(other) == sibling_key(document)
+            and _undated(document) and _undated(other)
+            and _updated_ordinal(other) > _updated_ordinal(document)
+        ]
+        if newer:
+            newest = max(newer, key=_updated_ordinal)
+            superseded[position] = newest.source_id
+            notes.append(
+                f"{document.source_id} (updated {document.meta.updated}) is an older version; "
+                f"{newest.source_id} (updated {newest.meta.updated}) is newer"
+            )
+    return superseded
+
+
+def _candidate(corpus: Corpus, scores: Scores, ranked: _Ranked, position: int, fused_rank: int, **marks) -> Candidate:
+    chunk = corpus.chunks[scores.rows[position]]
+    return Candidate(
+        chunk_id=chunk.chunk_id,
+        source_id=chunk.source_id,
+        version=corpus.documents[chunk.source_id].meta.version,
+        kind=chunk.kind,
+        text=chunk.text,
+        parent=chunk.parent,
+        start=chunk.start,
+        end=chunk.end,
+        bm25=round(float(scores.bm25[position]), 6),
+        bm25_rank=int(ranked.bm25_ranks[position]) or None,
+        lexical_coverage=round(float(scores.coverage[position]), 4),
+        dense=round(float(scores.dense[position]), 6) if scores.dense is not None else None,
+        dense_rank=int(ranked.dense_ranks[position]) or None,
+        fused=round(float(ranked.fused[position]), 6),
+        fused_rank=fused_rank,
+        passes_threshold=bool(ranked.passes[position]),
+        eligible=bool(ranked.eligible[position]),
+        ineligible_reasons=ranked.reasons[int(ranked.source[position])],
+        **marks,
+    )
+
+
+def retrieve(corpus: Corpus, request: Request, settings: Settings) -> tuple[Retrieval, dict[str, float]]:
+    """Score everything readable, select eligible hits and their siblings.
+
+    Returns the retrieval record and the query terms' IDF weights (the composer uses them).
+    """
+    scores = score_collection(corpus, request, settings)
+    ranked = _rank(corpus, request, settings, scores)
+    notes: list[str] = []
+    hits = _select(ranked, settings)
+    sibling_of = _siblings(corpus, ranked, hits, notes) if hits else {}
+    chosen = hits + list(sibling_of)
+    superseded = _superseded(corpus, ranked, chosen, notes)
+    selected = [p for p in chosen if p not in superseded]
+    rank_of = {int(p): r for r, p in enumerate(ranked.order, start=1)}
+    shown = [int(p) for p in ranked.order[: settings.trace_limit]]
+    shown += [p for p in chosen if p not in set(shown)]
+    by_position = {}
+    for position in sorted(set(shown), key=rank_of.get):
+        by_position[position] = _candidate(
+            corpus, scores, ranked, position, rank_of[position],
+            selected=position in selected,
+            selected_as=("sibling" if position in sibling_of else "hit") if position in chosen else None,
+            sibling_of=sibling_of.get(position),
+            superseded_by=superseded.get(position),
+        )
+    if len(ranked.order) > len(by_position):
+        notes.append(f"{len(ranked.order) - len(by_position)} lower-ranked candidates are counted but not listed")
+    retrieval = Retrieval(
+        candidates=tuple(by_position.values()),
+        selected=tuple(by_position[p] for p in selected),
+        eligibility=settings.eligibility,
+        scored=len(ranked.order),
+        notes=tuple(notes),
+    )
+    return retrieval, scores.term_weights

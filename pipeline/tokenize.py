@@ -1,0 +1,91 @@
+"""Index-time and query-time tokens for English and Chinese.
+
+English: lowercase word tokens, bm25s' English stopwords, Snowball stemming (PyStemmer).
+Chinese: jieba word segmentation (rjieba, a Rust port) of each run of Han characters, or
+character bigrams; the default is chosen by measurement (README, "Tokenizer choice").
+Numbers are kept whole, with thousands separators removed, so "1,000" matches "1000".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import rjieba
+import Stemmer
+from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
+
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_HAN}]+|\d+(?:[.,]\d+)*|[^\W\d_]+", re.UNICODE)
+_HAN_RUN = re.compile(rf"[{_HAN}]+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+# Words that shape a question but never locate its answer.
+QUESTION_WORDS = {
+    "what", "when", "where", "who", "whom", "whose", "which", "why", "how", "does", "did", "do",
+    "can", "could", "would", "should", "many", "much", "is", "are", "was", "were", "i", "my",
+    "me", "we", "our", "you", "your", "any", "there", "tell", "about", "please", "from", "have",
+    "has", "had", "been", "it", "its",
+    "什么", "多少", "哪", "哪里", "哪个", "哪些", "谁", "何时", "几", "吗", "呢", "怎么", "如何", "为什么",
+}
+CHINESE_STOPWORDS = set(STOPWORDS_CHINESE) | {"的", "了", "是", "在", "和", "与", "及", "或", "为", "于"}
+
+
+def normalize_number(text: str) -> str:
+    """'1,000' → '1000'; '750.00' keeps its decimals; full-width digits were NFKC-folded earlier."""
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
+        text = text.replace(",", "")
+    return text
+
+
+def numbers_in(text: str) -> list[str]:
+    return [normalize_number(n) for n in _NUMBER.findall(unicodedata.normalize("NFKC", text))]
+
+
+def is_cjk_char(char: str) -> bool:
+    """Han characters, CJK punctuation and full-width forms: scripts written without spaces."""
+    return bool(char) and ("\u3000" <= char <= "\u9fff" or "\uf900" <= char <= "\uffef")
+
+
+def has_cjk(text: str) -> bool:
+    return _HAN_RUN.search(text) is not None
+
+
+class Tokenizer:
+    """One tokenizer for index and query, so both sides share one vocabulary."""
+
+    def __init__(self, cjk: str = "jieba"):
+        if cjk not in {"jieba", "bigram"}:
+            raise ValueError(f"unknown CJK mode {cjk!r}")
+        self.cjk = cjk
+        self.name = f"en-snowball+stopwords|zh-{cjk}"
+        self._stemmer = Stemmer.Stemmer("english")
+        self._stem = lru_cache(maxsize=200_000)(self._stemmer.stemWord)
+
+    def _han_tokens(self, run: str) -> list[str]:
+        if self.cjk == "bigram":
+            return [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+        return [w for w in rjieba.cut(run) if w not in CHINESE_STOPWORDS]
+
+    def tokens(self, text: str) -> list[str]:
+        text = unicodedata.normalize("NFKC", text).lower()
+        out: list[str] = []
+        for match in _TOKEN.finditer(text):
+            token = match.group()
+            if "\u3400" <= token[0] <= "\ufaff" and _HAN_RUN.fullmatch(token):
+                out.extend(self._han_tokens(token))
+            elif token[0].isdigit():
+                out.append(normalize_number(token))
+            elif token not in STOPWORDS_EN:
+                out.append(self._stem(token))
+        return out
+
+    def query_tokens(self, question: str) -> list[str]:
+        """Distinct query tokens, without the words that only shape a question."""
+        dropped = {self._stem(w) for w in QUESTION_WORDS if w.isascii()} | QUESTION_WORDS
+        seen: dict[str, None] = {}
+        for token in self.tokens(question):
+            if token not in dropped:
+                seen.setdefault(token, None)
+        return list(seen)

@@ -1,0 +1,84 @@
+"""Chroma as the store of record for passage vectors, keyed by content hash (seed 002).
+
+Embedded `PersistentClient` by default; a real Chroma server through `HttpClient` when
+CHROMA_HOST/CHROMA_PORT are set. We always pass our own vectors: Chroma's default embedding
+function would download a model at run time. Only vectors and the model's name are stored,
+never document text, so the cache can be shared without sharing anyone's documents.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+_GET_BATCH = 2000
+
+
+def _chroma_settings():
+    from chromadb.config import Settings
+
+    return Settings(anonymized_telemetry=False, allow_reset=False)
+
+
+def collection_name(embedder_name: str) -> str:
+    name = re.sub(r"[^a-zA-Z0-9_-]", "-", f"vectors-{embedder_name}")[:200].strip("-_")
+    return name if len(name) >= 3 else f"vectors-{name}"
+
+
+class ChromaVectorCache:
+    """Vectors by content hash in one Chroma collection per embedding model."""
+
+    def __init__(self, embedder_name: str, path: Path | None = None, host: str | None = None, port: int | None = None):
+        import chromadb
+
+        host = host or os.environ.get("CHROMA_HOST")
+        port = port or (int(os.environ["CHROMA_PORT"]) if os.environ.get("CHROMA_PORT") else None)
+        if host or port:
+            self.client = chromadb.HttpClient(host=host or "localhost", port=port or 8000, settings=_chroma_settings())
+            self.location = f"chroma server http://{host or 'localhost'}:{port or 8000}"
+        else:
+            path = Path(path or default_cache_dir())
+            path.mkdir(parents=True, exist_ok=True)
+            self.client = chromadb.PersistentClient(path=str(path), settings=_chroma_settings())
+            self.location = f"chroma embedded {path}"
+        self.collection = self.client.get_or_create_collection(
+            name=collection_name(embedder_name),
+            metadata={"hnsw:space": "cosine", "embedder": embedder_name},
+            embedding_function=None,
+        )
+        self.embedder_name = embedder_name
+        self._max_batch = max(1, min(self.client.get_max_batch_size(), 5000))
+
+    def fetch(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for offset in range(0, len(keys), _GET_BATCH):
+            batch = list(keys[offset : offset + _GET_BATCH])
+            result = self.collection.get(ids=batch, include=["embeddings"])
+            for key, vector in zip(result["ids"], result["embeddings"]):
+                found[key] = np.asarray(vector, dtype=np.float32)
+        return found
+
+    def store(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        for offset in range(0, len(keys), self._max_batch):
+            batch = list(keys[offset : offset + self._max_batch])
+            rows = vectors[offset : offset + self._max_batch]
+            self.collection.upsert(
+                ids=batch,
+                embeddings=[row.tolist() for row in rows],
+                metadatas=[{"embedder": self.embedder_name}] * len(batch),
+            )
+
+    def count(self) -> int:
+        return self.collection.count()
+
+
+def default_cache_dir() -> Path:
+    """RAG_CACHE_DIR, else ~/.cache/auditable-rag/chroma."""
+    configured = os.environ.get("RAG_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "auditable-rag" / "chroma"
