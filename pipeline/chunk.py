@@ -2,8 +2,9 @@
 
 - Line chunks: one per source line, for diagnosing bad boundaries.
 - Card chunks: the authored cards; their parent is the annotated support span.
-- Window chunks: ~800 code points with ~100 of overlap over the lines no card covers,
-  never crossing a page (seed 002). Each window keeps its own code-point offsets into the
+- Window chunks: at most 800 code points, ending at a paragraph or sentence boundary where
+  one is near, with about 100 of overlap (a whole sentence where possible) over the lines no
+  card covers, never crossing a page (seed 002). Each window keeps its own code-point offsets into the
   page text, so the overlap carried from the previous window keeps its address (and boxes).
 """
 
@@ -76,25 +77,35 @@ def _uncovered_runs(document: Document, page: Page) -> list[list[Line]]:
 
 
 def _cut_point(text: str, start: int, limit: int, hard_end: int) -> int:
-    """Best end for a window starting at `start`: a line break, a sentence end, then a space."""
+    """Best end for a window starting at `start`: a paragraph break, a sentence end, a line
+    break, then a space — so a window rarely ends mid-sentence (PDF lines are visual lines)."""
     if limit >= hard_end:
         return hard_end
     floor = start + WINDOW_SIZE // 2
-    newline = text.rfind("\n", floor, limit)
-    if newline > floor:
-        return newline
+    paragraph = text.rfind("\n\n", floor, limit)
+    if paragraph > floor:
+        return paragraph
     sentence_ends = [m.end() for m in _SENTENCE_END.finditer(text, floor, limit)]
     if sentence_ends:
         return sentence_ends[-1]
-    space = text.rfind(" ", floor, limit)
-    return space if space > floor else limit
+    for separator in ("\n", " "):
+        position = text.rfind(separator, floor, limit)
+        if position > floor:
+            return position
+    return limit
 
 
 def _next_start(text: str, end: int, start: int) -> int:
-    """Step back by the overlap, then forward to a word start, so no word is cut in two."""
-    position = max(end - WINDOW_OVERLAP, start + 1)
-    while position < end and not text[position - 1].isspace() and not is_cjk_char(text[position]):
-        position += 1
+    """Where the next window starts: about WINDOW_OVERLAP before `end`, at a sentence start if
+    one is near, otherwise at a word start, so no word is cut in two."""
+    earliest = max(end - 2 * WINDOW_OVERLAP, start + 1)
+    sentence_ends = [m.end() for m in _SENTENCE_END.finditer(text, earliest, max(end - 10, earliest))]
+    if sentence_ends:
+        position = sentence_ends[-1]
+    else:
+        position = max(end - WINDOW_OVERLAP, start + 1)
+        while position < end and not text[position - 1].isspace() and not is_cjk_char(text[position]):
+            position += 1
     while position < end and text[position].isspace():
         position += 1
     return position if position < end else end

@@ -42,6 +42,16 @@ def split_lines(body: str) -> tuple[Line, ...]:
     return tuple(lines)
 
 
+class _StringDatesLoader(yaml.SafeLoader):
+    """YAML without implicit timestamps: dates stay text, so ours can name an impossible one."""
+
+
+_StringDatesLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
 def split_front_matter(text: str, filename: str) -> tuple[dict[str, Any], str]:
     """Return (front matter mapping, body). The body starts right after the closing `---`."""
     if not text.startswith("---"):
@@ -50,7 +60,7 @@ def split_front_matter(text: str, filename: str) -> tuple[dict[str, Any], str]:
     if not match:
         raise InputError(filename, "front matter: opening '---' has no closing '---' line")
     try:
-        loaded = yaml.safe_load(match.group(1) or "")
+        loaded = yaml.load(match.group(1) or "", Loader=_StringDatesLoader)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at front-matter line {mark.line + 2}" if mark else ""

@@ -29,7 +29,9 @@ QUESTION_WORDS = {
     "has", "had", "been", "it", "its",
     "什么", "多少", "哪", "哪里", "哪个", "哪些", "谁", "何时", "几", "吗", "呢", "怎么", "如何", "为什么",
 }
-CHINESE_STOPWORDS = set(STOPWORDS_CHINESE) | {"的", "了", "是", "在", "和", "与", "及", "或", "为", "于"}
+# Chinese question words glue onto their measure word ("几号", "多少钱", "哪一年").
+_CJK_QUESTION_WORD = re.compile(r"^几|多少|什么|哪|谁|怎么|如何|为什么|何时")
+CHINESE_STOPWORDS = set(STOPWORDS_CHINESE) | {"的", "了", "是", "在", "和", "与", "及", "或", "为", "于", "从", "被", "把", "对", "就", "都", "也", "还"}
 
 
 def normalize_number(text: str) -> str:
@@ -86,6 +88,6 @@ class Tokenizer:
         dropped = {self._stem(w) for w in QUESTION_WORDS if w.isascii()} | QUESTION_WORDS
         seen: dict[str, None] = {}
         for token in self.tokens(question):
-            if token not in dropped:
+            if token not in dropped and not _CJK_QUESTION_WORD.search(token):
                 seen.setdefault(token, None)
         return list(seen)

@@ -1,0 +1,316 @@
+"""Highlights: the cited span on the PDF page image, or in the text as HTML.
+
+A highlight is span-level: the quote is located within its cited lines (tolerant to line
+breaks, spacing, curly quotes and dashes), and only the words that span covers are filled —
+one rectangle per line segment, table cells kept apart. Verified citations are green, dropped
+ones orange-red, and each carries a text label with a ✓/✗ mark so colour is never the only cue.
+"""
+
+from __future__ import annotations
+
+import html
+from bisect import bisect_right
+
+import pymupdf
+from pydantic import BaseModel, ConfigDict
+
+from .contracts import Box, Document, Page
+
+DEFAULT_ZOOM = 1.5
+VERIFIED_RGB = (0.0, 0.62, 0.23)
+DROPPED_RGB = (0.87, 0.27, 0.0)
+CHUNK_RGB = (0.35, 0.45, 0.85)
+FILL_OPACITY = 0.35
+
+
+class Highlight(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    page: int | None = None
+    start_line: int
+    end_line: int
+    quote: str | None = None
+    verified: bool
+    label: str
+    chunk_start: int | None = None
+    chunk_end: int | None = None
+
+
+# --------------------------------------------------------------------------- spans
+
+
+_QUOTES = {"‘": "'", "’": "'", "‚": "'", "‛": "'", "`": "'", "´": "'", "′": "'",
+           "“": "''", "”": "''", "„": "''", "‟": "''", '"': "''", "″": "''",
+           "–": "-", "—": "-", "‐": "-", "‑": "-", "‒": "-", "−": "-", "\u00ad": ""}
+
+
+def _canon(text: str, base: int, fold: bool, drop_hyphens: bool) -> tuple[str, list[int]]:
+    """Text without whitespace, quotes/dashes unified; with each output char's source offset."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            continue
+        ch = _QUOTES.get(ch, ch)
+        if drop_hyphens and ch == "-":
+            continue
+        if fold:
+            ch = ch.casefold()
+        for c in ch:
+            out.append(c)
+            where.append(base + i)
+    return "".join(out), where
+
+
+def line_range_span(page: Page, start_line: int, end_line: int) -> tuple[int, int]:
+    """Code-point span of lines start_line..end_line (1-based, clamped to the page)."""
+    if not page.lines:
+        return 0, 0
+    first = min(max(start_line, 1), len(page.lines))
+    last = min(max(end_line, first), len(page.lines))
+    return page.lines[first - 1].start, page.lines[last - 1].end
+
+
+def quote_span(page: Page, start_line: int, end_line: int, quote: str | None) -> tuple[int, int]:
+    """Where `quote` lies within the cited lines, as a code-point span of `page.text`.
+
+    Whitespace (spaces, line breaks, tabs) is ignored on both sides, curly and straight quotes
+    and dashes compare equal; then case is ignored; then hyphens (a word broken across lines).
+    Falls back to the whole line range when the quote is None or not found there.
+    """
+    start, end = line_range_span(page, start_line, end_line)
+    if not quote or not quote.strip() or start == end:
+        return start, end
+    region = page.text[start:end]
+    for fold, drop_hyphens in ((False, False), (True, False), (True, True)):
+        hay, where = _canon(region, start, fold, drop_hyphens)
+        needle, _ = _canon(quote, 0, fold, drop_hyphens)
+        if not needle:
+            break
+        found = hay.find(needle)
+        if found >= 0:
+            return where[found], where[found + len(needle) - 1] + 1
+    return start, end
+
+
+def span_boxes(page: Page, start: int, end: int, split_cells: bool = True) -> list[Box]:
+    """Boxes of the words overlapping [start, end), one rectangle per line segment.
+
+    A word only partly inside the span is cut in proportion to its characters; a line's words
+    are merged into one rectangle, except across a table-cell separator (TAB).
+    """
+    boxes: list[Box] = []
+    if end <= start or not page.lines:
+        return boxes
+    starts = [line.start for line in page.lines]
+    index = max(bisect_right(starts, start) - 1, 0)
+    for line in page.lines[index:]:
+        if line.start >= end:
+            break
+        if line.end <= start:
+            continue
+        segment: list[float] | None = None
+        previous_end = None
+        for word in line.words:
+            if word.end <= start or word.start >= end:
+                continue
+            lo, hi = max(word.start, start), min(word.end, end)
+            length = word.end - word.start
+            b = word.box
+            x0 = b.x0 + (b.x1 - b.x0) * (lo - word.start) / length
+            x1 = b.x0 + (b.x1 - b.x0) * (hi - word.start) / length
+            broken = split_cells and previous_end is not None and "\t" in page.text[previous_end:word.start]
+            if segment is None or broken:
+                if segment is not None:
+                    boxes.append(Box(x0=segment[0], y0=segment[1], x1=segment[2], y1=segment[3]))
+                segment = [x0, b.y0, x1, b.y1]
+            else:
+                segment = [min(segment[0], x0), min(segment[1], b.y0), max(segment[2], x1), max(segment[3], b.y1)]
+            previous_end = word.end
+        if segment is not None:
+            boxes.append(Box(x0=segment[0], y0=segment[1], x1=segment[2], y1=segment[3]))
+    return boxes
+
+
+def _blocks(boxes: list[Box]) -> list[Box]:
+    """Union consecutive line boxes that stack in one column (never across columns)."""
+    blocks: list[list[float]] = []
+    for b in boxes:
+        if blocks:
+            last = blocks[-1]
+            height = b.y1 - b.y0
+            stacked = b.y0 - last[3] < 1.5 * height and min(last[2], b.x1) - max(last[0], b.x0) > 0
+            if stacked:
+                blocks[-1] = [min(last[0], b.x0), min(last[1], b.y0), max(last[2], b.x1), max(last[3], b.y1)]
+                continue
+        blocks.append([b.x0, b.y0, b.x1, b.y1])
+    return [Box(x0=a, y0=b, x1=c, y1=d) for a, b, c, d in blocks]
+
+
+# --------------------------------------------------------------------------- PDF page image
+
+
+def _draw_mark(shape: pymupdf.Shape, at: pymupdf.Point, size: float, verified: bool, color, m) -> None:
+    """A drawn ✓ or ✗ (base-14 fonts have neither glyph); m maps displayed → page coordinates."""
+    x, y = at.x, at.y
+    if verified:
+        shape.draw_polyline([pymupdf.Point(x, y - 0.45 * size) * m, pymupdf.Point(x + 0.35 * size, y) * m,
+                             pymupdf.Point(x + size, y - size) * m])
+    else:
+        shape.draw_line(pymupdf.Point(x, y - size) * m, pymupdf.Point(x + size, y) * m)
+        shape.draw_line(pymupdf.Point(x, y) * m, pymupdf.Point(x + size, y - size) * m)
+    shape.finish(color=color, width=max(1.0, size / 5), closePath=False)
+
+
+def render_pdf_page(
+    pdf_bytes: bytes,
+    document: Document,
+    page_number: int,
+    highlights: list[Highlight],
+    zoom: float = DEFAULT_ZOOM,
+) -> bytes:
+    """PNG of one page with the highlights drawn; `pdf_bytes` itself is never changed.
+
+    Fills are translucent over the quoted words; each highlight gets a label ("✓ [1] verified")
+    above it; a chunk's extent is outlined faintly (dashed, one box per column stretch).
+    """
+    parsed = document.page(page_number)
+    if parsed is None:
+        raise ValueError(f"{document.filename}: no page {page_number}")
+    doc = pymupdf.open(stream=bytes(pdf_bytes), filetype="pdf")
+    try:
+        page = doc.load_page(page_number - 1)
+        # Boxes are in the displayed (rotated) page; drawing happens on the unrotated page.
+        m = page.derotation_matrix if page.rotation else pymupdf.Identity
+        shape = page.new_shape()  # one content stream for everything (a commit per rect is slow)
+        taken: list[pymupdf.Rect] = []
+        for highlight in highlights:
+            if highlight.page not in (None, page_number):
+                continue
+            color = VERIFIED_RGB if highlight.verified else DROPPED_RGB
+            if highlight.chunk_start is not None and highlight.chunk_end is not None:
+                chunk = _blocks(span_boxes(parsed, highlight.chunk_start, highlight.chunk_end, split_cells=False))
+                for block in chunk:
+                    shape.draw_rect((pymupdf.Rect(block.x0, block.y0, block.x1, block.y1) + (-3, -3, 3, 3)) * m)
+                if chunk:
+                    shape.finish(color=CHUNK_RGB, fill=None, width=0.8, dashes="[3 2] 0", stroke_opacity=0.6)
+            boxes = span_boxes(parsed, *quote_span(parsed, highlight.start_line, highlight.end_line, highlight.quote))
+            if not boxes:
+                continue
+            for b in boxes:
+                shape.draw_rect(pymupdf.Rect(b.x0, b.y0, b.x1, b.y1) * m)
+            shape.finish(color=None, fill=color, fill_opacity=FILL_OPACITY)
+            _label(shape, parsed, boxes[0], highlight, color, taken, m, page.rotation)
+        shape.commit()
+        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        return pix.tobytes("png")
+    finally:
+        doc.close()
+
+
+def _label(shape, parsed: Page, anchor: Box, highlight: Highlight, color, taken: list, m, rotation: int) -> None:
+    """Label box just above the first highlighted segment (below it at the page top)."""
+    size = 7.5
+    text = highlight.label
+    width = pymupdf.get_text_length(text, fontname="helv", fontsize=size) + size + 8
+    height = size + 4
+    y1 = anchor.y0 - 1
+    if y1 - height < 0:
+        y1 = anchor.y1 + 1 + height
+    x0 = min(max(anchor.x0, 0), max((parsed.width or 612) - width, 0))
+    box = pymupdf.Rect(x0, y1 - height, x0 + width, y1)
+    while any(box.intersects(t) for t in taken):  # stack labels that would overlap
+        box = box + (0, -height - 1, 0, -height - 1)
+    taken.append(box)
+    shape.draw_rect(box * m)
+    shape.finish(color=color, fill=(1, 1, 1), width=0.8, fill_opacity=0.92)
+    _draw_mark(shape, pymupdf.Point(box.x0 + 2, box.y1 - 2.5), size - 1.5, highlight.verified, color, m)
+    origin = pymupdf.Point(box.x0 + size + 4, box.y1 - 3) * m
+    shape.insert_text(origin, text, fontsize=size, fontname="helv", color=(0, 0, 0), rotate=rotation)
+
+
+# --------------------------------------------------------------------------- text HTML
+
+_CSS = """
+.ev{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#1a1a1a;background:#fff}
+.ev h4{font:600 13px system-ui,sans-serif;margin:.8em 0 .3em}
+.ev .ln{display:flex;white-space:pre-wrap;tab-size:4;border-left:4px solid transparent}
+.ev .no{flex:0 0 4.5em;text-align:right;padding-right:.8em;color:#777;user-select:none}
+.ev .tx{flex:1;min-width:0;overflow-wrap:anywhere}
+.ev .ln.verified{background:#e8f6ec;border-left-color:#0a9e3b}
+.ev .ln.dropped{background:#fdeee6;border-left-color:#dd4400}
+.ev .ln.verified.dropped{background:linear-gradient(90deg,#e8f6ec,#fdeee6)}
+.ev mark.verified{background:#9fe0b4;color:inherit}
+.ev mark.dropped{background:#f8c4a8;color:inherit;text-decoration:underline wavy #dd4400}
+.ev mark.verified.dropped{background:#f3e08a}
+.ev .tag{display:block;font:600 12px system-ui,sans-serif;margin:.25em 0 .1em 5.3em}
+.ev .tag.verified{color:#0a7a2f}.ev .tag.dropped{color:#b33800}
+.ev .gap{color:#999;padding-left:5.3em}
+"""
+
+
+def _kind(h: Highlight) -> str:
+    return "verified" if h.verified else "dropped"
+
+
+def render_text_html(document: Document, highlights: list[Highlight], context_lines: int | None = None) -> str:
+    """Escaped, self-contained HTML of the document's lines with the highlights marked.
+
+    Each highlight's lines get a class (verified/dropped) and a label with ✓/✗; its quote is
+    wrapped in <mark>. With `context_lines`, only the cited lines and that many around them are
+    shown (per page), gaps marked with "…".
+    """
+    parts = [f"<style>{_CSS}</style>", '<div class="ev">']
+    for page in document.pages:
+        mine = [h for h in highlights if document.kind == "text" or h.page == page.number]
+        if context_lines is not None and not mine:
+            continue
+        if document.kind == "pdf":
+            parts.append(f"<h4>Page {page.number}</h4>")
+        line_kinds: dict[int, set[str]] = {}
+        tags: dict[int, list[Highlight]] = {}
+        spans: list[tuple[int, int, str]] = []
+        for h in mine:
+            first, last = max(h.start_line, 1), min(h.end_line, len(page.lines))
+            for n in range(first, last + 1):
+                line_kinds.setdefault(n, set()).add(_kind(h))
+            tags.setdefault(first, []).append(h)
+            start, end = quote_span(page, h.start_line, h.end_line, h.quote)
+            spans.append((start, end, _kind(h)))
+        if context_lines is None:
+            shown = set(range(1, len(page.lines) + 1))
+        else:
+            shown = {n for line in line_kinds for n in range(line - context_lines, line + context_lines + 1)
+                     if 1 <= n <= len(page.lines)}
+        previous = 0
+        for line in page.lines:
+            if line.number not in shown:
+                continue
+            if previous and line.number != previous + 1 or not previous and line.number != 1:
+                parts.append('<div class="gap">…</div>')
+            previous = line.number
+            for h in tags.get(line.number, []):
+                icon = "✓" if h.verified else "✗"
+                parts.append(f'<span class="tag {_kind(h)}">{icon} {html.escape(h.label)}</span>')
+            classes = " ".join(sorted(line_kinds.get(line.number, ())))
+            parts.append(f'<div class="ln {classes}" data-line="{line.number}">'
+                         f'<span class="no">{line.number}</span><span class="tx">{_marked(line, spans)}</span></div>')
+        if previous and previous != len(page.lines):
+            parts.append('<div class="gap">…</div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _marked(line, spans: list[tuple[int, int, str]]) -> str:
+    """The line's text, escaped, with the parts inside any span wrapped in <mark>."""
+    cuts = {line.start, line.end}
+    for start, end, _ in spans:
+        if start < line.end and end > line.start:
+            cuts.update(x for x in (start, end) if line.start < x < line.end)
+    ordered = sorted(cuts)
+    out = []
+    for a, b in zip(ordered, ordered[1:]):
+        piece = html.escape(line.text[a - line.start:b - line.start])
+        kinds = sorted({k for start, end, k in spans if start <= a and b <= end})
+        out.append(f'<mark class="{" ".join(kinds)}">{piece}</mark>' if kinds else piece)
+    return "".join(out)
