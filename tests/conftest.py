@@ -18,7 +18,8 @@ import pytest
 os.environ["RAG_CACHE_DIR"] = tempfile.mkdtemp(prefix="rag-test-chroma-")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
 SAMPLES = ROOT / "sample_docs"
 CORPUS = SAMPLES / "corpus"
 REQUEST_DATE = dt.date(2026, 9, 14)

@@ -1,0 +1,199 @@
+"""The command line other tools depend on, the persistent store, and a real Chroma server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline.contracts import Answer
+from tests.conftest import REPO, SAMPLES
+
+CORPUS = SAMPLES / "corpus"
+
+
+def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline", *args], cwd=REPO, capture_output=True, text=True, timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_ask_prints_one_answer_object_and_writes_the_trace(tmp_path):
+    trace_path = tmp_path / "trace.json"
+    result = run_cli("ask", "--docs", str(CORPUS), "--question", "Beijing lodging", "--date", "2026-09-14",
+                     "--topic", "travel", "--trace", str(trace_path))
+    assert result.returncode == 0, result.stderr
+    answer = Answer.model_validate_json(result.stdout)
+    assert answer.status == "answered" and answer.citations[0].source_id == "travel-v2"
+    assert result.stdout.count("\n") == 1  # exactly one JSON line on stdout
+    trace = json.loads(trace_path.read_text())
+    assert trace["request"]["date_given"] is True and len(trace["corpus_digest"]) == 64
+    assert {d["source_id"]: d["digest"] for d in trace["documents"]}["travel-v2"]
+    assert trace["answer"]["producer"] == "local-extractive-v1"
+
+
+def test_date_defaults_to_today_and_the_trace_says_so(tmp_path):
+    trace_path = tmp_path / "trace.json"
+    result = run_cli("ask", "--docs", str(CORPUS / "ferry-timetable-2025.md"), "--question", "ferry departure",
+                     "--trace", str(trace_path))
+    assert result.returncode == 0, result.stderr
+    request = json.loads(trace_path.read_text())["request"]
+    assert request["date_given"] is False and request["date"] == time.strftime("%Y-%m-%d")
+
+
+def test_proposal_file_goes_through_the_same_checks(tmp_path):
+    proposal = tmp_path / "proposal.json"
+    proposal.write_text(json.dumps({
+        "answer": "The lodging limit is 600 yuan. [travel-v2:1-3]",
+        "citations": [{"source_id": "travel-v2", "start_line": 1, "end_line": 3}],
+    }))
+    result = run_cli("ask", "--docs", str(CORPUS), "--question", "Beijing lodging", "--date", "2026-09-14",
+                     "--topic", "travel", "--proposal", str(proposal))
+    answer = json.loads(result.stdout)
+    assert answer["status"] == "abstained" and answer["reason_code"] == "unsupported_claim"
+    assert "numbers_match" in answer["dropped_citations"][0]["failed_checks"]
+
+
+def test_groups_open_restricted_documents():
+    args = ("ask", "--docs", str(CORPUS), "--question", "executive lodging Beijing", "--date", "2026-09-14")
+    outsider = json.loads(run_cli(*args).stdout)
+    insider = json.loads(run_cli(*args, "--groups", "staff,executives").stdout)
+    assert outsider["status"] == "abstained"
+    assert insider["citations"][0]["source_id"] == "executive-travel"
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"bad.md": "---\nvalid_from: 2026-13-01\n---\nbody\n"}, "bad.md: valid_from: impossible date '2026-13-01'"),
+        ({"a.md": "---\nid: same\n---\none\n", "b.md": "---\nid: same\n---\ntwo\n"}, "duplicate id 'same'"),
+        ({"fake.pdf": "just text"}, "fake.pdf: is not a PDF"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_naming_the_file(tmp_path, files, message):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    result = run_cli("ask", "--docs", str(tmp_path), "--question", "anything")
+    assert result.returncode == 2 and result.stdout == ""
+    assert message in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_bad_date_and_missing_path_exit_2():
+    assert run_cli("ask", "--docs", str(CORPUS), "--question", "q", "--date", "2026-02-30").returncode == 2
+    missing = run_cli("ask", "--docs", "no/such/folder", "--question", "q")
+    assert missing.returncode == 2 and "no such file or folder" in missing.stderr
+
+
+def test_bad_proposal_file_exits_2(tmp_path):
+    proposal = tmp_path / "p.json"
+    proposal.write_text('{"answer": "x", "citations": [{"source_id": "a"}]}')
+    result = run_cli("ask", "--docs", str(CORPUS), "--question", "q", "--proposal", str(proposal))
+    assert result.returncode == 2 and "not a valid proposal: citations.0.start_line" in result.stderr
+
+
+def test_ingest_builds_a_store_that_ask_uses_and_bad_files_leave_it_intact(tmp_path):
+    store = tmp_path / "store"
+    first = run_cli("ingest", "--store", str(store), str(CORPUS))
+    assert first.returncode == 0, first.stderr
+    added = json.loads(first.stdout)["added"]
+    assert "travel-v2" in added and "tt-2025" in added
+    manifest_before = (store / "manifest.json").read_bytes()
+    again = json.loads(run_cli("ingest", "--store", str(store), str(CORPUS / "travel-v2.md")).stdout)
+    assert again == {"store": str(store), "added": [], "unchanged": ["travel-v2"]}
+
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "good.md").write_text("A good new document about harbour fees of 5 euros.\n")
+    (bad / "broken.md").write_text("---\ncards: 3\n---\nbody\n")
+    failed = run_cli("ingest", "--store", str(store), str(bad))
+    assert failed.returncode == 2 and "broken.md: cards:" in failed.stderr
+    clash = tmp_path / "clash"
+    clash.mkdir()
+    (clash / "travel-v2.md").write_text("---\nid: travel-v2\n---\nA different text.\n")
+    assert "duplicate id 'travel-v2'" in run_cli("ingest", "--store", str(store), str(clash)).stderr
+    assert (store / "manifest.json").read_bytes() == manifest_before  # nothing lost, nothing half-added
+
+    answer = json.loads(run_cli("ask", "--store", str(store), "--question", "Beijing lodging", "--date",
+                                "2026-09-14", "--topic", "travel").stdout)
+    assert answer["citations"][0]["quote"].endswith("The lodging limit is 750 yuan.")
+
+
+def test_readding_the_same_digest_does_not_embed_again(tmp_path):
+    from pipeline.embed import default_embedder
+    from pipeline.load import corpus_from_documents, parse_paths
+
+    documents = parse_paths([CORPUS / "remote-work.md"])
+    first = corpus_from_documents(documents, cache_path=tmp_path / "cache")
+    second = corpus_from_documents(documents, cache_path=tmp_path / "cache")
+    assert first.embedded_now == len(first.chunks) > 0
+    assert second.embedded_now == 0
+    assert (first.vectors == second.vectors).all()
+    assert first.embedder is default_embedder()
+
+
+def test_schema_file_matches_the_answer_model():
+    schema = json.loads((REPO / "schema" / "answer-v1.schema.json").read_text())
+    assert schema == Answer.model_json_schema()
+    assert set(schema["properties"]) == {
+        "schema_version", "status", "answer", "citations", "dropped_citations", "reason_code", "producer",
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory):
+    """CI starts a real `chroma run` (CHROMA_TEST_PORT); elsewhere the test starts its own."""
+    if os.environ.get("CHROMA_TEST_PORT"):
+        yield int(os.environ["CHROMA_TEST_PORT"])
+        return
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
+    port = _free_port()
+    process = subprocess.Popen(
+        [chroma, "run", "--path", str(tmp_path_factory.mktemp("chroma")), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(120):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.25)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_a_real_chroma_server_stores_and_serves_the_vectors(chroma_server, tmp_path):
+    env = {"CHROMA_HOST": "127.0.0.1", "CHROMA_PORT": str(chroma_server), "RAG_CACHE_DIR": str(tmp_path / "unused")}
+    result = run_cli("ask", "--docs", str(CORPUS / "ferry-timetable-2025.md"), "--question", "When does the island ferry depart?",
+                     "--date", "2026-09-14", env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["citations"][0]["source_id"] == "tt-2025"
+    assert not (tmp_path / "unused").exists()  # nothing went to the embedded store
+
+    import chromadb
+    from chromadb.config import Settings
+
+    from pipeline.embed import default_embedder, vector_key
+    from pipeline.vectors import collection_name
+
+    client = chromadb.HttpClient(host="127.0.0.1", port=chroma_server, settings=Settings(anonymized_telemetry=False))
+    collection = client.get_collection(collection_name(default_embedder().name))
+    text = "Ferry timetable: the island ferry departs from pier 4 at 08:30 and 17:30."
+    stored = collection.get(ids=[vector_key(default_embedder().name, text)], include=["embeddings"])
+    assert len(stored["ids"]) == 1 and len(stored["embeddings"][0]) == 384
