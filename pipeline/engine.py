@@ -14,7 +14,7 @@ from .contracts import (
     Answer, Citation, CitationCheck, DocumentRecord, Proposal, Request, Settings, Trace,
 )
 from .generate import Generator, LocalExtractive
-from .index import Corpus, can_read
+from .index import Corpus
 from .pack import PackError, pack
 from .retrieve import retrieve
 from .verify import Verifier, abstention_for, claims_without_support, verify
@@ -37,10 +37,15 @@ EXPLANATIONS = {
 
 def document_records(corpus: Corpus, request: Request) -> list[DocumentRecord]:
     """Every readable document with its digest; restricted ones are left out entirely."""
+    key = ("records", corpus.readable_sources(request.groups))
+    if key not in corpus.memo:
+        corpus.memo[key] = _records(corpus.readable_documents(request.groups).values())
+    return corpus.memo[key]
+
+
+def _records(documents) -> list[DocumentRecord]:
     records = []
-    for document in corpus.documents.values():
-        if not can_read(document, request.groups):
-            continue
+    for document in documents:
         meta = document.meta
         records.append(DocumentRecord(
             source_id=meta.source_id, version=meta.version, filename=document.filename.rsplit("/", 1)[-1],
@@ -96,7 +101,7 @@ def ask(
     generator = generator or LocalExtractive(corpus.tokenizer)
     producer = proposal.producer if proposal is not None else getattr(generator, "name", type(generator).__name__)
     clock = _Clock()
-    readable = {sid: doc for sid, doc in corpus.documents.items() if can_read(doc, request.groups)}
+    readable = corpus.readable_documents(request.groups)
     trace = Trace(
         request=request, settings=settings, corpus_digest=corpus.digest, documents=document_records(corpus, request),
         tokenizer=corpus.tokenizer.name, embedder=corpus.embedder.name,

@@ -42,6 +42,7 @@ class LexicalIndex:
     bm25: bm25s.BM25
     vocabulary: dict[str, int]
     document_frequency: np.ndarray
+    vectors: np.ndarray | None = None  # the rows' unit vectors, copied once per readable set
 
     @classmethod
     def build(cls, rows: np.ndarray, chunk_tokens: Sequence[list[str]]) -> LexicalIndex:
@@ -69,6 +70,36 @@ class LexicalIndex:
         return np.asarray(self.bm25.get_scores([self.vocabulary[token]]), dtype=np.float32)
 
 
+@dataclass(frozen=True)
+class SourceTable:
+    """Per-document metadata as arrays, so eligibility is one vector operation per request."""
+
+    valid_from: np.ndarray  # date ordinals; -1 when open
+    valid_to: np.ndarray  # date ordinals; a sentinel past any date when open
+    updated: np.ndarray  # date ordinals; 0 when unknown
+    topic: np.ndarray  # case-folded topic ("" when none)
+
+    @classmethod
+    def build(cls, documents: Sequence[Document]) -> SourceTable:
+        def ordinal(date, missing):
+            return date.toordinal() if date else missing
+
+        metas = [d.meta for d in documents]
+        return cls(
+            valid_from=np.array([ordinal(m.valid_from, -1) for m in metas], dtype=np.int64),
+            valid_to=np.array([ordinal(m.valid_to, 10**9) for m in metas], dtype=np.int64),
+            updated=np.array([ordinal(m.updated, 0) for m in metas], dtype=np.int64),
+            topic=np.array([(m.topic or "").casefold() for m in metas], dtype=object),
+        )
+
+    def eligible(self, date, topic: str | None) -> np.ndarray:
+        day = date.toordinal()
+        mask = (self.valid_from <= day) & (day <= self.valid_to)
+        if topic:
+            mask &= self.topic == topic.casefold()
+        return mask
+
+
 @dataclass
 class Corpus:
     """Documents, their chunks, token lists and unit-length vectors, ready to query."""
@@ -83,16 +114,32 @@ class Corpus:
     embedded_now: int = 0
     source_order: list[str] = field(default_factory=list)
     chunk_source: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    sources: SourceTable | None = None
     _lexical: dict[frozenset[str], LexicalIndex] = field(default_factory=dict, repr=False)
+    _readable: dict[frozenset[str], frozenset[str]] = field(default_factory=dict, repr=False)
+    memo: dict = field(default_factory=dict, repr=False)  # values derived per readable set
 
     def readable_sources(self, groups: Sequence[str]) -> frozenset[str]:
-        return frozenset(sid for sid, doc in self.documents.items() if can_read(doc, groups))
+        key = frozenset(groups)
+        if key not in self._readable:
+            self._readable[key] = frozenset(sid for sid, doc in self.documents.items() if can_read(doc, groups))
+        return self._readable[key]
+
+    def readable_documents(self, groups: Sequence[str]) -> dict[str, Document]:
+        readable = self.readable_sources(groups)
+        key = ("documents", readable)
+        if key not in self.memo:
+            self.memo[key] = {sid: doc for sid, doc in self.documents.items() if sid in readable}
+        return self.memo[key]
 
     def lexical_index(self, readable: frozenset[str]) -> LexicalIndex:
         """BM25 over every chunk of the readable documents (cached per readable set)."""
         if readable not in self._lexical:
             rows = np.array([i for i, c in enumerate(self.chunks) if c.source_id in readable], dtype=np.int64)
-            self._lexical[readable] = LexicalIndex.build(rows, [self.chunk_tokens[i] for i in rows])
+            index = LexicalIndex.build(rows, [self.chunk_tokens[i] for i in rows])
+            # Everything readable (the usual case): share the matrix instead of copying it.
+            index.vectors = self.vectors if len(rows) == len(self.chunks) else self.vectors[rows]
+            self._lexical[readable] = index
         return self._lexical[readable]
 
     def line_chunks(self, source_id: str) -> list[Chunk]:
@@ -124,6 +171,7 @@ def build_corpus(
         digest=corpus_digest(documents),
         embedded_now=embedded_now,
         source_order=[d.source_id for d in documents],
+        sources=SourceTable.build(documents),
     )
     position = {sid: i for i, sid in enumerate(corpus.source_order)}
     corpus.chunk_source = np.array([position[c.source_id] for c in chunks], dtype=np.int64)

@@ -51,7 +51,7 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
     if settings.retrieval != "bm25" and len(lexical.rows):
         query_vector = corpus.embedder.embed_query(request.question)
         query_vector = query_vector / max(float(np.linalg.norm(query_vector)), 1e-12)
-        dense = corpus.vectors[lexical.rows] @ query_vector
+        dense = lexical.vectors @ query_vector
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights)
 
 
@@ -116,7 +116,6 @@ class _Ranked:
     passes: np.ndarray
     eligible: np.ndarray
     source: np.ndarray  # source index per position
-    reasons: list[tuple[str, ...]]  # per source index
 
 
 def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) -> _Ranked:
@@ -129,14 +128,12 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
     passes = scores.coverage >= settings.min_lexical
     if has_dense:
         passes = passes | (scores.dense >= settings.min_dense)
-    documents = [corpus.documents[sid] for sid in corpus.source_order]
-    reasons = [ineligibility(doc, request) for doc in documents]
     source = corpus.chunk_source[scores.rows]
-    eligible = np.array([not r for r in reasons], dtype=bool)[source] if n else np.zeros(0, dtype=bool)
-    updated = np.array([_updated_ordinal(doc) for doc in documents], dtype=np.int64)[source] if n else np.zeros(0)
+    eligible = corpus.sources.eligible(request.date, request.topic)[source]
+    updated = corpus.sources.updated[source]
     # Fused score first; ties: newer `updated` first, then document order (seed 001).
     order = np.lexsort((np.arange(n), -updated, -fused)) if n else np.zeros(0, dtype=np.int64)
-    return _Ranked(order, fused, bm25_ranks, dense_ranks, passes, eligible, source, reasons)
+    return _Ranked(order, fused, bm25_ranks, dense_ranks, passes, eligible, source)
 
 
 def _select(ranked: _Ranked, settings: Settings) -> list[int]:
@@ -191,7 +188,9 @@ def _superseded(corpus: Corpus, ranked: _Ranked, selected: list[int], notes: lis
     return superseded
 
 
-def _candidate(corpus: Corpus, scores: Scores, ranked: _Ranked, position: int, fused_rank: int, **marks) -> Candidate:
+def _candidate(
+    corpus: Corpus, request: Request, scores: Scores, ranked: _Ranked, position: int, fused_rank: int, **marks
+) -> Candidate:
     chunk = corpus.chunks[scores.rows[position]]
     return Candidate(
         chunk_id=chunk.chunk_id,
@@ -211,7 +210,7 @@ def _candidate(corpus: Corpus, scores: Scores, ranked: _Ranked, position: int, f
         fused_rank=fused_rank,
         passes_threshold=bool(ranked.passes[position]),
         eligible=bool(ranked.eligible[position]),
-        ineligible_reasons=ranked.reasons[int(ranked.source[position])],
+        ineligible_reasons=ineligibility(corpus.documents[chunk.source_id], request),
         **marks,
     )
 
@@ -235,7 +234,7 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> tuple[Retr
     by_position = {}
     for position in sorted(set(shown), key=rank_of.get):
         by_position[position] = _candidate(
-            corpus, scores, ranked, position, rank_of[position],
+            corpus, request, scores, ranked, position, rank_of[position],
             selected=position in selected,
             selected_as=("sibling" if position in sibling_of else "hit") if position in chosen else None,
             sibling_of=sibling_of.get(position),
