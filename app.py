@@ -1,0 +1,27 @@
+"""Start the web app: `python app.py` (127.0.0.1:7860, or 0.0.0.0:$PORT when PORT is set).
+
+The sample documents load at start; Gradio is mounted on FastAPI with GET /healthz.
+`uvicorn app:app` works too.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+from ui.app import create_app  # noqa: E402
+
+app = create_app()
+
+
+def main() -> None:
+    import uvicorn
+
+    port = os.environ.get("PORT")
+    host, port = ("0.0.0.0", int(port)) if port else ("127.0.0.1", 7860)
+    uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""The Evaluation tab: whatever reports/eval.json, reports/bench.json and reports/plots/*.png hold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .panels import _e, table
+
+REPORTS = Path(__file__).resolve().parents[1] / "reports"
+NOT_YET = "<p class='rag-note'><b>Not yet measured.</b> {name} does not exist yet (run the evaluation to write it).</p>"
+
+
+def _scalar(value) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return "—" if value is None else str(value)
+
+
+def json_html(value, depth: int = 0) -> str:
+    """Render arbitrary JSON as nested tables: scalars as key/value rows, lists of objects as tables."""
+    if _scalar(value):
+        return _e(_fmt(value))
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value) and all(all(_scalar(x) for x in v.values()) for v in value):
+            headers = list(dict.fromkeys(k for v in value for k in v))
+            return table(headers, [[_fmt(v.get(h)) for h in headers] for v in value])
+        if all(_scalar(v) for v in value):
+            return _e(", ".join(_fmt(v) for v in value))
+        return "".join(f"<div>{json_html(v, depth + 1)}</div>" for v in value)
+    if isinstance(value, dict):
+        flat = {k: v for k, v in value.items() if _scalar(v) or (isinstance(v, list) and all(_scalar(x) for x in v))}
+        nested = {k: v for k, v in value.items() if k not in flat}
+        out = ""
+        if flat:
+            out += table(["key", "value"], [[k, _fmt(v) if _scalar(v) else ", ".join(_fmt(x) for x in v)]
+                                            for k, v in flat.items()])
+        for key, sub in nested.items():
+            if depth < 3:
+                out += f"<details {'open' if depth == 0 else ''}><summary><b>{_e(key)}</b></summary>" \
+                       f"{json_html(sub, depth + 1)}</details>"
+            else:
+                out += f"<p><b>{_e(key)}</b></p><div class='rag-pre'>{_e(json.dumps(sub, indent=1))}</div>"
+        return out
+    return _e(str(value))
+
+
+def report_html(reports: Path = REPORTS) -> str:
+    parts = ["<h3>Evaluation report</h3>"]
+    for name in ("eval.json", "bench.json"):
+        path = reports / name
+        parts.append(f"<h4>{_e(name)}</h4>")
+        if not path.is_file():
+            parts.append(NOT_YET.format(name=f"reports/{name}"))
+            continue
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError) as error:
+            parts.append(f"<p class='rag-note'>reports/{_e(name)} cannot be read: {_e(error)}</p>")
+            continue
+        parts.append(json_html(data))
+    return "".join(parts)
+
+
+def plots(reports: Path = REPORTS) -> list:
+    """The PNG plots as (PIL image, caption) pairs; empty when none exist yet."""
+    folder = reports / "plots"
+    if not folder.is_dir():
+        return []
+    from PIL import Image
+
+    images = []
+    for path in sorted(folder.glob("*.png"))[:24]:
+        try:
+            image = Image.open(path)
+            image.load()
+        except OSError:
+            continue
+        images.append((image, path.stem))
+    return images

@@ -1,0 +1,286 @@
+"""Formatting of documents, chunks, candidates, context and answers into escaped HTML.
+
+Every string that comes from a document, a question or a proposal goes through
+`html.escape` (`_e`) before it reaches the page: a document containing `<script>` shows as
+text. Verified/dropped is always said with a word and a ✓/✗ mark, not only with colour.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+
+from pipeline.chunk import retrieval_chunks
+from pipeline.contracts import Candidate, Citation, Context, Document, Trace
+from pipeline.verify import MARKER
+
+CSS = """
+.rag-table{border-collapse:collapse;width:100%;font-size:13px}
+.rag-table th,.rag-table td{border:1px solid var(--border-color-primary,#ddd);padding:3px 6px;vertical-align:top;text-align:left}
+.rag-table th{background:var(--background-fill-secondary,#f4f4f5);position:sticky;top:0}
+.rag-table td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.rag-table tr.sel td{background:rgba(10,158,59,.10)}
+.rag-table tr.inel td{color:#777}
+.rag-pre{white-space:pre-wrap;font:12.5px/1.45 ui-monospace,Menlo,Consolas,monospace;background:var(--background-fill-secondary,#f6f6f7);padding:8px;border-radius:6px;max-height:480px;overflow:auto}
+.rag-badge{display:inline-block;padding:2px 8px;border-radius:10px;font-weight:600;font-size:13px}
+.rag-badge.ok{background:#e0f5e7;color:#0a6b2c;border:1px solid #0a9e3b}
+.rag-badge.no{background:#fdeee6;color:#9c3000;border:1px solid #dd4400}
+.rag-badge.muted{background:#eee;color:#333;border:1px solid #bbb}
+.rag-answer{font-size:15px;line-height:1.55;margin:.6em 0}
+.rag-mark{font:600 12px ui-monospace,monospace;padding:0 3px;border-radius:4px}
+.rag-mark.ok{background:#c9efd5;color:#0a6b2c}.rag-mark.no{background:#f8d2bd;color:#9c3000;text-decoration:line-through}
+.rag-cit{border-left:4px solid #bbb;padding:4px 8px;margin:6px 0}
+.rag-cit.ok{border-left-color:#0a9e3b}.rag-cit.no{border-left-color:#dd4400}
+.rag-bar{height:12px;background:#eee;border-radius:6px;overflow:hidden;max-width:420px}
+.rag-bar > div{height:100%;background:#3b6fd8}.rag-bar.over > div{background:#dd4400}
+.rag-note{color:#555;font-size:13px}
+"""
+
+
+def _e(value: object) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _lines(start: int, end: int) -> str:
+    return f"{start}" if start == end else f"{start}–{end}"
+
+
+def _page(page: int | None) -> str:
+    return "—" if page is None else str(page)
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[object]], row_classes: Sequence[str] | None = None,
+          raw_columns: Iterable[int] = (), num_columns: Iterable[int] = ()) -> str:
+    """An HTML table; cells are escaped unless their column is in `raw_columns` (already escaped)."""
+    raw, nums = set(raw_columns), set(num_columns)
+    out = ['<table class="rag-table"><thead><tr>', *(f"<th>{_e(h)}</th>" for h in headers), "</tr></thead><tbody>"]
+    for i, row in enumerate(rows):
+        cls = row_classes[i] if row_classes else ""
+        out.append(f'<tr class="{cls}">')
+        for j, cell in enumerate(row):
+            text = str(cell) if j in raw else _e(cell)
+            out.append(f'<td class="num">{text}</td>' if j in nums else f"<td>{text}</td>")
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def label(document: Document) -> str:
+    """The file's base name only: server paths never reach the page."""
+    return document.filename.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+# --------------------------------------------------------------------------- documents and chunks
+
+
+def documents_html(documents: Sequence[Document], uploaded: set[str]) -> str:
+    if not documents:
+        return '<p class="rag-note">No documents are readable with these access groups.</p>'
+    rows = []
+    for d in documents:
+        m = d.meta
+        rows.append([
+            m.source_id, m.title or label(d), m.version, m.topic, m.authority,
+            m.valid_from or "—", m.valid_to or "open", d.kind + (f", {len(d.pages)} p." if d.kind == "pdf" else ""),
+            ", ".join(m.access) if m.access else "everyone", "uploaded" if m.source_id in uploaded else "sample",
+        ])
+    return table(["id", "title", "version", "topic", "authority", "valid from", "valid to", "kind", "access", "origin"],
+                 rows)
+
+
+def chunks_html(documents: Sequence[Document], limit: int = 400) -> str:
+    if not documents:
+        return '<p class="rag-note">Choose one or more documents above to see their chunks.</p>'
+    rows, shown = [], 0
+    for document in documents:
+        for chunk in retrieval_chunks(document):
+            if shown >= limit:
+                break
+            shown += 1
+            parent = chunk.parent
+            span = _parent_text(document, parent.page, parent.start_line, parent.end_line)
+            if chunk.kind == "card":
+                text = (f"<b>card {_e(chunk.card_id)}:</b> {_e(chunk.text)}<details><summary>parent span, lines "
+                        f"{_lines(parent.start_line, parent.end_line)}</summary><div class='rag-pre'>{_e(span)}</div></details>")
+            else:
+                text = f"<div class='rag-pre' style='max-height:160px'>{_e(chunk.text)}</div>"
+            rows.append([label(document), chunk.source_id, chunk.kind, _page(parent.page),
+                         _lines(parent.start_line, parent.end_line), text, chunk.chunk_id])
+    note = f'<p class="rag-note">{shown} retrieval chunks (cards and ~800-character windows; a window never crosses a page).'
+    if shown >= limit:
+        note += f" Only the first {limit} are shown."
+    return note + "</p>" + table(["file", "source", "kind", "page", "lines", "text (card or window)", "chunk id"],
+                                 rows, raw_columns=[5])
+
+
+def _parent_text(document: Document, page_number: int | None, start: int, end: int) -> str:
+    page = document.page(page_number) if document.kind == "pdf" else document.pages[0]
+    if page is None or not page.lines:
+        return ""
+    first, last = max(start, 1), min(end, len(page.lines))
+    return "\n".join(line.text for line in page.lines[first - 1:last])
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def _candidate_label(c: Candidate) -> str:
+    page = f" p{c.parent.page}" if c.parent.page is not None else ""
+    return f"{c.source_id}{page}:{_lines(c.parent.start_line, c.parent.end_line)}"
+
+
+def candidates_html(trace: Trace | None) -> str:
+    if trace is None or trace.retrieval is None:
+        return '<p class="rag-note">Ask a question to see every scored chunk.</p>'
+    r = trace.retrieval
+    if not r.candidates:
+        return '<p class="rag-note">No chunk was scored (no readable documents).</p>'
+    rows, classes = [], []
+    for c in sorted(r.candidates, key=lambda c: c.fused_rank):
+        eligible = "✓ eligible" if c.eligible else "✗ " + ", ".join(c.ineligible_reasons or ("ineligible",))
+        if c.superseded_by:
+            eligible += f" (superseded by {c.superseded_by})"
+        selected = f"✓ {c.selected_as}" if c.selected else "—"
+        rows.append([c.fused_rank, c.source_id, c.version or "—", c.kind, _page(c.parent.page),
+                     _lines(c.parent.start_line, c.parent.end_line), _num(c.bm25), c.bm25_rank or "—",
+                     _num(c.lexical_coverage, 2), _num(c.dense), c.dense_rank or "—", _num(c.fused, 4),
+                     "✓" if c.passes_threshold else "✗", eligible, selected, c.text[:160]])
+        classes.append("sel" if c.selected else ("" if c.eligible else "inel"))
+    notes = "".join(f"<li>{_e(n)}</li>" for n in r.notes)
+    head = (f'<p class="rag-note">{len(r.candidates)} candidates shown of {r.scored} scored; eligibility applied '
+            f'<b>{_e(r.eligibility.replace("_", " "))}</b>; {len(r.selected)} selected.</p>')
+    if notes:
+        head += f"<ul class='rag-note'>{notes}</ul>"
+    return head + table(
+        ["fused rank", "source", "version", "kind", "page", "lines", "BM25", "BM25 rank", "lexical coverage",
+         "dense", "dense rank", "fused", "passes threshold", "eligible", "selected", "text"],
+        rows, row_classes=classes, num_columns=[0, 6, 7, 8, 9, 10, 11])
+
+
+def candidates_figure(trace: Trace | None, top: int = 12):
+    """Matplotlib figure: BM25, dense and fused scores of the top candidates (selected in green)."""
+    if trace is None or trace.retrieval is None or not trace.retrieval.candidates:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    candidates = sorted(trace.retrieval.candidates, key=lambda c: c.fused_rank)[:top][::-1]
+    names = [f"{_candidate_label(c)}{'' if c.eligible else ' ✗'}" for c in candidates]
+    colors = ["#0a9e3b" if c.selected else ("#3b6fd8" if c.eligible else "#bbbbbb") for c in candidates]
+    fig, axes = plt.subplots(1, 3, figsize=(11, 0.32 * len(candidates) + 1.4), sharey=True)
+    for ax, (title, values) in zip(axes, [
+        ("BM25", [c.bm25 for c in candidates]),
+        ("dense (cosine)", [c.dense or 0.0 for c in candidates]),
+        ("fused (RRF)", [c.fused for c in candidates]),
+    ]):
+        ax.barh(range(len(candidates)), values, color=colors, hatch=None)
+        ax.set_title(title, fontsize=10)
+        ax.tick_params(labelsize=8)
+    axes[0].set_yticks(range(len(candidates)), names)
+    fig.suptitle("Top candidates by fused rank — green: selected, blue: eligible, grey ✗: ineligible", fontsize=9)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+# --------------------------------------------------------------------------- context
+
+
+def context_html(trace: Trace | None) -> str:
+    if trace is None:
+        return '<p class="rag-note">Ask a question to see the packed context.</p>'
+    context: Context | None = trace.context
+    if context is None:
+        return ('<p class="rag-note">No context was packed: no candidate was selected, so the generator was not '
+                "called.</p>")
+    capacity = context.capacity
+    share = min(context.length / capacity, 1.0) if capacity > 0 else 1.0
+    over = context.length > capacity
+    head = (f"<p><b>{context.length}</b> characters against a budget of <b>{capacity}</b> "
+            f"(window {context.window} − reserve {context.reserve}){' — <b>over budget</b>' if over else ''}.</p>"
+            f'<div class="rag-bar{" over" if over else ""}"><div style="width:{share * 100:.1f}%"></div></div>')
+    rows = [[s.n, s.source_id, s.version or "—", _page(s.page), _lines(s.start_line, s.end_line),
+             "yes" if s.support_span else "no", s.dated, s.sibling_group] for s in context.sources]
+    omitted = ("<p><b>Omitted sources:</b> " + ", ".join(_e(o) for o in context.omitted) + "</p>") if context.omitted else \
+        "<p class='rag-note'>No source was omitted.</p>"
+    called = "The generator was called with this text." if trace.generator_called else \
+        "The generator was <b>not</b> called."
+    return (head + omitted + table(["n", "source", "version", "page", "lines", "support span", "dated", "group"], rows)
+            + f"<p class='rag-note'>{called} Exactly as handed to the generator:</p>"
+            + f'<div class="rag-pre">{_e(context.text)}</div>')
+
+
+# --------------------------------------------------------------------------- answer
+
+
+def _citation_key(c) -> tuple:
+    return (c.source_id, c.start_line, c.end_line)
+
+
+def _answer_with_marks(answer: str, citations: Sequence[Citation], dropped: Sequence[Citation]) -> str:
+    ok = {_citation_key(c) for c in citations}
+    bad = {_citation_key(c) for c in dropped}
+    out, position = [], 0
+    for match in MARKER.finditer(answer):
+        out.append(_e(answer[position:match.start()]))
+        key = (match["sid"], int(match["start"]), int(match["end"] or match["start"]))
+        if key in ok:
+            out.append(f'<span class="rag-mark ok" title="verified">✓ {_e(match.group(0))}</span>')
+        elif key in bad:
+            out.append(f'<span class="rag-mark no" title="dropped">✗ {_e(match.group(0))}</span>')
+        else:
+            out.append(f'<span class="rag-mark">{_e(match.group(0))}</span>')
+        position = match.end()
+    out.append(_e(answer[position:]))
+    return "".join(out)
+
+
+def citation_label(c: Citation) -> str:
+    mark = "✓ verified" if c.verified else "✗ dropped"
+    page = f" page {c.page}" if c.page is not None else ""
+    lines = "line" if c.start_line == c.end_line else "lines"
+    return f"{mark}: {c.source_id}{page} {lines} {_lines(c.start_line, c.end_line)}"
+
+
+def answer_html(trace: Trace | None) -> str:
+    if trace is None:
+        return '<p class="rag-note">Ask a question, run a demo or check an answer.</p>'
+    a = trace.answer
+    if a.status == "answered":
+        parts = ['<span class="rag-badge ok">✓ answered</span>',
+                 f'<div class="rag-answer">{_answer_with_marks(a.answer or "", a.citations, a.dropped_citations)}</div>']
+    else:
+        parts = [f'<span class="rag-badge no">✗ abstained — {_e(a.reason_code)}</span>',
+                 f'<div class="rag-answer"><b>Reason code:</b> <code>{_e(a.reason_code)}</code></div>']
+        if trace.proposal is not None and trace.proposal.answer:
+            parts.append("<p class='rag-note'>Proposed answer (not shown as supported):</p>"
+                         f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
+    parts.append(f"<p><b>Why:</b> {_e(trace.explanation)}</p>")
+    checks = {(_citation_key(ch.citation), ch.citation.page): ch for ch in trace.checks}
+    all_citations = [*a.citations, *a.dropped_citations]
+    if all_citations:
+        parts.append("<h4>Citations</h4>")
+    for c in all_citations:
+        kind = "ok" if c.verified else "no"
+        check = checks.get((_citation_key(c), c.page))
+        rows = []
+        if check is not None:
+            rows = [["✓ passed" if r.passed else "✗ failed", r.name, r.detail] for r in check.checks]
+        failed = f" — failed: {', '.join(c.failed_checks)}" if c.failed_checks else ""
+        parts.append(
+            f'<div class="rag-cit {kind}"><b>{_e(citation_label(c))}</b>{_e(failed)}'
+            f" <span class='rag-note'>(version {_e(c.version or '—')})</span>"
+            f'<div class="rag-pre" style="max-height:140px">{_e(c.quote)}</div>'
+            + (table(["result", "check", "detail"], rows) if rows else "") + "</div>")
+    meta = (f"producer <code>{_e(a.producer)}</code> · generator called: {'yes' if trace.generator_called else 'no'}"
+            f" · request date {trace.request.date}{'' if trace.request.date_given else ' (today)'}"
+            f" · topic {_e(trace.request.topic or 'any')} · {len(trace.documents)} readable documents"
+            f" · timings {', '.join(f'{k} {v:.0f} ms' for k, v in trace.timings_ms.items())}")
+    parts.append(f"<p class='rag-note'>{meta}</p>")
+    return "".join(parts)

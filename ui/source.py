@@ -1,0 +1,76 @@
+"""The Source panel: a cited PDF page as an image with the cited words highlighted, or the
+text document with the cited lines marked (both from `pipeline.render`)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+from pipeline.contracts import Citation, Document, Trace
+
+from .panels import citation_label
+
+LONG_DOCUMENT_LINES = 400
+
+
+def citations_of(trace: Trace | None) -> list[Citation]:
+    if trace is None:
+        return []
+    return [*trace.answer.citations, *trace.answer.dropped_citations]
+
+
+def citation_choices(trace: Trace | None) -> list[tuple[str, str]]:
+    return [(f"{i + 1}. {citation_label(c)}", str(i)) for i, c in enumerate(citations_of(trace))]
+
+
+def _highlight(c: Citation):
+    from pipeline.render import Highlight
+
+    status = "verified" if c.verified else "dropped: " + ", ".join(c.failed_checks)
+    lines = f"{c.start_line}" if c.start_line == c.end_line else f"{c.start_line}-{c.end_line}"
+    return Highlight(page=c.page, start_line=c.start_line, end_line=c.end_line, quote=c.quote or None,
+                     verified=c.verified, label=f"{c.source_id} {lines} {status}")
+
+
+def source_view(
+    trace: Trace | None,
+    documents: dict[str, Document],
+    pdf_bytes: Callable[[str], bytes | None],
+    choice: str | None,
+):
+    """(PIL image or None, HTML or None, note) for the chosen citation."""
+    citations = citations_of(trace)
+    if not citations:
+        return None, None, "No citation to show: this answer has none (an abstention before generation, or no " \
+                           "citation was proposed)."
+    try:
+        chosen = citations[int(choice)] if choice not in (None, "") else citations[0]
+    except (ValueError, IndexError):
+        chosen = citations[0]
+    document = documents.get(chosen.source_id)
+    if document is None:
+        return None, None, f"{chosen.source_id} is not a document in this collection (or not readable by you)."
+    same_doc = [c for c in citations if c.source_id == chosen.source_id]
+    if document.kind == "pdf":
+        from PIL import Image
+
+        from pipeline.render import render_pdf_page
+
+        data = pdf_bytes(document.digest)
+        page = chosen.page or 1
+        if data is None:
+            return None, None, "The original PDF bytes are not available for this document."
+        if document.page(page) is None:
+            return None, None, f"{chosen.source_id} has no page {page}."
+        # The chosen citation last, so its label is drawn on top of any other on that page.
+        on_page = [c for c in same_doc if c.page == page and c is not chosen] + [chosen]
+        png = render_pdf_page(data, document, page, [_highlight(c) for c in on_page])
+        image = Image.open(io.BytesIO(png))
+        image.load()
+        note = f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page}"
+        return image, None, note
+    from pipeline.render import render_text_html
+
+    long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
+    body = render_text_html(document, [_highlight(c) for c in same_doc], context_lines=20 if long else None)
+    return None, body, f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}"

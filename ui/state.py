@@ -1,0 +1,150 @@
+"""Collections: the shared read-only samples and each browser session's own uploads.
+
+The samples (sample_docs/corpus) are parsed and indexed once per process and never changed.
+A `Session` lives in a `gr.State`: it holds only that session's uploaded documents and PDF
+bytes, and the corpus built from samples + uploads. Nothing here is shared between sessions,
+and uploaded file names are only labels (bytes are read from Gradio's temporary file).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.contracts import Document, Trace
+from pipeline.errors import InputError
+from pipeline.index import Corpus, can_read
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES_DIR = ROOT / "sample_docs" / "corpus"
+
+MAX_FILES_PER_UPLOAD = 10
+MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_PDF_PAGES = 200
+MAX_SESSION_DOCUMENTS = 30
+SESSION_TTL_S = 2 * 60 * 60
+
+
+@dataclass
+class Shared:
+    """The sample collection, built once at start; read-only afterwards."""
+
+    documents: list[Document]
+    corpus: Corpus
+    pdf_bytes: dict[str, bytes]  # by digest
+    _demo_corpora: dict[tuple, Corpus] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def demo_corpus(self, exclude: tuple[str, ...], include_conflict: bool) -> Corpus:
+        """The corpus a scenario names (samples minus `exclude`, plus the conflicting copy)."""
+        from pipeline.evaluate.scenarios import CONFLICT
+        from pipeline.load import corpus_from_documents, parse_paths
+
+        key = (tuple(exclude), include_conflict)
+        with self._lock:
+            if key == ((), False):
+                return self.corpus
+            if key not in self._demo_corpora:
+                documents = [d for d in self.documents if d.source_id not in exclude]
+                if include_conflict:
+                    documents += parse_paths([CONFLICT])
+                self._demo_corpora[key] = corpus_from_documents(documents)
+            return self._demo_corpora[key]
+
+
+_shared: Shared | None = None
+_shared_lock = threading.Lock()
+
+
+def load_shared(samples_dir: Path = SAMPLES_DIR) -> Shared:
+    """Parse and index the samples (once per process); PDFs keep their bytes for page images."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from pipeline.load import corpus_from_documents, parse_paths
+
+            documents = parse_paths([samples_dir]) if samples_dir.is_dir() else []
+            pdf_bytes = {}
+            for document in documents:
+                if document.kind == "pdf":
+                    pdf_bytes[document.digest] = Path(document.filename).read_bytes()
+            _shared = Shared(documents=documents, corpus=corpus_from_documents(documents), pdf_bytes=pdf_bytes)
+        return _shared
+
+
+class Session:
+    """One browser session's collection: its uploads on top of the shared samples.
+
+    A plain class (not a dataclass): Gradio would try to serialise a dataclass state value.
+    """
+
+    def __init__(self) -> None:
+        self.uploads: dict[str, Document] = {}  # by source id
+        self.pdf_bytes: dict[str, bytes] = {}  # by digest
+        self.last_trace: Trace | None = None
+        self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
+        self.last_demo: str | None = None
+        self.trace_files: list[Path] = []  # folders of downloadable traces
+        self._corpus: Corpus | None = None
+        self._corpus_key: tuple = ()
+
+    def __deepcopy__(self, memo):  # Gradio deep-copies initial state values; a session is never shared
+        return Session()
+
+    def documents(self, shared: Shared) -> list[Document]:
+        return list(shared.documents) + list(self.uploads.values())
+
+    def readable(self, shared: Shared, groups: tuple[str, ...]) -> list[Document]:
+        return [d for d in self.documents(shared) if can_read(d, groups)]
+
+    def corpus(self, shared: Shared, progress=None) -> Corpus:
+        if not self.uploads:
+            return shared.corpus
+        key = tuple(sorted(d.digest for d in self.uploads.values()))
+        if self._corpus is None or key != self._corpus_key:
+            from pipeline.load import corpus_from_documents
+
+            self._corpus = corpus_from_documents(self.documents(shared), progress=progress)
+            self._corpus_key = key
+        return self._corpus
+
+    def pdf(self, shared: Shared, digest: str) -> bytes | None:
+        return self.pdf_bytes.get(digest) or shared.pdf_bytes.get(digest)
+
+    def add(self, shared: Shared, new: list[Document], data: dict[str, bytes], progress=None) -> None:
+        """Add parsed documents; ids must stay unique across samples and uploads."""
+        from pipeline.metadata import check_unique_ids
+
+        if len(self.uploads) + len(new) > MAX_SESSION_DOCUMENTS:
+            raise InputError("upload", f"a session holds at most {MAX_SESSION_DOCUMENTS} uploaded documents")
+        check_unique_ids(self.documents(shared) + new)
+        previous = (dict(self.uploads), dict(self.pdf_bytes))
+        for document in new:
+            self.uploads[document.source_id] = document
+            if document.kind == "pdf":
+                self.pdf_bytes[document.digest] = data[document.digest]
+        try:
+            self.corpus(shared, progress=progress)
+        except Exception:
+            self.uploads, self.pdf_bytes = previous
+            raise
+
+    def clear(self) -> None:
+        self.uploads.clear()
+        self.pdf_bytes.clear()
+        self.last_trace = None
+        self.last_documents = {}
+        self._corpus = None
+        import shutil
+
+        for folder in self.trace_files:
+            shutil.rmtree(folder, ignore_errors=True)
+        self.trace_files.clear()
+
+
+def delete_session(session: Any) -> None:
+    """gr.State's delete_callback: drop the session's uploads, bytes and corpus."""
+    if isinstance(session, Session):
+        session.clear()
