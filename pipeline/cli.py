@@ -46,6 +46,8 @@ def _add_ask(commands) -> None:
     ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
     ask.add_argument("--proposal", type=Path, metavar="FILE", help="verify this proposed answer instead of generating")
     ask.add_argument("--trace", type=Path, metavar="FILE", help="write the full trace (JSON) here")
+    ask.add_argument("--trace-limit", type=_positive, default=Settings().trace_limit, metavar="N",
+                     help="candidates listed in the trace, best first (0 = every scored chunk)")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -92,6 +94,7 @@ def run_ask(args) -> int:
     settings = Settings(
         window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
         min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
+        trace_limit=args.trace_limit or 10**9,
     )
     trace = ask(corpus, request, settings, proposal=proposal)
     if args.trace:

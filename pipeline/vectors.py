@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import InputError
+
 _GET_BATCH = 2000
 
 
@@ -38,8 +40,11 @@ class ChromaVectorCache:
         host = host or os.environ.get("CHROMA_HOST")
         port = port or (int(os.environ["CHROMA_PORT"]) if os.environ.get("CHROMA_PORT") else None)
         if host or port:
-            self.client = chromadb.HttpClient(host=host or "localhost", port=port or 8000, settings=_chroma_settings())
             self.location = f"chroma server http://{host or 'localhost'}:{port or 8000}"
+            try:
+                self.client = chromadb.HttpClient(host=host or "localhost", port=port or 8000, settings=_chroma_settings())
+            except Exception as error:  # chromadb raises ValueError or a connection error here
+                raise InputError("CHROMA_HOST/CHROMA_PORT", f"cannot reach the {self.location}: {error}") from None
         else:
             path = Path(path or default_cache_dir())
             path.mkdir(parents=True, exist_ok=True)

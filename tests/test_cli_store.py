@@ -197,3 +197,23 @@ def test_a_real_chroma_server_stores_and_serves_the_vectors(chroma_server, tmp_p
     text = "Ferry timetable: the island ferry departs from pier 4 at 08:30 and 17:30."
     stored = collection.get(ids=[vector_key(default_embedder().name, text)], include=["embeddings"])
     assert len(stored["ids"]) == 1 and len(stored["embeddings"][0]) == 384
+
+
+def test_an_unreachable_chroma_server_is_one_clear_line():
+    result = run_cli("ask", "--docs", str(CORPUS / "ferry-pets.md"),
+                     "--question", "pets", env={"CHROMA_HOST": "127.0.0.1", "CHROMA_PORT": "9"})
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "cannot reach the chroma server http://127.0.0.1:9" in result.stderr
+
+
+def test_trace_limit_zero_lists_every_scored_chunk(tmp_path):
+    trace_path = tmp_path / "trace.json"
+    run_cli("ask", "--docs", str(CORPUS), "--question", "Beijing lodging", "--date", "2026-09-14",
+            "--trace-limit", "0", "--trace", str(trace_path))
+    retrieval = json.loads(trace_path.read_text())["retrieval"]
+    assert len(retrieval["candidates"]) == retrieval["scored"] > 10
+    limited = tmp_path / "limited.json"
+    run_cli("ask", "--docs", str(CORPUS), "--question", "Beijing lodging", "--date", "2026-09-14",
+            "--trace-limit", "3", "--trace", str(limited))
+    retrieval = json.loads(limited.read_text())["retrieval"]
+    assert len(retrieval["candidates"]) == 3 and "counted but not listed" in " ".join(retrieval["notes"])
