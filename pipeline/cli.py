@@ -46,6 +46,8 @@ def _add_ask(commands) -> None:
     ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
     ask.add_argument("--proposal", type=Path, metavar="FILE", help="verify this proposed answer instead of generating")
     ask.add_argument("--trace", type=Path, metavar="FILE", help="write the full trace (JSON) here")
+    ask.add_argument("--highlights", type=Path, metavar="DIR",
+                     help="write each cited PDF page as a PNG (text documents as HTML) with the citations highlighted")
     ask.add_argument("--trace-limit", type=_positive, default=Settings().trace_limit, metavar="N",
                      help="candidates listed in the trace, best first (0 = every scored chunk)")
 
@@ -99,8 +101,25 @@ def run_ask(args) -> int:
     trace = ask(corpus, request, settings, proposal=proposal)
     if args.trace:
         args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
+    if args.highlights:
+        _write_highlights(args, corpus, trace)
     print(trace.answer.model_dump_json())
     return 0
+
+
+def _write_highlights(args, corpus, trace) -> None:
+    from .index import can_read
+    from .render import write_highlights
+    from .store import DocumentStore
+
+    def original_bytes(document):
+        if args.store:
+            return DocumentStore(args.store).blob(document.digest)
+        return Path(document.filename).read_bytes()
+
+    readable = {sid: d for sid, d in corpus.documents.items() if can_read(d, trace.request.groups)}
+    for path in write_highlights(trace.answer, readable, original_bytes, args.highlights):
+        print(f"highlight: {path}", file=sys.stderr)
 
 
 def run_ingest(args) -> int:

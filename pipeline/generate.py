@@ -97,7 +97,9 @@ def units_of(source: PackedSource) -> list[Unit]:
         for line in block:
             starts.append(len(text) + (1 if text else 0))
             text = f"{text}\n{line.text}" if text else line.text
-        for start, end in sentence_spans(text):
+        # Split on the text with line breaks as spaces (a PDF line break is not a sentence end),
+        # then quote the exact text, line breaks included: the offsets are the same.
+        for start, end in sentence_spans(text.replace("\n", " ")):
             touched = [line.number for line, s in zip(block, starts) if s < end and s + len(line.text) > start]
             if touched:
                 units.append(Unit(source, touched[0], touched[-1], text[start:end]))

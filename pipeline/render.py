@@ -36,6 +36,44 @@ class Highlight(BaseModel):
     chunk_end: int | None = None
 
 
+def highlight_for(citation) -> Highlight:
+    """The highlight of one answer citation (verified or dropped), labelled in words."""
+    status = "verified" if citation.verified else "dropped: " + ", ".join(citation.failed_checks)
+    lines = f"{citation.start_line}" if citation.start_line == citation.end_line else f"{citation.start_line}-{citation.end_line}"
+    return Highlight(
+        page=citation.page, start_line=citation.start_line, end_line=citation.end_line,
+        quote=citation.quote or None, verified=citation.verified, label=f"{citation.source_id} {lines} {status}",
+    )
+
+
+def write_highlights(answer, documents: dict[str, Document], original_bytes, out_dir) -> list[str]:
+    """One PNG per cited PDF page and one HTML file per cited text document; returns the paths.
+
+    `original_bytes(document)` gives a PDF's bytes (pages are rendered from the original file).
+    """
+    from pathlib import Path
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    grouped: dict[tuple[str, int | None], list[Highlight]] = {}
+    for citation in [*answer.citations, *answer.dropped_citations]:
+        if citation.source_id in documents:
+            grouped.setdefault((citation.source_id, citation.page), []).append(highlight_for(citation))
+    written = []
+    for (source_id, page), highlights in grouped.items():
+        document = documents[source_id]
+        if document.kind == "pdf":
+            if page is None or document.page(page) is None:
+                continue
+            path = out / f"{source_id}-p{page}.png"
+            path.write_bytes(render_pdf_page(original_bytes(document), document, page, highlights))
+        else:
+            path = out / f"{source_id}.html"
+            path.write_text(render_text_html(document, highlights), "utf-8")
+        written.append(str(path))
+    return written
+
+
 # --------------------------------------------------------------------------- spans
 
 

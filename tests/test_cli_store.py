@@ -217,3 +217,37 @@ def test_trace_limit_zero_lists_every_scored_chunk(tmp_path):
             "--trace-limit", "3", "--trace", str(limited))
     retrieval = json.loads(limited.read_text())["retrieval"]
     assert len(retrieval["candidates"]) == 3 and "counted but not listed" in " ".join(retrieval["notes"])
+
+
+def test_a_pdf_question_cites_page_and_lines_and_writes_the_highlighted_page(tmp_path):
+    import pymupdf
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=595, height=842)
+    page.insert_text((72, 100), "Harbour notice for the winter season.", fontsize=12)
+    page.insert_text((72, 130), "The night ferry leaves pier 9 at 23:15 every Friday.", fontsize=12)
+    page.insert_text((72, 160), "Tickets are sold on board.", fontsize=12)
+    second = pdf.new_page(width=595, height=842)
+    second.insert_text((72, 100), "Page two says nothing about departures.", fontsize=12)
+    path = tmp_path / "notice.pdf"
+    pdf.save(path)
+    out = tmp_path / "highlights"
+    result = run_cli("ask", "--docs", str(path), "--question", "When does the night ferry leave pier 9?",
+                     "--date", "2026-09-14", "--highlights", str(out))
+    assert result.returncode == 0, result.stderr
+    citation = json.loads(result.stdout)["citations"][0]
+    assert (citation["page"], citation["start_line"], citation["end_line"]) == (1, 2, 2)
+    assert citation["quote"] == "The night ferry leaves pier 9 at 23:15 every Friday."
+    png = out / "notice-p1.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"highlight: {png}" in result.stderr
+    image = pymupdf.Pixmap(str(png))
+    zoom = image.width / 595
+    green = sum(
+        1 for x in range(int(80 * zoom), int(300 * zoom), 4) for y in range(int(120 * zoom), int(132 * zoom), 2)
+        if (lambda p: p[1] > p[0] + 20 and p[1] > p[2] + 20)(image.pixel(x, y))
+    )
+    untouched = sum(
+        1 for x in range(int(80 * zoom), int(300 * zoom), 4) for y in range(int(152 * zoom), int(162 * zoom), 2)
+        if (lambda p: p[1] > p[0] + 20 and p[1] > p[2] + 20)(image.pixel(x, y))
+    )
+    assert green > 20 and untouched == 0  # the cited line is filled, the next line is not
