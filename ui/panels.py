@@ -161,32 +161,32 @@ def candidates_html(trace: Trace | None) -> str:
         rows, row_classes=classes, num_columns=[0, 6, 7, 8, 9, 10, 11])
 
 
-def candidates_figure(trace: Trace | None, top: int = 12):
-    """Matplotlib figure: BM25, dense and fused scores of the top candidates (selected in green)."""
+CANDIDATE_COLORS = {"selected": "#0a9e3b", "eligible": "#3b6fd8", "ineligible": "#bbbbbb"}
+
+
+def candidates_frame(trace: Trace | None, top: int = 12):
+    """The top candidates by fused rank as a pandas DataFrame for `gr.BarPlot`, or None when there are none.
+
+    One row per candidate: `candidate` ("rank. source page:lines", ✗ when ineligible: unique, so no two
+    bars merge, and in rank order when sorted as text), `fused` (the RRF score the ranking uses),
+    `status` (selected / eligible / ineligible: the bar colour) and, for the tooltip, the BM25 and dense
+    scores and the fused rank. No chunk text: the table below has it.
+    """
     if trace is None or trace.retrieval is None or not trace.retrieval.candidates:
         return None
-    import matplotlib
+    import pandas as pd
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    candidates = sorted(trace.retrieval.candidates, key=lambda c: c.fused_rank)[:top][::-1]
-    names = [f"{_candidate_label(c)}{'' if c.eligible else ' ✗'}" for c in candidates]
-    colors = ["#0a9e3b" if c.selected else ("#3b6fd8" if c.eligible else "#bbbbbb") for c in candidates]
-    fig, axes = plt.subplots(1, 3, figsize=(11, 0.32 * len(candidates) + 1.4), sharey=True)
-    for ax, (title, values) in zip(axes, [
-        ("BM25", [c.bm25 for c in candidates]),
-        ("dense (cosine)", [c.dense or 0.0 for c in candidates]),
-        ("fused (RRF)", [c.fused for c in candidates]),
-    ]):
-        ax.barh(range(len(candidates)), values, color=colors, hatch=None)
-        ax.set_title(title, fontsize=10)
-        ax.tick_params(labelsize=8)
-    axes[0].set_yticks(range(len(candidates)), names)
-    fig.suptitle("Top candidates by fused rank — green: selected, blue: eligible, grey ✗: ineligible", fontsize=9)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    candidates = sorted(trace.retrieval.candidates, key=lambda c: c.fused_rank)[:top]
+    width = len(str(candidates[-1].fused_rank))  # zero-padded ranks: the plot sorts the labels as text
+    return pd.DataFrame({
+        "candidate": [f"{c.fused_rank:0{width}d}. {_candidate_label(c)}{'' if c.eligible else ' ✗'}"
+                      for c in candidates],
+        "fused": [float(c.fused) for c in candidates],
+        "status": ["selected" if c.selected else ("eligible" if c.eligible else "ineligible") for c in candidates],
+        "bm25": [float(c.bm25) for c in candidates],
+        "dense": pd.Series([c.dense for c in candidates], dtype="float64"),  # NaN (no tooltip value) if not scored
+        "rank": [int(c.fused_rank) for c in candidates],
+    })
 
 
 # --------------------------------------------------------------------------- context

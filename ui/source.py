@@ -23,15 +23,6 @@ def citation_choices(trace: Trace | None) -> list[tuple[str, str]]:
     return [(f"{i + 1}. {citation_label(c)}", str(i)) for i, c in enumerate(citations_of(trace))]
 
 
-def _highlight(c: Citation):
-    from pipeline.render import Highlight
-
-    status = "verified" if c.verified else "dropped: " + ", ".join(c.failed_checks)
-    lines = f"{c.start_line}" if c.start_line == c.end_line else f"{c.start_line}-{c.end_line}"
-    return Highlight(page=c.page, start_line=c.start_line, end_line=c.end_line, quote=c.quote or None,
-                     verified=c.verified, label=f"{c.source_id} {lines} {status}")
-
-
 def source_view(
     trace: Trace | None,
     documents: dict[str, Document],
@@ -54,7 +45,7 @@ def source_view(
     if document.kind == "pdf":
         from PIL import Image
 
-        from pipeline.render import render_pdf_page
+        from pipeline.render import highlight_for, render_pdf_page
 
         data = pdf_bytes(document.digest)
         page = chosen.page or 1
@@ -64,13 +55,13 @@ def source_view(
             return None, None, f"{chosen.source_id} has no page {page}."
         # The chosen citation last, so its label is drawn on top of any other on that page.
         on_page = [c for c in same_doc if c.page == page and c is not chosen] + [chosen]
-        png = render_pdf_page(data, document, page, [_highlight(c) for c in on_page])
+        png = render_pdf_page(data, document, page, [highlight_for(c) for c in on_page])
         image = Image.open(io.BytesIO(png))
         image.load()
         note = f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page}"
         return image, None, note
-    from pipeline.render import render_text_html
+    from pipeline.render import highlight_for, render_text_html
 
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
-    body = render_text_html(document, [_highlight(c) for c in same_doc], context_lines=20 if long else None)
+    body = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
     return None, body, f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}"

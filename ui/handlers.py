@@ -1,0 +1,270 @@
+"""What the public API endpoints do: parse the request and settings, run the engine, keep the result.
+
+Every handler takes the app's `Shared` state first (the layout binds it with `bind`), then the
+values of its input components in the order the endpoint declares them, and returns plain
+JSON-serialisable data plus the session. Bad input raises `InputError`, which `guarded` turns
+into a one-line `gr.Error`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import logging
+import os
+from pathlib import Path
+
+import gradio as gr
+from pydantic import ValidationError
+
+from pipeline.contracts import Document, Request, Settings, Trace
+from pipeline.engine import ask
+from pipeline.errors import InputError
+from pipeline.index import can_read
+
+from . import panels
+from .check import parse_answer
+from .demos import run_demo
+from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared
+
+log = logging.getLogger("auditable_rag.ui")
+
+
+# --------------------------------------------------------------------------- errors and binding
+
+
+def clean(message: str) -> str:
+    """An error message without server paths."""
+    return message.replace(str(ROOT) + os.sep, "").replace(str(ROOT), ".")
+
+
+def guarded(fn):
+    """Bad input → a one-line gr.Error; anything unexpected → logged, a short gr.Error (no stack trace)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except gr.Error:
+            raise
+        except InputError as error:
+            raise gr.Error(clean(str(error)), print_exception=False) from None
+        except Exception as error:  # noqa: BLE001 - the UI must never show a stack trace
+            log.exception("unexpected error in %s", fn.__name__)
+            first = (str(error).splitlines() or [""])[0][:300]
+            raise gr.Error(f"Unexpected error ({type(error).__name__}): {clean(first)}", print_exception=False) from None
+
+    return wrapper
+
+
+def bind(fn, *args, **kwargs):
+    """`functools.partial` that keeps the handler's name and docstring (Gradio's API page shows the docstring).
+
+    The signature Gradio inspects is the partial's: the bound arguments are left out of the endpoint.
+    """
+    bound = functools.partial(fn, *args, **kwargs)
+    bound.__name__ = getattr(fn, "__name__", "partial")
+    bound.__doc__ = fn.__doc__
+    return bound
+
+
+def session_of(value) -> Session:
+    return value if isinstance(value, Session) else Session()
+
+
+# --------------------------------------------------------------------------- request parsing
+
+
+def parse_groups(text: str | None) -> tuple[str, ...]:
+    return tuple(sorted({g.strip() for g in (text or "").split(",") if g.strip()}))
+
+
+def parse_request(question: str | None, date: str | None, topic: str | None, groups: str | None) -> Request:
+    question = (question or "").strip()
+    if not question:
+        raise InputError("question", "type a question first")
+    if len(question) > 2000:
+        raise InputError("question", f"is {len(question)} characters; the limit is 2000")
+    text = (date or "").strip()
+    if text:
+        try:
+            day = dt.date.fromisoformat(text)
+        except ValueError:
+            raise InputError("request date", f"{text!r} is not a date; use YYYY-MM-DD") from None
+    else:
+        day = dt.date.today()
+    topic = (topic or "").strip() or None
+    if topic and topic.lower() in {"any", "all", "none"}:
+        topic = None
+    return Request(question=question, date=day, date_given=bool(text), topic=topic, groups=parse_groups(groups))
+
+
+def parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval) -> Settings:
+    values = {"top_k": top_k, "min_lexical": min_lexical, "min_dense": min_dense, "window": window,
+              "reserve": reserve, "eligibility": eligibility, "retrieval": retrieval}
+    values = {k: v for k, v in values.items() if v not in (None, "")}
+    for key in ("top_k", "window", "reserve"):
+        if key in values:
+            try:
+                values[key] = int(float(values[key]))
+            except (TypeError, ValueError):
+                raise InputError("settings", f"{key} must be a whole number") from None
+    try:
+        settings = Settings(**values)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise InputError("settings", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+    if settings.top_k < 1:
+        raise InputError("settings", "top-k must be at least 1")
+    if settings.window < 0 or settings.reserve < 0:
+        raise InputError("settings", "window and reserve must not be negative")
+    return settings
+
+
+def remember(session: Session, trace: Trace, documents: dict) -> dict:
+    """Keep the trace and the documents it may show (only those this requester can read)."""
+    session.last_trace = trace
+    session.last_documents = {sid: d for sid, d in documents.items() if can_read(d, trace.request.groups)}
+    return trace.model_dump(mode="json")
+
+
+# --------------------------------------------------------------------------- /ask, /check_answer, /run_demo
+
+
+@guarded
+def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, min_dense, window, reserve,
+           eligibility, retrieval, session):
+    """Answer a question from the session's collection (samples + its uploads), or abstain with a reason.
+    Returns the full trace (JSON): trace["answer"] is the public answer-v1 object, trace["explanation"]
+    says why in plain language."""
+    session = session_of(session)
+    request = parse_request(question, date, topic, groups)
+    settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
+    corpus = session.corpus(shared)
+    trace = ask(corpus, request, settings)
+    session.last_demo = None
+    return remember(session, trace, corpus.documents), session
+
+
+@guarded
+def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, min_lexical, min_dense, window,
+             reserve, eligibility, retrieval, session):
+    """Check an answer written elsewhere: citation markers like [travel-v2:1-3] or a proposal JSON
+    {"answer", "citations": [{"source_id","start_line","end_line","page"?,"quote"?}]}. Each citation is
+    verified or dropped against the session's documents; returns the trace (JSON)."""
+    session = session_of(session)
+    proposal = parse_answer(answer_text)
+    if not (question or "").strip():
+        from pipeline.verify import MARKER
+
+        question = MARKER.sub("", proposal.answer or "").strip() or "checked answer"
+    request = parse_request(question, date, topic, groups)
+    settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
+    corpus = session.corpus(shared)
+    trace = ask(corpus, request, settings, proposal=proposal)
+    session.last_demo = None
+    return remember(session, trace, corpus.documents), session
+
+
+@guarded
+def do_demo(shared: Shared, name, session):
+    """Run one seed scenario by name (e.g. "propose-600-cite-v2"); returns its trace (JSON)."""
+    session = session_of(session)
+    scenario, trace, documents = run_demo(shared, (name or "").strip())
+    session.last_demo = scenario.name
+    return remember(session, trace, documents), session
+
+
+# --------------------------------------------------------------------------- /documents
+
+
+@guarded
+def do_documents(shared: Shared, groups, session):
+    """The documents this session can read with these access groups (comma-separated)."""
+    session = session_of(session)
+    uploaded = set(session.uploads)
+    return [{"source_id": d.source_id, "title": d.meta.title, "version": d.meta.version, "topic": d.meta.topic,
+             "authority": d.meta.authority, "valid_from": str(d.meta.valid_from or "") or None,
+             "valid_to": str(d.meta.valid_to or "") or None, "kind": d.kind, "filename": panels.label(d),
+             "origin": "uploaded" if d.source_id in uploaded else "sample"}
+            for d in session.readable(shared, parse_groups(groups))], session
+
+
+# --------------------------------------------------------------------------- /upload
+
+
+def _upload_metadata(version, topic, authority, valid_from, valid_to) -> dict[str, str]:
+    metadata = {"version": version, "topic": topic, "authority": authority, "valid_from": valid_from,
+                "valid_to": valid_to}
+    return {k: v.strip() for k, v in metadata.items() if isinstance(v, str) and v.strip()}
+
+
+def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, str],
+                  known_ids: set[str]) -> tuple[Document, bytes]:
+    """Read and parse one uploaded file; InputError (labelled with the file's name) if it cannot be added."""
+    from pipeline.parse import parse
+    from pipeline.parse_pdf import PdfLimits
+
+    name = Path(path).name  # a label only: the file is read from Gradio's temporary copy
+    size = os.path.getsize(path)
+    if size > MAX_FILE_BYTES:
+        raise InputError(name, f"is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")
+    with open(path, "rb") as handle:
+        data = handle.read()
+    has_front_matter = data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
+    given = metadata if metadata and (name.lower().endswith(".pdf") or not has_front_matter) else None
+    limits = PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES)
+    document = parse(data, name, metadata=given, pdf_limits=limits)
+    if document.digest in known_digests:
+        raise InputError(name, f"is already loaded (as {known_digests[document.digest]})")
+    if document.source_id in known_ids:
+        raise InputError(name, f"its id {document.source_id!r} is already used by another document; "
+                               "give it a different `id` in its front matter")
+    return document, data
+
+
+def _added(document: Document) -> dict:
+    return {"source_id": document.source_id, "filename": document.filename, "kind": document.kind,
+            "pages": len(document.pages), "lines": sum(len(p.lines) for p in document.pages),
+            "version": document.meta.version, "topic": document.meta.topic}
+
+
+@guarded
+def do_upload(shared: Shared, files, version, topic, authority, valid_from, valid_to, session,
+              progress=gr.Progress()):
+    """Add PDFs or text files (.pdf, .md, .txt) to this session's collection only. The metadata fields
+    apply to files without front matter. Returns {"added": [...], "errors": [...], "documents": [...]}."""
+    session = session_of(session)
+    paths = [str(getattr(f, "name", f)) for f in (files or []) if f]
+    if not paths:
+        raise InputError("upload", "choose one or more files first")
+    if len(paths) > MAX_FILES_PER_UPLOAD:
+        raise InputError("upload", f"{len(paths)} files at once; the limit is {MAX_FILES_PER_UPLOAD}")
+    metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
+    known_digests = {d.digest: d.source_id for d in session.documents(shared)}
+    known_ids = {d.source_id for d in session.documents(shared)}
+    new, data_by_digest, errors = [], {}, []
+    for i, path in enumerate(paths):
+        name = Path(path).name
+        progress((i, len(paths)), desc=f"parsing {name}")
+        try:
+            document, data = _parse_upload(path, metadata, known_digests, known_ids)
+        except InputError as error:
+            errors.append(clean(str(error)))
+            continue
+        except OSError as error:
+            errors.append(f"{name}: cannot be read ({error.strerror})")
+            continue
+        new.append(document)
+        data_by_digest[document.digest] = data
+        known_digests[document.digest] = document.source_id
+        known_ids.add(document.source_id)
+    if new:
+        progress((0, 1), desc="embedding")
+        session.add(shared, new, data_by_digest,
+                    progress=lambda done, total, stage: progress((done, max(total, 1)), desc=stage))
+    for error in errors:
+        gr.Warning(error)
+    if new:
+        gr.Info(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}")
+    return {"added": [_added(d) for d in new], "errors": errors, "documents": sorted(session.uploads)}, session
