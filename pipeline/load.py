@@ -10,7 +10,8 @@ from .contracts import Document
 from .embed import Embedder, Progress, default_embedder
 from .index import Corpus, build_corpus
 from .metadata import check_unique_ids
-from .parse import iter_input_files, parse_path
+from .errors import InputError
+from .parse import iter_input_files, parse_path, sha256
 from .store import DocumentStore
 from .tokenize import Tokenizer
 from .vectors import ChromaVectorCache
@@ -41,29 +42,38 @@ def corpus_from_documents(
 
 
 def ingest(store_dir: Path, paths: Sequence[Path], progress: Progress | None = None) -> tuple[list[str], list[str]]:
-    """Add files to a store: (added ids, unchanged ids). Bad input leaves the store as it was."""
+    """Add files to a store: (added ids, unchanged ids). Bad input leaves the store as it was.
+
+    A file whose bytes (sha256) are already stored is neither parsed nor embedded again.
+    """
     store = DocumentStore(store_dir)
-    documents = parse_paths(paths)
-    fresh, unchanged = store.plan(documents)
-    existing = store.documents()
-    check_unique_ids(existing + fresh)
+    stored = {entry["digest"]: source_id for source_id, entry in store.manifest().items()}
+    fresh_files, unchanged = [], []
+    for path in iter_input_files(list(paths)):
+        data = _read(path)
+        if sha256(data) in stored:
+            unchanged.append(stored[sha256(data)])
+        else:
+            fresh_files.append((path, data))
+    documents = [parse_path(path) for path, _ in fresh_files]
+    fresh, _ = store.plan(documents)  # raises on an id the store holds with other bytes
+    check_unique_ids(store.documents() + fresh)
     # Embed before the manifest changes: vectors are a cache keyed by content hash, so a
     # failure here leaves, at worst, unused vectors, never a half-visible document.
     corpus_from_documents(fresh, cache_path=store.chroma_path, progress=progress)
-    originals = {}
-    for path in iter_input_files(list(paths)):
-        data = path.read_bytes()
-        for document in fresh:
-            if document.filename == str(path):
-                originals[document.digest] = data
-    store.commit(fresh, originals)
+    store.commit(fresh, {sha256(data): data for _, data in fresh_files})
     return [d.source_id for d in fresh], unchanged
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise InputError(str(path), f"cannot read: {error.strerror}") from None
 
 
 def corpus_from_store(store_dir: Path, progress: Progress | None = None) -> Corpus:
     store = DocumentStore(store_dir)
     if not (store_dir / "manifest.json").exists():
-        from .errors import InputError
-
         raise InputError(str(store_dir), "no store here (run `python -m pipeline ingest --store DIR PATH ...` first)")
     return corpus_from_documents(store.documents(), cache_path=store.chroma_path, progress=progress)

@@ -251,3 +251,28 @@ def test_a_pdf_question_cites_page_and_lines_and_writes_the_highlighted_page(tmp
         if (lambda p: p[1] > p[0] + 20 and p[1] > p[2] + 20)(image.pixel(x, y))
     )
     assert green > 20 and untouched == 0  # the cited line is filled, the next line is not
+
+
+def test_the_same_pdf_bytes_are_neither_parsed_nor_embedded_twice(tmp_path, monkeypatch):
+    import pymupdf
+
+    import pipeline.load as load
+
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 100), "Harbour dues are 12 euros per day.", fontsize=12)
+    first, second = tmp_path / "dues.pdf", tmp_path / "copy" / "dues-again.pdf"
+    pdf.save(first)
+    second.parent.mkdir()
+    second.write_bytes(first.read_bytes())
+    parsed, real_parse = [], load.parse_path
+
+    def counting_parse(path):
+        parsed.append(path)
+        return real_parse(path)
+
+    monkeypatch.setattr(load, "parse_path", counting_parse)
+    store = tmp_path / "store"
+    assert load.ingest(store, [first]) == (["dues"], [])
+    assert load.ingest(store, [second]) == ([], ["dues"])
+    assert parsed == [first]  # the copy was recognised by its sha256 before any parsing
+    assert load.corpus_from_store(store).embedded_now == 0

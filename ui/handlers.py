@@ -202,7 +202,7 @@ def _upload_metadata(version, topic, authority, valid_from, valid_to) -> dict[st
 def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, str],
                   known_ids: set[str]) -> tuple[Document, bytes]:
     """Read and parse one uploaded file; InputError (labelled with the file's name) if it cannot be added."""
-    from pipeline.parse import parse
+    from pipeline.parse import parse, sha256
     from pipeline.parse_pdf import PdfLimits
 
     name = Path(path).name  # a label only: the file is read from Gradio's temporary copy
@@ -211,12 +211,13 @@ def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, 
         raise InputError(name, f"is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")
     with open(path, "rb") as handle:
         data = handle.read()
+    digest = sha256(data)
+    if digest in known_digests:  # the same bytes again: neither parsed nor embedded twice
+        raise InputError(name, f"is already loaded (as {known_digests[digest]})")
     has_front_matter = data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
     given = metadata if metadata and (name.lower().endswith(".pdf") or not has_front_matter) else None
     limits = PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES)
     document = parse(data, name, metadata=given, pdf_limits=limits)
-    if document.digest in known_digests:
-        raise InputError(name, f"is already loaded (as {known_digests[document.digest]})")
     if document.source_id in known_ids:
         raise InputError(name, f"its id {document.source_id!r} is already used by another document; "
                                "give it a different `id` in its front matter")
