@@ -11,7 +11,7 @@ from .embed import Embedder, Progress, default_embedder
 from .index import Corpus, build_corpus
 from .metadata import check_unique_ids
 from .errors import InputError
-from .parse import iter_input_files, parse_path, sha256
+from .parse import document_warnings, iter_input_files, parse_path, sha256
 from .store import DocumentStore
 from .tokenize import Tokenizer
 from .vectors import ChromaVectorCache
@@ -21,6 +21,9 @@ def parse_paths(paths: Sequence[Path]) -> list[Document]:
     """Parse every file under `paths`; the first bad file raises InputError naming it."""
     documents = [parse_path(path) for path in iter_input_files(list(paths))]
     check_unique_ids(documents)
+    for document in documents:
+        for warning in document_warnings(document):
+            print(f"warning: {warning}", file=sys.stderr)
     return documents
 
 

@@ -119,6 +119,22 @@ def parse(
     return parse_text(data, filename, metadata)
 
 
+def document_warnings(document: Document) -> list[str]:
+    """What a user should know about a document that was accepted (not errors)."""
+    if document.kind != "pdf":
+        return []
+    from .parse_pdf import pages_without_text
+
+    empty = pages_without_text(document)
+    if empty:
+        listed = ", ".join(str(n) for n in empty[:20]) + (" …" if len(empty) > 20 else "")
+        return [
+            f"{Path(document.filename).name}: page(s) {listed} have no text layer (scanned or image-only); "
+            "they cannot be searched or cited"
+        ]
+    return []
+
+
 def iter_input_files(paths: list[Path]) -> list[Path]:
     """Files named directly, and supported files found recursively under folders, sorted."""
     found: list[Path] = []

@@ -260,6 +260,11 @@ def test_partly_scanned_pdf_keeps_text_pages_and_lists_empty_ones():
     assert pages_without_text(document) == [2]
     assert document.pages[1].lines == () and document.pages[1].text == ""
     assert document.pages[2].lines[0].text == "page three has text"
+    from pipeline.parse import document_warnings
+
+    assert document_warnings(document) == [
+        "mixed.pdf: page(s) 2 have no text layer (scanned or image-only); they cannot be searched or cited"
+    ]
 
 
 def test_zero_pages_is_refused():

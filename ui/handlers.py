@@ -225,9 +225,12 @@ def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, 
 
 
 def _added(document: Document) -> dict:
+    from pipeline.parse import document_warnings
+
     return {"source_id": document.source_id, "filename": document.filename, "kind": document.kind,
             "pages": len(document.pages), "lines": sum(len(p.lines) for p in document.pages),
-            "version": document.meta.version, "topic": document.meta.topic}
+            "version": document.meta.version, "topic": document.meta.topic,
+            "warnings": document_warnings(document)}
 
 
 @guarded

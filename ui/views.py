@@ -137,6 +137,8 @@ def upload_status(shared: Shared, report, session, groups):
         for item in report.get("added", []):
             lines.append(f"<li>✓ added <b>{panels._e(item['source_id'])}</b> ({panels._e(item['filename'])}, "
                          f"{item['kind']}, {item['pages']} page(s), {item['lines']} lines)</li>")
+            for warning in item.get("warnings", []):
+                lines.append(f"<li>⚠ {panels._e(warning)}</li>")
         for error in report.get("errors", []):
             lines.append(f"<li>✗ {panels._e(error)}</li>")
     status = f"<ul class='rag-note'>{''.join(lines)}</ul>" if lines else ""
