@@ -64,8 +64,7 @@ def _build_parser() -> argparse.ArgumentParser:
     from .evaluate.cli import add_eval_parser
 
     add_eval_parser(commands)
-    bench = commands.add_parser("bench", help="performance benchmarks (prints a table)")
-    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    commands.add_parser("bench", help="performance benchmarks (prints a table; `bench --help` for options)")
     return parser
 
 
@@ -140,6 +139,11 @@ def run_schema(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["bench"]:  # argparse's REMAINDER refuses options ("--json") after a subcommand
+        from benchmarks.bench import main as bench_main
+
+        return bench_main(arguments[1:])
     args = _build_parser().parse_args(argv)
     try:
         if args.command == "ask":
@@ -152,10 +156,6 @@ def main(argv: list[str] | None = None) -> int:
             from .evaluate.cli import run_eval
 
             return run_eval(args)
-        if args.command == "bench":
-            from benchmarks.bench import main as bench_main
-
-            return bench_main(args.rest)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -111,7 +111,9 @@ class LocalExtractive:
 
     name = PRODUCER
 
-    def __init__(self, tokenizer: Tokenizer | None = None, min_support: float = 0.6):
+    # 0.7, chosen on SQuAD 2.0's public half (README, Results): accuracy 0.517 at 0.6 → 0.557 at 0.7
+    # (the maximum, 0.577, lies at 0.85-0.9, but a seed scenario's answer covers 0.72 of its question).
+    def __init__(self, tokenizer: Tokenizer | None = None, min_support: float = 0.7):
         self.tokenizer = tokenizer or Tokenizer()
         self.min_support = min_support
 

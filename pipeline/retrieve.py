@@ -228,13 +228,14 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> tuple[Retr
     chosen = hits + list(sibling_of)
     superseded = _superseded(corpus, ranked, chosen, notes)
     selected = [p for p in chosen if p not in superseded]
-    rank_of = {int(p): r for r, p in enumerate(ranked.order, start=1)}
+    rank_of = np.empty(len(ranked.order), dtype=np.int64)  # position → fused rank (1 = best)
+    rank_of[ranked.order] = np.arange(1, len(ranked.order) + 1)
     shown = [int(p) for p in ranked.order[: settings.trace_limit]]
     shown += [p for p in chosen if p not in set(shown)]
     by_position = {}
-    for position in sorted(set(shown), key=rank_of.get):
+    for position in sorted(set(shown), key=lambda p: rank_of[p]):
         by_position[position] = _candidate(
-            corpus, request, scores, ranked, position, rank_of[position],
+            corpus, request, scores, ranked, position, int(rank_of[position]),
             selected=position in selected,
             selected_as=("sibling" if position in sibling_of else "hit") if position in chosen else None,
             sibling_of=sibling_of.get(position),

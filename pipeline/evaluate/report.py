@@ -1,0 +1,80 @@
+"""Write README.md's results region from reports/eval.json and reports/bench.json.
+
+`python -m pipeline.evaluate.report [README] [--eval FILE] [--bench FILE]` replaces only the
+text between `<!-- results:start -->` and `<!-- results:end -->`; every table is copied as the
+commands printed it, with the command, the date and the machine it was measured on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+START, END = "<!-- results:start -->", "<!-- results:end -->"
+SUITE_ORDER = ("scenarios", "scifact", "verifier", "squad2", "cmrc")
+
+
+def _load(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def render(eval_figures: dict | None, bench_figures: dict | None) -> str:
+    out = ["## Results", "",
+           "Written by `python -m pipeline.evaluate.report` from `reports/eval.json` and `reports/bench.json`; "
+           "nothing here is typed by hand. Data: ../shared/eval (SciFact, SQuAD 2.0 dev half, CMRC 2018 dev; "
+           "licences in its README). \"papertrail\" is seed 002's setup run through the same command.", ""]
+    tables = (eval_figures or {}).get("tables", {})
+    by_suite = (eval_figures or {}).get("meta_by_suite", {})
+    for suite in SUITE_ORDER:
+        out.append(f"### eval {suite}")
+        out.append("")
+        if suite in tables:
+            meta = by_suite.get(suite) or eval_figures.get("meta", {})
+            out.append(f"`{meta.get('command', '')}` — {meta.get('date', '')} — {meta.get('machine', '')}")
+            out += ["", "```", tables[suite], "```", ""]
+        else:
+            out += ["not yet measured", ""]
+    out.append("### bench")
+    out.append("")
+    if bench_figures and bench_figures.get("table"):
+        meta = bench_figures.get("meta", {})
+        out.append(f"`{meta.get('command', '')}` — {meta.get('date', '')} — {meta.get('machine', '')}")
+        out += ["", "```", bench_figures["table"], "```", ""]
+    else:
+        out += ["not yet measured", ""]
+    plots = sorted((ROOT / "reports" / "plots").glob("*.png"))
+    if plots:
+        out.append("Plots: " + ", ".join(f"[{p.stem}](reports/plots/{p.name})" for p in plots))
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_readme(readme: Path = ROOT / "README.md", eval_path: Path = ROOT / "reports" / "eval.json",
+                 bench_path: Path = ROOT / "reports" / "bench.json") -> None:
+    text = readme.read_text("utf-8")
+    if START not in text or END not in text:
+        raise SystemExit(f"{readme}: no {START} … {END} region")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    body = render(_load(eval_path), _load(bench_path))
+    readme.write_text(f"{head}{START}\n{body}{END}{tail}", "utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pipeline.evaluate.report", description=__doc__)
+    parser.add_argument("readme", nargs="?", type=Path, default=ROOT / "README.md")
+    parser.add_argument("--eval", type=Path, default=ROOT / "reports" / "eval.json")
+    parser.add_argument("--bench", type=Path, default=ROOT / "reports" / "bench.json")
+    args = parser.parse_args(argv)
+    write_readme(args.readme, args.eval, args.bench)
+    print(args.readme)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
