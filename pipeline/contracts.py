@@ -8,7 +8,7 @@ Every stage takes and returns these models, so each step can be inspected and se
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,12 +42,23 @@ class Box(_Frozen):
     y1: float
 
 
-class Word(_Frozen):
-    """One word of a PDF line: its code-point span within the page text and its box."""
+class Word(NamedTuple):
+    """One word of a PDF line: its code-point span within the page text and its box.
+
+    A plain named tuple, not a model: a PDF holds tens of thousands of words, and a tuple is
+    built several times faster (it serialises as [start, end, x0, y0, x1, y1]).
+    """
 
     start: int
     end: int
-    box: Box
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def box(self) -> Box:
+        return Box(x0=self.x0, y0=self.y0, x1=self.x1, y1=self.y1)
 
 
 class Line(_Frozen):

@@ -8,7 +8,7 @@ scored), and never over an eligibility-filtered remainder (seed 000, §45.3).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import bm25s
@@ -152,11 +152,12 @@ def build_corpus(
     cache: VectorCache | None = None,
     tokenizer: Tokenizer | None = None,
     progress: Progress | None = None,
+    chunker: Callable[[Document], list[Chunk]] = retrieval_chunks,
 ) -> Corpus:
     """Chunk, tokenize and embed `documents` (vectors come from the cache where known)."""
     check_unique_ids(documents)
     tokenizer = tokenizer or Tokenizer()
-    chunks = [chunk for document in documents for chunk in retrieval_chunks(document)]
+    chunks = [chunk for document in documents for chunk in chunker(document)]
     if progress:
         progress(0, len(chunks), "tokenizing")
     chunk_tokens = [tokenizer.tokens(chunk.text) for chunk in chunks]

@@ -362,11 +362,11 @@ def _maker(cls):
     return make
 
 
-_make_box, _make_word, _make_line, _make_page = (_maker(c) for c in (Box, Word, Line, Page))
+_make_box, _make_line, _make_page = (_maker(c) for c in (Box, Line, Page))
 
 
 def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]]) -> Page:
-    make_box, make_word, make_line = _make_box, _make_word, _make_line
+    make_box, make_line = _make_box, _make_line
     texts: list[str] = []
     lines: list[Line] = []
     offset = 0
@@ -383,8 +383,7 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
                 pos += 1
             parts.append(text)
             end = pos + len(text)
-            line_words.append(make_word({"start": pos, "end": end,
-                                         "box": make_box({"x0": x0, "y0": y0, "x1": x1, "y1": y1})}))
+            line_words.append(Word(pos, end, x0, y0, x1, y1))
             pos = end
             previous = x1
         text = "".join(parts)

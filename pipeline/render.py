@@ -154,7 +154,7 @@ def span_boxes(page: Page, start: int, end: int, split_cells: bool = True) -> li
                 continue
             lo, hi = max(word.start, start), min(word.end, end)
             length = word.end - word.start
-            b = word.box
+            b = word  # a Word carries its box coordinates
             x0 = b.x0 + (b.x1 - b.x0) * (lo - word.start) / length
             x1 = b.x0 + (b.x1 - b.x0) * (hi - word.start) / length
             broken = split_cells and previous_end is not None and "\t" in page.text[previous_end:word.start]
