@@ -119,7 +119,8 @@ def test_eval_all_on_a_slice_writes_json_plots_and_readme(tmp_path, monkeypatch,
     out, plots = tmp_path / "eval.json", tmp_path / "plots"
     readme = tmp_path / "README.md"
     readme.write_text("# x\n\n<!-- results:start -->\nold\n<!-- results:end -->\n\ntail\n", "utf-8")
-    code = main(["eval", "all", "--limit", "3", "--json", str(out), "--plots", str(plots), "--readme", str(readme)])
+    code = main(["eval", "all", "--limit", "3", "--json", str(out), "--plots", str(plots), "--readme", str(readme),
+                 "--traces", str(tmp_path / "rag-traces.json")])
     printed = capsys.readouterr().out
     assert code == 0, printed
     figures = json.loads(out.read_text("utf-8"))

