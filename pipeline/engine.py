@@ -103,7 +103,7 @@ def ask(
     clock = _Clock()
     readable = corpus.readable_documents(request.groups)
     trace = Trace(
-        request=request, settings=settings, corpus_digest=corpus.digest, documents=document_records(corpus, request),
+        request=request, settings=settings, corpus_digest=corpus.readable_digest(request.groups), documents=document_records(corpus, request),
         tokenizer=corpus.tokenizer.name, embedder=corpus.embedder.name,
         answer=_abstain("insufficient_evidence", producer),
     )

@@ -125,6 +125,14 @@ class Corpus:
             self._readable[key] = frozenset(sid for sid, doc in self.documents.items() if can_read(doc, groups))
         return self._readable[key]
 
+    def readable_digest(self, groups: Sequence[str]) -> str:
+        """The corpus digest of what this requester may read: recomputable from the trace's
+        document list, and silent about documents the requester may not see."""
+        key = ("digest", self.readable_sources(groups))
+        if key not in self.memo:
+            self.memo[key] = corpus_digest(self.readable_documents(groups).values())
+        return self.memo[key]
+
     def readable_documents(self, groups: Sequence[str]) -> dict[str, Document]:
         readable = self.readable_sources(groups)
         key = ("documents", readable)

@@ -113,3 +113,17 @@ def test_undated_versions_are_ordered_by_updated_and_the_older_stays_visible(sam
     older = next(c for c in retrieval.candidates if c.source_id == "tt-2023")
     assert older.superseded_by == "tt-2025" and not older.selected
 
+
+
+def test_the_trace_digest_covers_exactly_the_readable_documents(sample_corpus):
+    import hashlib
+
+    from pipeline.engine import ask
+
+    outsider = ask(sample_corpus, _request("Beijing lodging"))
+    insider = ask(sample_corpus, _request("Beijing lodging", groups=("executives",)))
+    listed = "\n".join(sorted(f"{d.source_id}\t{d.digest}" for d in outsider.documents))
+    assert outsider.corpus_digest == hashlib.sha256(listed.encode()).hexdigest()  # recomputable from the trace
+    assert "executive-travel" not in {d.source_id for d in outsider.documents}
+    assert insider.corpus_digest != outsider.corpus_digest
+    assert insider.corpus_digest == sample_corpus.digest  # an insider reads everything
