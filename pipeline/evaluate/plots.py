@@ -47,10 +47,7 @@ def _distributions(rows, path: Path) -> Path:
         ax.set_xlabel(label)
         ax.legend(fontsize=7)
     fig.suptitle("SQuAD 2.0 (public half): answerable vs unanswerable questions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def _threshold_curve(result, rows, path: Path) -> Path:
@@ -78,10 +75,7 @@ def _threshold_curve(result, rows, path: Path) -> Path:
     right.set_xlabel("min_support")
     right.set_ylabel("accuracy")
     right.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def _ndcg(result, path: Path) -> Path:
@@ -106,6 +100,10 @@ def _ndcg(result, path: Path) -> Path:
     ax.set_ylim(0, 1)
     ax.set_title("SciFact training claims: nDCG@10 by method")
     ax.legend(fontsize=7)
+    return _save(plt, fig, path)
+
+
+def _save(plt, fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -124,10 +122,7 @@ def _verifier(coverage, path: Path) -> Path:
     ax.set_xlabel("share of the claim's content words found in the cited abstract")
     ax.set_title("SciFact claims vs cited abstracts: claim_supported coverage")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def _tokenizers(tokenizers, path: Path) -> Path:
@@ -141,7 +136,4 @@ def _tokenizers(tokenizers, path: Path) -> Path:
     ax.set_ylim(0, 1)
     ax.set_title("CMRC 2018: CJK tokenizer")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
