@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import bm25s
 import numpy as np
 
-from .chunk import line_chunks, retrieval_chunks
+from .chunk import retrieval_chunks
 from .contracts import Chunk, Document
 from .embed import Embedder, Progress, VectorCache, embed_texts
 from .metadata import check_unique_ids
@@ -149,9 +149,6 @@ class Corpus:
             index.vectors = self.vectors if len(rows) == len(self.chunks) else self.vectors[rows]
             self._lexical[readable] = index
         return self._lexical[readable]
-
-    def line_chunks(self, source_id: str) -> list[Chunk]:
-        return line_chunks(self.documents[source_id])
 
 
 def build_corpus(

@@ -77,9 +77,6 @@ class ChromaVectorCache:
                 metadatas=[{"embedder": self.embedder_name}] * len(batch),
             )
 
-    def count(self) -> int:
-        return self.collection.count()
-
 
 def default_cache_dir() -> Path:
     """RAG_CACHE_DIR, else ~/.cache/auditable-rag/chroma."""
