@@ -70,6 +70,18 @@ class LexicalIndex:
         return np.asarray(self.bm25.get_scores([self.vocabulary[token]]), dtype=np.float32)
 
 
+def sibling_key(document: Document) -> tuple | None:
+    """Parallel policies share topic, authority and valid_from (seed 000, §45.3).
+
+    The language is part of the key: a translation is the same policy, not a parallel one.
+    Without a topic or an authority a document has no siblings.
+    """
+    meta = document.meta
+    if not (meta.topic or meta.authority):
+        return None
+    return ((meta.topic or "").casefold(), (meta.authority or "").casefold(), meta.valid_from, (meta.lang or "").casefold())
+
+
 @dataclass(frozen=True)
 class SourceTable:
     """Per-document metadata as arrays, so eligibility is one vector operation per request."""
@@ -78,6 +90,7 @@ class SourceTable:
     valid_to: np.ndarray  # date ordinals; a sentinel past any date when open
     updated: np.ndarray  # date ordinals; 0 when unknown
     topic: np.ndarray  # case-folded topic ("" when none)
+    sibling_group: np.ndarray  # one id per sibling key; -1 for a document without siblings
 
     @classmethod
     def build(cls, documents: Sequence[Document]) -> SourceTable:
@@ -85,11 +98,14 @@ class SourceTable:
             return date.toordinal() if date else missing
 
         metas = [d.meta for d in documents]
+        groups: dict[tuple, int] = {}
+        keys = [sibling_key(d) for d in documents]
         return cls(
             valid_from=np.array([ordinal(m.valid_from, -1) for m in metas], dtype=np.int64),
             valid_to=np.array([ordinal(m.valid_to, 10**9) for m in metas], dtype=np.int64),
             updated=np.array([ordinal(m.updated, 0) for m in metas], dtype=np.int64),
             topic=np.array([(m.topic or "").casefold() for m in metas], dtype=object),
+            sibling_group=np.array([-1 if k is None else groups.setdefault(k, len(groups)) for k in keys], dtype=np.int64),
         )
 
     def eligible(self, date, topic: str | None) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .contracts import Candidate, Document, Request, Retrieval, Settings
-from .index import Corpus
+from .index import Corpus, sibling_key
 
 
 _BLAS = ThreadpoolController()
@@ -92,18 +92,6 @@ def ineligibility(document: Document, request: Request) -> tuple[str, ...]:
     return tuple(reasons)
 
 
-def sibling_key(document: Document) -> tuple | None:
-    """Parallel policies share topic, authority and valid_from (seed 000, §45.3).
-
-    The language is part of the key: a translation is the same policy, not a parallel one.
-    Without a topic or an authority a document has no siblings.
-    """
-    meta = document.meta
-    if not (meta.topic or meta.authority):
-        return None
-    return ((meta.topic or "").casefold(), (meta.authority or "").casefold(), meta.valid_from, (meta.lang or "").casefold())
-
-
 def _undated(document: Document) -> bool:
     return document.meta.valid_from is None and document.meta.valid_to is None
 
@@ -158,18 +146,19 @@ def _siblings(corpus: Corpus, ranked: _Ranked, hits: list[int], notes: list[str]
     sibling_of: dict[int, str] = {}
     taken = {int(ranked.source[p]) for p in hits}
     usable = ranked.order[(ranked.passes & ranked.eligible)[ranked.order]]
+    usable_groups = corpus.sources.sibling_group[ranked.source[usable]]
     for hit in hits:
-        hit_source = corpus.source_order[ranked.source[hit]]
-        key = sibling_key(corpus.documents[hit_source])
-        if key is None:
+        group = corpus.sources.sibling_group[ranked.source[hit]]
+        if group < 0:
             continue
-        for position in usable:
+        hit_source = corpus.source_order[ranked.source[hit]]
+        for position in usable[usable_groups == group]:  # best first
             source_index = int(ranked.source[position])
-            sid = corpus.source_order[source_index]
-            if source_index in taken or sibling_key(corpus.documents[sid]) != key:
+            if source_index in taken:
                 continue
             taken.add(source_index)
             sibling_of[int(position)] = hit_source
+            sid = corpus.source_order[source_index]
             notes.append(f"{sid} is a sibling of {hit_source} (same topic, authority and valid_from)")
     return sibling_of
 
@@ -237,10 +226,9 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> tuple[Retr
     selected = [p for p in chosen if p not in superseded]
     rank_of = np.empty(len(ranked.order), dtype=np.int64)  # position → fused rank (1 = best)
     rank_of[ranked.order] = np.arange(1, len(ranked.order) + 1)
-    shown = [int(p) for p in ranked.order[: settings.trace_limit]]
-    shown += [p for p in chosen if p not in set(shown)]
+    shown = {int(p) for p in ranked.order[: settings.trace_limit]} | set(chosen)
     by_position = {}
-    for position in sorted(set(shown), key=lambda p: rank_of[p]):
+    for position in sorted(shown, key=lambda p: rank_of[p]):
         by_position[position] = _candidate(
             corpus, request, scores, ranked, position, int(rank_of[position]),
             selected=position in selected,
