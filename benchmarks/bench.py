@@ -221,7 +221,7 @@ def bench_latency(sizes: list[int], n: int) -> dict:
 
 
 def bench_collection(name: str, n: int, abstracts: int | None) -> dict:
-    from pipeline.evaluate.common import embed_progress
+    from pipeline.load import stderr_progress
     from pipeline.load import corpus_from_documents, parse_paths
 
     start = time.perf_counter()
@@ -232,7 +232,7 @@ def bench_collection(name: str, n: int, abstracts: int | None) -> dict:
         from pipeline.evaluate.data import abstract_document, load_scifact_corpus
 
         chosen = load_scifact_corpus()[:abstracts] if abstracts else load_scifact_corpus()
-        corpus = corpus_from_documents([abstract_document(a) for a in chosen], progress=embed_progress)
+        corpus = corpus_from_documents([abstract_document(a) for a in chosen], progress=stderr_progress)
         qs = questions(n)
     ingest = time.perf_counter() - start
     figures = latency(corpus, qs[: n + 3])

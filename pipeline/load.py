@@ -28,8 +28,10 @@ def parse_paths(paths: Sequence[Path]) -> list[Document]:
 
 
 def stderr_progress(done: int, total: int, stage: str) -> None:
-    if total and stage == "embedding":
-        print(f"\r{stage}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+    """Embedding progress on stderr: at the start, every 10 batches, and at the end."""
+    if total and stage == "embedding" and (done in (0, total) or done % 320 == 0):
+        print(f"\rembedding {done}/{total} passages (cached vectors are reused)", end="\n" if done == total else "",
+              file=sys.stderr, flush=True)
 
 
 def corpus_from_documents(

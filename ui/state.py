@@ -15,7 +15,7 @@ from typing import Any
 
 from pipeline.contracts import Document, Trace
 from pipeline.errors import InputError
-from pipeline.index import Corpus, can_read
+from pipeline.index import Corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "sample_docs" / "corpus"
@@ -39,18 +39,15 @@ class Shared:
 
     def demo_corpus(self, exclude: tuple[str, ...], include_conflict: bool) -> Corpus:
         """The corpus a scenario names (samples minus `exclude`, plus the conflicting copy)."""
-        from pipeline.evaluate.scenarios import CONFLICT
-        from pipeline.load import corpus_from_documents, parse_paths
+        from pipeline.evaluate.scenarios import scenario_documents
+        from pipeline.load import corpus_from_documents
 
         key = (tuple(exclude), include_conflict)
         with self._lock:
             if key == ((), False):
                 return self.corpus
             if key not in self._demo_corpora:
-                documents = [d for d in self.documents if d.source_id not in exclude]
-                if include_conflict:
-                    documents += parse_paths([CONFLICT])
-                self._demo_corpora[key] = corpus_from_documents(documents)
+                self._demo_corpora[key] = corpus_from_documents(scenario_documents(self.documents, *key))
             return self._demo_corpora[key]
 
 
@@ -97,7 +94,7 @@ class Session:
         return list(shared.documents) + list(self.uploads.values())
 
     def readable(self, shared: Shared, groups: tuple[str, ...]) -> list[Document]:
-        return [d for d in self.documents(shared) if can_read(d, groups)]
+        return list(self.corpus(shared).readable_documents(groups).values())
 
     def corpus(self, shared: Shared, progress=None) -> Corpus:
         if not self.uploads:

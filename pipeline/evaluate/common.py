@@ -36,14 +36,6 @@ class Progress:
               file=sys.stderr, flush=True)
 
 
-def embed_progress(done: int, total: int, stage: str) -> None:
-    """For `corpus_from_documents(progress=...)`: long embedding runs show where they are."""
-    if stage == "embedding" and total:
-        if done == 0 or done == total or done % 320 == 0:
-            print(f"\rembedding {done}/{total} passages (cached vectors are reused)", end="\n" if done == total else "",
-                  file=sys.stderr, flush=True)
-
-
 @dataclass(frozen=True)
 class PaperTrail:
     """Seed 002's setup ("papertrail"): dense top-5 only, no threshold, no eligibility filter,
@@ -63,12 +55,3 @@ def overlap_tokens(text: str) -> set[str]:
 def word_overlap_verified(answer: str, cited: str, minimum: int = 3) -> bool:
     """Seed 002's rule: at least `minimum` shared lowercase tokens of at least 5 characters."""
     return len(overlap_tokens(answer) & overlap_tokens(cited)) >= minimum
-
-
-def default_min_support() -> float:
-    """The extractive composer's default threshold (read from its signature, never copied)."""
-    import inspect
-
-    from ..generate import LocalExtractive
-
-    return float(inspect.signature(LocalExtractive).parameters["min_support"].default)

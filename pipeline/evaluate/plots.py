@@ -32,13 +32,12 @@ def draw(result: dict, side: dict, folder: Path) -> list[Path]:
 
 def _distributions(rows, path: Path) -> Path:
     from ..contracts import Settings
-    from .common import default_min_support
-
+    from ..generate import DEFAULT_MIN_SUPPORT
     plt = _plt()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     features = [("top_coverage", "top candidate lexical coverage", Settings().min_lexical),
                 ("top_dense", "top candidate dense cosine", Settings().min_dense),
-                ("composer_score", "composer best-sentence score", default_min_support())]
+                ("composer_score", "composer best-sentence score", DEFAULT_MIN_SUPPORT)]
     for ax, (key, label, threshold) in zip(axes, features):
         for impossible, colour, name in ((False, "tab:blue", "answerable"), (True, "tab:red", "unanswerable")):
             values = [r[key] for r in rows if r["impossible"] == impossible and r.get(key) is not None]
@@ -69,9 +68,8 @@ def _threshold_curve(result, rows, path: Path) -> Path:
         right.axhline(base["baseline_always_abstain"]["accuracy"], color="grey", linestyle="--", label="always abstain")
     if base.get("baseline_never_abstain"):
         right.axhline(base["baseline_never_abstain"]["accuracy"], color="orange", linestyle=":", label="never abstain")
-    from .common import default_min_support
-
-    right.axvline(default_min_support(), color="black", linewidth=1, label=f"default {default_min_support()}")
+    from ..generate import DEFAULT_MIN_SUPPORT
+    right.axvline(DEFAULT_MIN_SUPPORT, color="black", linewidth=1, label=f"default {DEFAULT_MIN_SUPPORT}")
     right.set_xlabel("min_support")
     right.set_ylabel("accuracy")
     right.legend(fontsize=8)

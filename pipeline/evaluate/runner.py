@@ -151,14 +151,13 @@ def suite_squad2(args, configs) -> dict:
 
 
 def _best_grid(squad, rows) -> dict:
-    from .common import default_min_support
-
+    from ..generate import DEFAULT_MIN_SUPPORT
     grid = squad.grid_table(rows)
     best = max(grid, key=lambda g: (g["accuracy"], g["recall"]))
     best_half = max((g for g in grid if g["recall"] >= 0.5), key=lambda g: g["accuracy"], default=None)
     defaults = Settings()
     current = next((g for g in grid if g["min_lexical"] == defaults.min_lexical and g["min_dense"] == defaults.min_dense
-                    and abs(g["min_support"] - default_min_support()) < 1e-9), None)
+                    and abs(g["min_support"] - DEFAULT_MIN_SUPPORT) < 1e-9), None)
     return rounded({"best_accuracy": best, "best_with_recall_at_least_0.5": best_half, "defaults": current})
 
 

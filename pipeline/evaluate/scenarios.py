@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..contracts import Proposal, ProposedCitation, Request, Settings, Trace
+from ..contracts import Document, Proposal, ProposedCitation, Request, Settings, Trace
 from ..engine import ask
 from ..load import corpus_from_documents, parse_paths
 
@@ -133,16 +133,20 @@ def check(scenario: Scenario, trace: Trace) -> list[str]:
     return problems
 
 
+def scenario_documents(base: list[Document], exclude: tuple[str, ...], include_conflict: bool) -> list[Document]:
+    """The collection a scenario names: the corpus minus `exclude`, plus the diagnostic conflict."""
+    documents = [d for d in base if d.source_id not in exclude]
+    return documents + (parse_paths([CONFLICT]) if include_conflict else [])
+
+
 def run_all(progress=None) -> list[tuple[Scenario, Trace, list[str]]]:
     base = parse_paths([CORPUS])
-    conflict = parse_paths([CONFLICT])
     results = []
     corpora = {}
     for scenario in SCENARIOS:
         key = (scenario.exclude, scenario.include_conflict)
         if key not in corpora:
-            documents = [d for d in base if d.source_id not in scenario.exclude]
-            corpora[key] = corpus_from_documents(documents + (conflict if scenario.include_conflict else []), progress=progress)
+            corpora[key] = corpus_from_documents(scenario_documents(base, *key), progress=progress)
         request = Request(question=scenario.question, date=REQUEST_DATE, topic=scenario.topic, groups=scenario.groups)
         trace = ask(corpora[key], request, Settings(**scenario.settings), proposal=scenario.proposal)
         results.append((scenario, trace, check(scenario, trace)))

@@ -24,13 +24,12 @@ from pathlib import Path
 from ..contracts import Settings
 from ..engine import ask
 from ..generate import LocalExtractive
-from ..index import can_read
-from ..load import corpus_from_documents
+from ..load import corpus_from_documents, stderr_progress
 from ..pack import PackError, pack
 from ..tokenize import Tokenizer
 from ..verify import Verifier, claims_without_support, verify
 from . import data
-from .common import PaperTrail, Progress, embed_progress, request, word_overlap_verified
+from .common import PaperTrail, Progress, request, word_overlap_verified
 from .metrics import rounded
 
 _BEST = re.compile(r"(?:covers|best) (\d+(?:\.\d+)?)")
@@ -190,8 +189,8 @@ def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: T
         if asked >= total:
             break
         documents = [data.paragraph_document(a_index, p_index, text) for p_index, text in enumerate(article.paragraphs)]
-        corpus = corpus_from_documents(documents, tokenizer=tokenizer, progress=embed_progress)
-        readable = {sid: doc for sid, doc in corpus.documents.items() if can_read(doc, ())}
+        corpus = corpus_from_documents(documents, tokenizer=tokenizer, progress=stderr_progress)
+        readable = corpus.readable_documents(())
         generator = LocalExtractive(corpus.tokenizer, min_support=paper.min_support) if config == "papertrail" else None
         for question in article.questions:
             if asked >= total:
