@@ -111,7 +111,7 @@ def test_composer_works_on_chinese_sentences(make_corpus):
 def _check(corpus, answer, citation, request=REQUEST):
     proposal = Proposal(answer=answer, citations=[citation])
     readable = dict(corpus.documents)
-    return verify(proposal, readable, request, Verifier(corpus.tokenizer))[0]
+    return verify(proposal, readable, request, Verifier())[0]
 
 
 def test_each_check_can_fail_on_its_own(sample_corpus):
@@ -163,7 +163,7 @@ def test_paraphrase_is_supported_only_when_nearly_all_content_is_in_the_span(sam
 def test_claims_attach_to_the_text_before_their_markers():
     proposal = Proposal(
         answer="A is 1. [a:1] B is 2. [b:2-3] [c:4]",
-        citations=[ProposedCitation(source_id=s, start_line=l, end_line=e) for s, l, e in [("a", 1, 1), ("b", 2, 3), ("c", 4, 4)]],
+        citations=[ProposedCitation(source_id=s, start_line=a, end_line=e) for s, a, e in [("a", 1, 1), ("b", 2, 3), ("c", 4, 4)]],
     )
     claims = split_claims(proposal)
     assert [(c.text, c.citations) for c in claims] == [("A is 1.", (0,)), ("B is 2.", (1, 2))]

@@ -51,9 +51,9 @@ def test_eligibility_never_recomputes_document_frequency(sample_corpus):
     score = {c.chunk_id: c.bm25 for c in filtered.candidates}
     assert score == {c.chunk_id: c.bm25 for c in unfiltered.candidates}
     # …while a collection that really lacks v1 has other statistics (so the test can fail).
-    from pipeline.load import corpus_from_documents
+    from pipeline import build_engine
 
-    without_v1 = corpus_from_documents([d for d in sample_corpus.documents.values() if d.source_id != "travel-v1"])
+    without_v1 = build_engine().corpus([d for d in sample_corpus.documents.values() if d.source_id != "travel-v1"])
     other, _ = retrieve(without_v1, _request(), Settings())
     assert {c.chunk_id: c.bm25 for c in other.candidates}["travel-v2#card:B"] != score["travel-v2#card:B"]
 
@@ -91,12 +91,9 @@ def test_baseline_applies_eligibility_after_selection_and_loses_the_answer(sampl
     assert after.selected == () and after.eligibility == "after_selection"
 
 
-def test_siblings_are_selected_so_conflicts_become_visible(sample_documents):
+def test_siblings_are_selected_so_conflicts_become_visible(engine, sample_documents):
     conflict = (SAMPLES / "diagnostic" / "travel-v2-800.md").read_text("utf-8")
-    from pipeline.load import corpus_from_documents
-    from pipeline.parse import parse
-
-    corpus = corpus_from_documents(list(sample_documents) + [parse(conflict.encode(), "travel-v2-800.md")])
+    corpus = engine.corpus(list(sample_documents) + [engine.parse(conflict.encode(), "travel-v2-800.md")])
     retrieval, _ = retrieve(corpus, _request(), Settings(top_k=1))
     selected = {c.source_id: c for c in retrieval.selected}
     assert set(selected) >= {"travel-v2", "travel-v2-800"}
