@@ -258,9 +258,10 @@ class Candidate(_Frozen):
 class Retrieval(_Frozen):
     candidates: tuple[Candidate, ...]
     selected: tuple[Candidate, ...]
-    eligibility: str
+    eligibility: Literal["before_cutoff", "after_selection"]
     scored: int = 0
     notes: tuple[str, ...] = ()
+    term_weights: dict[str, float] = Field(default_factory=dict, description="the question terms' IDF weights")
 
 
 # --------------------------------------------------------------------------- pack

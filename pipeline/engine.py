@@ -113,13 +113,13 @@ def ask(
 def _retrieve_and_pack(corpus: Corpus, request: Request, settings: Settings, trace: Trace,
                        clock: _Clock) -> Abstention | None:
     with clock.stage("retrieve"):
-        trace.retrieval, term_weights = retrieve(corpus, request, settings)
+        trace.retrieval = retrieve(corpus, request, settings)
     if not trace.retrieval.selected:
         return Abstention(reason_code="insufficient_evidence", stage="retrieve")
     with clock.stage("pack"):
         try:
             trace.context = pack(trace.retrieval.selected, corpus.readable_documents(request.groups), request,
-                                 settings, term_weights)
+                                 settings, trace.retrieval.term_weights)
         except PackError as failure:
             trace.context = failure.context
             return failure.abstention

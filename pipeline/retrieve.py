@@ -211,10 +211,10 @@ def _candidate(
     )
 
 
-def retrieve(corpus: Corpus, request: Request, settings: Settings) -> tuple[Retrieval, dict[str, float]]:
+def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
     """Score everything readable, select eligible hits and their siblings.
 
-    Returns the retrieval record and the query terms' IDF weights (the composer uses them).
+    The record also holds the query terms' IDF weights (the composer uses them).
     """
     scores = score_collection(corpus, request, settings)
     ranked = _rank(corpus, request, settings, scores)
@@ -244,5 +244,6 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> tuple[Retr
         eligibility=settings.eligibility,
         scored=len(ranked.order),
         notes=tuple(notes),
+        term_weights=scores.term_weights,
     )
-    return retrieval, scores.term_weights
+    return retrieval

@@ -17,7 +17,8 @@ REQUEST = Request(question="Beijing lodging", date=REQUEST_DATE, topic="travel")
 
 
 def _context(corpus, settings=Settings(), request=REQUEST):
-    retrieval, weights = retrieve(corpus, request, settings)
+    retrieval = retrieve(corpus, request, settings)
+    weights = retrieval.term_weights
     return pack(retrieval.selected, corpus.documents, request, settings, weights)
 
 

@@ -53,7 +53,8 @@ def test_marker_write_and_parse_round_trip(source_id, page, start, extra):
 def test_the_packed_context_never_exceeds_its_capacity(sample_corpus, window, reserve, top_k):
     request = Request(question="Beijing lodging limit", date=dt.date(2026, 9, 14))
     run = Settings(window=window, reserve=reserve, top_k=top_k)
-    retrieval, weights = retrieve(sample_corpus, request, run)
+    retrieval = retrieve(sample_corpus, request, run)
+    weights = retrieval.term_weights
     if not retrieval.selected:
         return
     try:
@@ -68,9 +69,9 @@ def test_the_packed_context_never_exceeds_its_capacity(sample_corpus, window, re
 @given(st.dates(dt.date(2020, 1, 1), dt.date(2030, 12, 31)),
        st.sampled_from([None, "travel", "ferry", "it", "nothing-like-this"]))
 def test_eligibility_never_changes_bm25_statistics(sample_corpus, date, topic):
-    everything, _ = retrieve(sample_corpus, Request(question="lodging limit ferry", date=dt.date(2026, 9, 14)),
+    everything = retrieve(sample_corpus, Request(question="lodging limit ferry", date=dt.date(2026, 9, 14)),
                              Settings(trace_limit=10**6))
-    filtered, _ = retrieve(sample_corpus, Request(question="lodging limit ferry", date=date, topic=topic),
+    filtered = retrieve(sample_corpus, Request(question="lodging limit ferry", date=date, topic=topic),
                            Settings(trace_limit=10**6))
     assert {c.chunk_id: c.bm25 for c in filtered.candidates} == {c.chunk_id: c.bm25 for c in everything.candidates}
 
