@@ -62,11 +62,11 @@ def sample_corpus(engine, sample_documents):
 
 
 @pytest.fixture
-def make_corpus(engine):
-    """make_corpus(("name.md", "text"), ...) → a Corpus of just those documents."""
+def make_corpus(logic_engine):
+    """make_corpus(("name.md", "text"), ...) → a Corpus of just those documents (deterministic test embedder)."""
 
     def build(*files):
-        return engine.corpus([engine.parse(text.encode("utf-8"), name) for name, text in files])
+        return logic_engine.corpus([logic_engine.parse(text.encode("utf-8"), name) for name, text in files])
 
     return build
 
