@@ -218,6 +218,8 @@ class Settings(_Frozen):
     min_support: float = Field(0.7, ge=0.0, le=1.5, description="the extractive composer's minimum coverage")
     # A paraphrase counts as supported only if nearly all of its content words are in the span.
     support_coverage: float = Field(0.85, ge=0.0, le=1.0, description="the containment judge's word coverage")
+    on_unsupported: Literal["drop", "abstain"] = Field(
+        "drop", description="drop: answer with the verified claims only; abstain: any unsupported claim abstains")
 
 
 class IndexSettings(_Frozen):
@@ -373,8 +375,20 @@ class Citation(BaseModel):
     failed_checks: list[str] = []
 
 
+class ClaimVerdict(BaseModel):
+    """One sentence (claim) of a proposed answer, with its citations: kept only if one of them verified."""
+
+    text: str
+    status: Literal["verified", "dropped"]
+    citations: list[Citation] = []
+
+
 class Answer(BaseModel):
-    """The public answer object (`answer-v1`); its JSON Schema is exported to schema/."""
+    """The public answer object (`answer-v1`); its JSON Schema is exported to schema/.
+
+    `answer` holds only the verified claims; `claims` lists every claim of the proposal, verified or
+    dropped, each with its citations and their failed checks.
+    """
 
     schema_version: Literal["answer-v1"] = SCHEMA_VERSION
     status: Literal["answered", "abstained"]
@@ -383,6 +397,7 @@ class Answer(BaseModel):
     dropped_citations: list[Citation] = []
     reason_code: ReasonCode | None = None
     producer: str
+    claims: list[ClaimVerdict] = []
 
 
 # --------------------------------------------------------------------------- trace

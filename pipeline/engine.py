@@ -11,16 +11,16 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
-from .citations import cited_text, split_claims
+from .citations import Claim, cited_text, marker, split_claims, strip_markers
 from .conflicts import ConflictCheck
-from .contracts import Abstention, Answer, Citation, CitationCheck, Proposal, Request, Settings, Trace
+from .contracts import Abstention, Answer, Citation, CitationCheck, ClaimVerdict, Proposal, Request, Settings, Trace
 from .generate import LocalExtractive
 from .index import Corpus
 from .interfaces import Generator, SupportJudge
 from .pack import PackError, pack
 from .retrieve import retrieve
 from .support import ContainmentJudge
-from .verify import Verifier, abstention_for, claims_without_support, verify
+from .verify import Verifier, abstention_for, verify
 
 EXPLANATIONS = {
     "insufficient_evidence": "No eligible source passes the relevance threshold for this question, request date and "
@@ -139,42 +139,73 @@ def _citation(check: CitationCheck, documents) -> Citation:
 
 def _accept(proposal: Proposal, documents, request: Request, verifier: Verifier, conflicts: ConflictCheck,
             trace: Trace, producer: str) -> Abstention | None:
-    """Check a proposal's citations, then its sources' siblings; set the answer, or return why not."""
+    """Check each claim's citations, then the cited sources' siblings; set the answer, or return why not.
+
+    A claim stands when one of its citations verifies. With `on_unsupported` "drop" (the default) the
+    answer keeps the verified claims and lists the dropped ones; with "abstain", or when no claim
+    stands, the request abstains with the reason of the failed checks.
+    """
     if proposal.abstain_reason or not (proposal.answer or "").strip():
         return Abstention(reason_code=proposal.abstain_reason or "insufficient_evidence", stage="generate",
                           detail=proposal.note or "")
     claims = split_claims(proposal)
     trace.checks = verify(proposal, documents, request, verifier, claims)
-    citations = [_citation(check, documents) for check in trace.checks]
-    verified = [c for c in citations if c.verified]
-    dropped = [c for c in citations if not c.verified]
-    trace.answer = Answer(status="abstained", answer=None, dropped_citations=dropped,
-                          reason_code="unsupported_claim", producer=producer)
-    unsupported, failures = claims_without_support(proposal, trace.checks, claims)
-    if unsupported:
+    verdicts, kept, failures = _claim_verdicts(claims, trace.checks, documents)
+    dropped = [c for verdict in verdicts for c in verdict.citations if not c.verified]
+    trace.answer = Answer(status="abstained", answer=None, dropped_citations=dropped, reason_code="unsupported_claim",
+                          producer=producer, claims=verdicts)
+    unsupported = [v for v in verdicts if v.status == "dropped"]
+    if not kept or (unsupported and trace.settings.on_unsupported == "abstain"):
         details = "; ".join(
             f"{check.citation.source_id}:{check.citation.start_line}-{check.citation.end_line} failed "
             + ", ".join(check.failed_checks)
             for check in failures
-        ) or f"no citation for: {unsupported[0]!r}"
+        ) or f"no citation for: {unsupported[0].text!r}"
         return Abstention(reason_code=abstention_for(failures) if failures else "unsupported_claim", stage="verify",
                           detail=details)
-    conflict = conflicts(proposal, claims, documents, request)
+    conflict = conflicts(proposal, kept, documents, request)
     if conflict is not None:
-        trace.answer = trace.answer.model_copy(update={"dropped_citations": []})
+        trace.answer = trace.answer.model_copy(update={"dropped_citations": [], "claims": []})
         return conflict
-    trace.answer = Answer(status="answered", answer=proposal.answer, citations=verified, dropped_citations=dropped,
-                          producer=producer)
-    trace.explanation = "Every claim keeps at least one citation verified against the source text."
-    if dropped:
+    verified = [c for verdict in verdicts for c in verdict.citations if c.verified]
+    text = " ".join(_claim_text(v) for v in verdicts if v.status == "verified")
+    trace.answer = Answer(status="answered", answer=text, citations=verified, dropped_citations=dropped,
+                          producer=producer, claims=verdicts)
+    trace.explanation = "Every claim shown keeps at least one citation verified against the source text."
+    if unsupported:
+        trace.explanation += (f" {len(unsupported)} claim(s) without a verified citation were dropped from the answer: "
+                              + "; ".join(repr(v.text) for v in unsupported))
+    elif dropped:
         trace.explanation += f" {len(dropped)} citation(s) failed their checks and were dropped."
     return None
 
 
+def _claim_verdicts(claims: list[Claim], checks: list[CitationCheck], documents):
+    """Per claim: its citations with their verdicts; the claims that stand; the failed checks of those that don't."""
+    verdicts, kept, failures, cursor = [], [], [], 0
+    for claim in claims:
+        own = checks[cursor : cursor + len(claim.citations)]
+        cursor += len(claim.citations)
+        stands = any(check.verified for check in own)
+        verdicts.append(ClaimVerdict(text=strip_markers(claim.text), status="verified" if stands else "dropped",
+                                     citations=[_citation(check, documents) for check in own]))
+        if stands:
+            kept.append(Claim(claim.text, tuple(i for i, check in zip(claim.citations, own) if check.verified)))
+        else:
+            failures.extend(own)
+    return verdicts, kept, failures
+
+
+def _claim_text(verdict: ClaimVerdict) -> str:
+    markers = " ".join(marker(c.source_id, c.page, c.start_line, c.end_line) for c in verdict.citations if c.verified)
+    return f"{verdict.text} {markers}"
+
+
 def _abstained(trace: Trace, abstention: Abstention, producer: str) -> None:
     """The one way out for every refusal: the answer object, the abstention record and its explanation."""
-    dropped = trace.answer.dropped_citations if abstention.stage == "verify" else []
+    checked = abstention.stage == "verify"  # the claims and dropped citations stay visible
     trace.answer = Answer(status="abstained", answer=None, reason_code=abstention.reason_code, producer=producer,
-                          dropped_citations=dropped)
+                          dropped_citations=trace.answer.dropped_citations if checked else [],
+                          claims=trace.answer.claims if checked else [])
     trace.abstention = abstention
     trace.explanation = explain(abstention, trace.generator_called)

@@ -144,7 +144,7 @@ def test_schema_file_matches_the_answer_model():
     schema = json.loads((REPO / "schema" / "answer-v1.schema.json").read_text())
     assert schema == Answer.model_json_schema()
     assert set(schema["properties"]) == {
-        "schema_version", "status", "answer", "citations", "dropped_citations", "reason_code", "producer",
+        "schema_version", "status", "answer", "citations", "dropped_citations", "reason_code", "producer", "claims",
     }
 
 

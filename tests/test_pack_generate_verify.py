@@ -170,14 +170,28 @@ def test_claims_attach_to_the_text_before_their_markers():
     assert [(c.text, c.citations) for c in claims] == [("A is 1.", (0,)), ("B is 2.", (1, 2))]
 
 
-def test_answer_with_one_unsupported_claim_abstains(sample_corpus):
+def test_an_unsupported_claim_is_dropped_and_the_verified_one_stays(sample_corpus):
     proposal = Proposal(
         answer="The lodging limit is 750 yuan. [travel-v2:1-3] Breakfast is included. [travel-v2:1-3]",
         citations=[ProposedCitation(source_id="travel-v2", start_line=1, end_line=3)] * 2,
     )
     trace = ask(sample_corpus, REQUEST, proposal=proposal)
+    assert trace.answer.status == "answered"
+    assert trace.answer.answer == "The lodging limit is 750 yuan. [travel-v2:1-3]"  # only the verified claim
+    assert [(c.text, c.status) for c in trace.answer.claims] == [
+        ("The lodging limit is 750 yuan.", "verified"), ("Breakfast is included.", "dropped")]
+    assert trace.answer.claims[1].citations[0].failed_checks == ["claim_supported"]
+    assert len(trace.answer.dropped_citations) == 1 and "Breakfast" in trace.explanation
+
+
+def test_strict_users_abstain_on_any_unsupported_claim(sample_corpus):
+    proposal = Proposal(
+        answer="The lodging limit is 750 yuan. [travel-v2:1-3] Breakfast is included. [travel-v2:1-3]",
+        citations=[ProposedCitation(source_id="travel-v2", start_line=1, end_line=3)] * 2,
+    )
+    trace = ask(sample_corpus, REQUEST, Settings(on_unsupported="abstain"), proposal=proposal)
     assert trace.answer.status == "abstained" and trace.answer.reason_code == "unsupported_claim"
-    assert len(trace.answer.dropped_citations) == 1
+    assert len(trace.answer.dropped_citations) == 1 and len(trace.answer.claims) == 2
 
 
 def test_a_dropped_citation_beside_a_verified_one_keeps_the_answer(sample_corpus):

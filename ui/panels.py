@@ -242,6 +242,19 @@ def citation_label(c: Citation) -> str:
     return f"{mark}: {c.source_id}{page} {lines} {_lines(c.start_line, c.end_line)}"
 
 
+def claims_html(answer) -> str:
+    """Each sentence of the proposed answer, ✓ verified (shown) or ✗ dropped, with its citations' failed checks."""
+    if not answer.claims:
+        return ""
+    rows = []
+    for claim in answer.claims:
+        mark = "✓ verified" if claim.status == "verified" else "✗ dropped"
+        cited = "; ".join(citation_label(c) + (f" (failed: {', '.join(c.failed_checks)})" if c.failed_checks else "")
+                          for c in claim.citations) or "no citation"
+        rows.append([mark, claim.text, cited])
+    return "<h4>Claims</h4>" + table(["status", "claim", "citations"], rows)
+
+
 def answer_html(trace: Trace | None) -> str:
     if trace is None:
         return '<p class="rag-note">Ask a question, run a demo or check an answer.</p>'
@@ -256,6 +269,7 @@ def answer_html(trace: Trace | None) -> str:
             parts.append("<p class='rag-note'>Proposed answer (not shown as supported):</p>"
                          f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
     parts.append(f"<p><b>Why:</b> {_e(trace.explanation)}</p>")
+    parts.append(claims_html(a))
     checks = {(_citation_key(ch.citation), ch.citation.page): ch for ch in trace.checks}
     all_citations = [*a.citations, *a.dropped_citations]
     if all_citations:
