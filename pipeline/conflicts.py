@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .citations import Claim, marker
-from .contracts import Abstention, Document, Proposal, Request
+from .contracts import Abstention, Document, EvidenceSpan, Proposal, Request
 from .generate import sentence_spans
 from .index import sibling_key
 from .retrieve import ineligibility
@@ -41,6 +41,10 @@ class _Unit:
 
     def label(self) -> str:
         return f"{self.document.source_id} {marker(self.document.source_id, self.page, self.start_line, self.end_line)}"
+
+    def evidence(self) -> EvidenceSpan:
+        return EvidenceSpan(source_id=self.document.source_id, version=self.document.meta.version, page=self.page,
+                            start_line=self.start_line, end_line=self.end_line, text=self.text)
 
 
 def _units(document: Document, page_number: int | None = None, lines: range | None = None) -> Iterable[_Unit]:
@@ -116,13 +120,15 @@ class ConflictCheck:
                 found = self._best(_units(cited, citation.page if cited.paged else None, lines), terms) if terms else None
                 if found is None:
                     continue
-                detail = self._disagreement(found, terms, _siblings(cited, documents, request))
-                if detail:
-                    return Abstention(reason_code="conflicting_evidence", stage="conflict", detail=detail)
+                disagreement = self._disagreement(found, terms, _siblings(cited, documents, request))
+                if disagreement is not None:
+                    detail, other = disagreement
+                    return Abstention(reason_code="conflicting_evidence", stage="conflict", detail=detail,
+                                      evidence=(found[0].evidence(), other.evidence()))
         return None
 
     def _disagreement(self, cited: tuple[_Unit, frozenset[str]], terms: set[str],
-                      siblings: list[Document]) -> str | None:
+                      siblings: list[Document]) -> tuple[str, _Unit] | None:
         unit, unit_terms = cited
         for sibling in siblings:
             found = self._best(_units(sibling), terms)
@@ -134,7 +140,7 @@ class ConflictCheck:
             if numbers_differ or negation_differs:
                 what = "numbers" if numbers_differ else "negation"
                 return (f"{unit.label()} and {other.label()} have the same topic, authority and start date but "
-                        f"disagree ({what}): {' '.join(unit.text.split())!r} vs {' '.join(other.text.split())!r}")
+                        f"disagree ({what}): {' '.join(unit.text.split())!r} vs {' '.join(other.text.split())!r}"), other
         return None
 
 

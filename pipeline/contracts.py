@@ -422,12 +422,24 @@ class DocumentRecord(_Frozen):
 Stage = Literal["retrieve", "pack", "generate", "conflict", "verify"]
 
 
+class EvidenceSpan(_Frozen):
+    """An exact span of a source that an abstention points at (e.g. each side of a conflict)."""
+
+    source_id: str
+    version: str | None = None
+    page: int | None = None
+    start_line: int
+    end_line: int
+    text: str
+
+
 class Abstention(_Frozen):
     """Why the request ended without an answer: the one path every stage's refusal takes."""
 
     reason_code: ReasonCode
     stage: Stage
     detail: str = ""
+    evidence: tuple[EvidenceSpan, ...] = Field((), description="the spans behind the refusal (a conflict's two sides)")
 
 
 class Trace(BaseModel):

@@ -18,7 +18,7 @@ from .generate import LocalExtractive
 from .index import Corpus
 from .interfaces import Generator, SupportJudge
 from .pack import PackError, pack
-from .retrieve import retrieve
+from .retrieve import retrieve, why_nothing_selected
 from .support import ContainmentJudge
 from .verify import Verifier, abstention_for, verify
 
@@ -115,7 +115,8 @@ def _retrieve_and_pack(corpus: Corpus, request: Request, settings: Settings, tra
     with clock.stage("retrieve"):
         trace.retrieval = retrieve(corpus, request, settings)
     if not trace.retrieval.selected:
-        return Abstention(reason_code="insufficient_evidence", stage="retrieve")
+        return Abstention(reason_code="insufficient_evidence", stage="retrieve",
+                          detail=why_nothing_selected(trace.retrieval, settings))
     with clock.stage("pack"):
         try:
             trace.context = pack(trace.retrieval.selected, corpus.readable_documents(request.groups), request,

@@ -221,3 +221,21 @@ def test_the_chunks_panel_shows_the_indexed_chunks(logic_engine):
     html = panels.chunks_html(corpus, [document])
     assert all(chunk.chunk_id in html for chunk in corpus.chunks)
     assert "at most 150 characters" in html
+
+
+# --------------------------------------------------------------------------- explanations name the failed stage
+
+
+def test_a_conflict_abstention_carries_both_sides(engine, conflicted):
+    trace = engine.ask(conflicted, LODGING)
+    sides = {(e.source_id, e.start_line, e.end_line) for e in trace.abstention.evidence}
+    assert sides == {("travel-v2", 1, 3), ("travel-v2-800", 1, 3)}
+    assert {e.text.rsplit(" ", 2)[-2] for e in trace.abstention.evidence} == {"750", "800"}
+
+
+def test_the_explanation_says_which_gate_removed_everything(engine, sample_corpus):
+    off_topic = engine.ask(sample_corpus, Request(question="Beijing lodging", date=dt.date(2026, 9, 14), topic="hr"))
+    assert off_topic.abstention.stage == "retrieve"
+    assert "none is eligible" in off_topic.explanation and "out of topic: travel is not hr" in off_topic.explanation
+    unrelated = engine.ask(sample_corpus, Request(question="parrot on board", date=dt.date(2026, 9, 14)))
+    assert "nothing passes the minimum score" in unrelated.explanation
