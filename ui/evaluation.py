@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from .panels import _e, table
@@ -49,7 +50,34 @@ def json_html(value, depth: int = 0) -> str:
     return _e(str(value))
 
 
+def text_table_html(text: str) -> str:
+    """A plain-text results table (title lines, a header, a dashed rule, aligned rows) as an HTML table.
+
+    Columns come from the dashed rule's segments ("-----  -----"); a table whose rule is one unbroken
+    line keeps its alignment in a preformatted block, never as one run-on paragraph.
+    """
+    lines = text.splitlines()
+    rule = next((i for i, line in enumerate(lines) if line.strip() and set(line.strip()) <= {"-", " "}), None)
+    segments = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])] if rule else []
+    if rule is None or rule == 0 or len(segments) < 2:
+        return f"<pre class='rag-texttable'>{_e(text)}</pre>"
+    bounds = [start for start, _ in segments] + [None]
+
+    def cells(line: str) -> list[str]:
+        return [line[bounds[i]:bounds[i + 1]].strip() for i in range(len(segments))]
+
+    title = "".join(f"<p class='rag-note'>{_e(line)}</p>" for line in lines[:rule - 1] if line.strip())
+    rows = [cells(line) for line in lines[rule + 1:] if line.strip()]
+    return title + table(cells(lines[rule - 1]), rows)
+
+
+def _summary(meta: dict) -> str:
+    keys = ("date", "command", "machine", "seconds", "data")
+    return "<p class='rag-note'>" + " · ".join(f"<b>{_e(k)}</b> {_e(_fmt(meta[k]))}" for k in keys if k in meta) + "</p>"
+
+
 def report_html(reports: Path = REPORTS) -> str:
+    """The results first (each text table as a table), the raw JSON last and folded."""
     parts = ["<h3>Evaluation report</h3>"]
     for name in ("eval.json", "bench.json"):
         path = reports / name
@@ -62,7 +90,16 @@ def report_html(reports: Path = REPORTS) -> str:
         except (OSError, ValueError) as error:
             parts.append(f"<p class='rag-note'>reports/{_e(name)} cannot be read: {_e(error)}</p>")
             continue
-        parts.append(json_html(data))
+        if not isinstance(data, dict):
+            parts.append(json_html(data))
+            continue
+        parts.append(_summary(data.get("meta") or {}))
+        tables = data.get("tables")
+        tables = tables if isinstance(tables, dict) else {"table": data["table"]} if isinstance(data.get("table"), str) else {}
+        for title, text in tables.items():
+            if isinstance(text, str):
+                parts.append(f"<div class='rag-eval-table' data-table='{_e(title)}'>{text_table_html(text)}</div>")
+        parts.append(f"<details><summary>All of reports/{_e(name)} (raw values)</summary>{json_html(data)}</details>")
     return "".join(parts)
 
 

@@ -37,7 +37,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
     """The page with every event wired and the queue configured."""
     with gr.Blocks(title=TITLE) as demo:
         c = SimpleNamespace(session=gr.State(value=None, time_to_live=SESSION_TTL_S, delete_callback=delete_session))
-        gr.Markdown(INTRO)
+        gr.Markdown(INTRO, elem_id="intro")
         with gr.Row():
             with gr.Column(scale=3):
                 _request_form(c)
@@ -59,7 +59,7 @@ def _request_form(c: SimpleNamespace) -> None:
     with gr.Row():
         c.date = gr.Textbox(label="Request date (YYYY-MM-DD)", value=dt.date.today().isoformat(),
                             info="“Current” is judged against this date.", elem_id="request-date")
-        c.topic = gr.Textbox(label="Topic", value="travel", info="Empty: any topic.", elem_id="topic")
+        c.topic = gr.Textbox(label="Topic", value="", placeholder="any topic", info="Empty: any topic.", elem_id="topic")
         c.groups = gr.Textbox(label="Access groups", value="", placeholder="e.g. executives",
                               info="Comma-separated; restricted documents need one.", elem_id="groups")
     with gr.Accordion("Advanced settings", open=False):
@@ -97,7 +97,7 @@ def _collection(c: SimpleNamespace) -> None:
 
 def _demo_buttons(c: SimpleNamespace) -> None:
     with gr.Accordion("Demos: one click runs a seed scenario and fills every panel", open=True):
-        with gr.Row():
+        with gr.Row(elem_id="demo-row"):
             c.demo_buttons = [(gr.Button(text, size="sm", elem_id=f"demo-{name}"), name) for text, name in DEMOS]
         c.demo_name = gr.Textbox(value="", visible=False)
         c.demo_hidden = gr.Button(visible=False)
@@ -109,12 +109,7 @@ def _result_tabs(c: SimpleNamespace) -> None:
             c.chunk_docs = gr.Dropdown(label="Documents", multiselect=True, choices=[], elem_id="chunk-docs")
             c.chunks_out = gr.HTML(panels.chunks_html(None, []))
         with gr.Tab("2 Candidates", id="candidates"):
-            c.candidates_plot = gr.BarPlot(
-                x="candidate", y="fused", color="status", color_map=panels.CANDIDATE_COLORS, sort="x",
-                tooltip="all", x_title="candidate (fused rank. source:lines)",
-                y_title="fused score (RRF)", x_label_angle=-30, elem_id="candidates-plot",
-                label="Fused score of the top candidates (green: selected, blue: eligible, grey ✗: ineligible; "
-                      "hover for BM25 and dense)")
+            c.candidates_plot = gr.HTML(elem_id="candidates-plot")
             c.candidates_out = gr.HTML(panels.candidates_html(None), elem_id="candidates")
         with gr.Tab("3 Context", id="context"):
             c.context_out = gr.HTML(panels.context_html(None), elem_id="context")
@@ -139,7 +134,8 @@ def _result_tabs(c: SimpleNamespace) -> None:
         with gr.Tab("Evaluation", id="evaluation"):
             c.eval_refresh = gr.Button("Reload the latest report", size="sm")
             c.eval_html = gr.HTML(elem_id="evaluation")
-            c.eval_plots = gr.Gallery(label="Plots", columns=2, height="auto", interactive=False)
+            c.eval_plots = gr.Gallery(label="Plots (click one to enlarge)", columns=2, height="auto", object_fit="contain",
+                                      interactive=False, elem_id="eval-plots")
 
 
 # --------------------------------------------------------------------------- events
@@ -161,19 +157,25 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     c.ask_button.click(**ask, api_name="ask").success(**render, api_name="panels", api_visibility="undocumented")
     c.question.submit(**ask, **private).success(**render, **private)
 
-    c.check_button.click(bind(handlers.do_check, shared), [c.check_text, *request_inputs, c.session],
-                         [c.trace_json, c.session], api_name="check_answer").success(**render_check, **private)
+    c.check_button.click(views.clear_check, None, [c.check_out], queue=False, **private).then(
+        bind(handlers.do_check, shared), [c.check_text, *request_inputs, c.session], [c.trace_json, c.session],
+        api_name="check_answer").success(**render_check, **private)
 
-    c.upload_button.click(
+    # The button is disabled for the whole upload (no second click) and the progress bar shows on the
+    # visible status area (the report itself is a hidden JSON, where Gradio would draw it unseen).
+    c.upload_button.click(views.upload_started, None, [c.upload_button, c.upload_html], queue=False, **private).then(
         bind(handlers.do_upload, shared),
         [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],
-        [c.upload_report, c.session], api_name="upload",
+        [c.upload_report, c.session], api_name="upload", show_progress_on=[c.upload_html],
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
-           [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private)
+           [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private
+    ).then(views.upload_finished, None, [c.upload_button], queue=False, **private)
 
     c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session], [c.trace_json, c.session],
                         api_name="run_demo").success(**render, **private)
-    _wire_demo_buttons(c, shared, form=[*request_inputs, c.check_text], render=render)
+    # A demo fills only the visible request fields; its own settings run explicitly and the Answer panel
+    # names them, so the Advanced settings and the Check-an-answer text are never changed behind the user.
+    _wire_demo_buttons(c, shared, form=[c.question, c.date, c.topic, c.groups], render=render)
 
     docs_state = gr.JSON(visible=False, label="documents")
     refresh = dict(fn=bind(views.refresh_documents, shared), inputs=[c.session, c.groups],

@@ -31,7 +31,41 @@ CSS = """
 .rag-cit.ok{border-left-color:#0a9e3b}.rag-cit.no{border-left-color:#dd4400}
 .rag-bar{height:12px;background:#eee;border-radius:6px;overflow:hidden;max-width:420px}
 .rag-bar > div{height:100%;background:#3b6fd8}.rag-bar.over > div{background:#dd4400}
-.rag-note{color:#555;font-size:13px}
+.rag-texttable{white-space:pre;overflow-x:auto;font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:var(--background-fill-secondary,#f6f6f7);padding:8px;border-radius:6px}
+.rag-eval-table{margin:6px 0 14px;overflow-x:auto}
+.rag-sides{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:10px}
+.rag-side h4{margin:.2em 0}
+mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-weight:700}
+.rag-chart{margin:4px 0 10px}
+.rag-cbar{display:grid;grid-template-columns:17em minmax(60px,1fr) 9.5em;gap:6px;align-items:center;font-size:12.5px;margin:2px 0}
+.rag-cbar .lbl{overflow-wrap:anywhere}
+.rag-cbar .bar{background:var(--background-fill-secondary,#eee);height:12px;border-radius:3px;overflow:hidden}
+.rag-cbar .bar > span{display:block;height:100%}
+.rag-chart .sw{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px;vertical-align:middle}
+.rag-note{color:var(--body-text-color-subdued,#555);font-size:13px}
+.rag-demo{border:1px solid var(--color-accent,#3b6fd8);border-radius:6px;padding:6px 10px;margin:4px 0 8px;font-size:13px}
+#intro h1{font-family:system-ui,"Liberation Sans","DejaVu Sans","Noto Sans CJK SC",sans-serif!important;font-weight:700;letter-spacing:0;font-variant:normal}
+@media (max-width:640px){
+ #demo-row{gap:4px!important}
+ .rag-cbar{grid-template-columns:11em minmax(40px,1fr) 7.5em}
+ #demo-row button{min-width:0!important;flex:0 1 auto!important;width:auto!important;font-size:12px!important;padding:2px 7px!important;line-height:1.3!important}
+}
+/* dark theme: every coloured background keeps dark text, and plain text follows the theme's colour */
+.dark .rag-table tr.inel td{color:#9aa0a6}
+.dark .rag-table tr.sel td{background:rgba(10,158,59,.22)}
+.dark .rag-badge.muted{background:#333;color:#eee}
+.dark .rag-bar{background:#333}
+.dark .ev{color:#e8e8e8;background:#1b1d22}
+.dark .ev .no{color:#9aa0a6}
+.dark .ev .ln.verified{background:#133a22}
+.dark .ev .ln.dropped{background:#3f2214}
+.dark .ev .ln.verified.dropped{background:linear-gradient(90deg,#133a22,#3f2214)}
+.dark .ev mark.verified{background:#9fe0b4;color:#111}
+.dark .ev mark.dropped{background:#f8c4a8;color:#111}
+.dark .ev mark.verified.dropped{background:#f3e08a;color:#111}
+.dark .ev .tag.verified{color:#7fdc9c}.dark .ev .tag.dropped{color:#ffab80}
+.dark .ev .gap{color:#9aa0a6}
+.dark .rag-mark.ok,.dark .rag-mark.no{color:#111}
 """
 
 
@@ -126,86 +160,119 @@ def _candidate_label(c: Candidate) -> str:
     return f"{c.source_id}{page}:{_lines(c.parent.start_line, c.parent.end_line)}"
 
 
-def candidates_html(trace: Trace | None) -> str:
+CANDIDATE_COLORS = {"selected": "#0a9e3b", "eligible": "#3b6fd8", "below threshold": "#d89a2b",
+                    "ineligible": "#9a9a9a"}
+SHOWN_CANDIDATES = 20
+
+
+def candidate_status(c: Candidate) -> str:
+    """selected / eligible / below threshold / ineligible: the bar colour and the row's words."""
+    if c.selected:
+        return "selected"
+    if not c.eligible:
+        return "ineligible"
+    return "eligible" if c.passes_threshold else "below threshold"
+
+
+def _candidate_row(c: Candidate) -> list:
+    eligible = "✓ eligible" if c.eligible else "✗ " + ", ".join(c.ineligible_reasons or ("ineligible",))
+    if c.superseded_by:
+        eligible += f" (superseded by {c.superseded_by})"
+    selected = f"✓ {c.selected_as}" if c.selected else "—"
+    return [c.fused_rank, c.source_id, c.version or "—", c.kind, _page(c.parent.page),
+            _lines(c.parent.start_line, c.parent.end_line), _num(c.bm25), c.bm25_rank or "—",
+            _num(c.lexical_coverage, 2), _num(c.dense), c.dense_rank or "—", _num(c.fused, 4),
+            "✓" if c.passes_threshold else "✗ below", eligible, selected, c.text[:160]]
+
+
+_CANDIDATE_HEADERS = ["fused rank", "source", "version", "kind", "page", "lines", "BM25", "BM25 rank",
+                      "lexical coverage", "dense", "dense rank", "fused", "passes threshold", "eligible", "selected",
+                      "text"]
+
+
+def _candidate_table(candidates: Sequence[Candidate]) -> str:
+    classes = ["sel" if c.selected else ("inel" if candidate_status(c) in ("ineligible", "below threshold") else "")
+               for c in candidates]
+    return table(_CANDIDATE_HEADERS, [_candidate_row(c) for c in candidates], row_classes=classes,
+                 num_columns=[0, 6, 7, 8, 9, 10, 11])
+
+
+def candidates_html(trace: Trace | None, shown: int = SHOWN_CANDIDATES) -> str:
+    """The scored candidates: the top `shown` by fused rank, the rest behind one "show all" fold."""
     if trace is None or trace.retrieval is None:
         return '<p class="rag-note">Ask a question to see every scored chunk.</p>'
     r = trace.retrieval
     if not r.candidates:
         return '<p class="rag-note">No chunk was scored (no readable documents).</p>'
-    rows, classes = [], []
-    for c in sorted(r.candidates, key=lambda c: c.fused_rank):
-        eligible = "✓ eligible" if c.eligible else "✗ " + ", ".join(c.ineligible_reasons or ("ineligible",))
-        if c.superseded_by:
-            eligible += f" (superseded by {c.superseded_by})"
-        selected = f"✓ {c.selected_as}" if c.selected else "—"
-        rows.append([c.fused_rank, c.source_id, c.version or "—", c.kind, _page(c.parent.page),
-                     _lines(c.parent.start_line, c.parent.end_line), _num(c.bm25), c.bm25_rank or "—",
-                     _num(c.lexical_coverage, 2), _num(c.dense), c.dense_rank or "—", _num(c.fused, 4),
-                     "✓" if c.passes_threshold else "✗", eligible, selected, c.text[:160]])
-        classes.append("sel" if c.selected else ("" if c.eligible else "inel"))
+    ranked = sorted(r.candidates, key=lambda c: c.fused_rank)
     notes = "".join(f"<li>{_e(n)}</li>" for n in r.notes)
     head = (f'<p class="rag-note">{len(r.candidates)} candidates shown of {r.scored} scored; eligibility applied '
             f'<b>{_e(r.eligibility.replace("_", " "))}</b>; {len(r.selected)} selected.</p>')
     if notes:
         head += f"<ul class='rag-note'>{notes}</ul>"
-    return head + table(
-        ["fused rank", "source", "version", "kind", "page", "lines", "BM25", "BM25 rank", "lexical coverage",
-         "dense", "dense rank", "fused", "passes threshold", "eligible", "selected", "text"],
-        rows, row_classes=classes, num_columns=[0, 6, 7, 8, 9, 10, 11])
+    body = _candidate_table(ranked[:shown])
+    if len(ranked) > shown:
+        body += (f"<details id='more-candidates'><summary>Show the other {len(ranked) - shown} candidates "
+                 f"(fused ranks {shown + 1}–{ranked[-1].fused_rank})</summary>{_candidate_table(ranked[shown:])}"
+                 "</details>")
+    return head + body
 
 
-CANDIDATE_COLORS = {"selected": "#0a9e3b", "eligible": "#3b6fd8", "ineligible": "#bbbbbb"}
-
-
-def candidates_frame(trace: Trace | None, top: int = 12):
-    """The top candidates by fused rank as a pandas DataFrame for `gr.BarPlot`, or None when there are none.
-
-    One row per candidate: `candidate` ("rank. source page:lines", ✗ when ineligible: unique, so no two
-    bars merge, and in rank order when sorted as text), `fused` (the RRF score the ranking uses),
-    `status` (selected / eligible / ineligible: the bar colour) and, for the tooltip, the BM25 and dense
-    scores and the fused rank. No chunk text: the table below has it.
-    """
+def candidates_chart_html(trace: Trace | None, top: int = 12) -> str:
+    """Horizontal bars for the top candidates: each bar is the fused (RRF) score scaled to the top one's,
+    so 1.00 is the best candidate; labels are the whole "source page:lines"; colour and word say
+    selected / eligible / below threshold / ineligible."""
     if trace is None or trace.retrieval is None or not trace.retrieval.candidates:
-        return None
-    import pandas as pd
-
+        return ""
     candidates = sorted(trace.retrieval.candidates, key=lambda c: c.fused_rank)[:top]
-    width = len(str(candidates[-1].fused_rank))  # zero-padded ranks: the plot sorts the labels as text
-    return pd.DataFrame({
-        "candidate": [f"{c.fused_rank:0{width}d}. {_candidate_label(c)}{'' if c.eligible else ' ✗'}"
-                      for c in candidates],
-        "fused": [float(c.fused) for c in candidates],
-        "status": ["selected" if c.selected else ("eligible" if c.eligible else "ineligible") for c in candidates],
-        "bm25": [float(c.bm25) for c in candidates],
-        "dense": pd.Series([c.dense for c in candidates], dtype="float64"),  # NaN (no tooltip value) if not scored
-        "rank": [int(c.fused_rank) for c in candidates],
-    })
+    best = max(c.fused for c in candidates) or 1.0
+    low = min(c.fused for c in candidates)
+    rows = []
+    for c in candidates:
+        status = candidate_status(c)
+        share = c.fused / best
+        rows.append(
+            f"<div class='rag-cbar' data-status='{_e(status)}'><span class='lbl'>{c.fused_rank}. {_e(_candidate_label(c))}"
+            f"</span><span class='bar'><span style='width:{share * 100:.1f}%;background:{CANDIDATE_COLORS[status]}'>"
+            f"</span></span><span class='val'>{share:.2f} · {_e(status)}</span></div>")
+    legend = " ".join(f"<span class='sw' style='background:{color}'></span>{_e(name)}"
+                      for name, color in CANDIDATE_COLORS.items())
+    return (f"<div class='rag-chart'><p class='rag-note'>Top {len(candidates)} candidates by fused rank. Bar = fused "
+            f"(RRF) score ÷ the top candidate's ({best:.4f}; lowest shown {low:.4f}), so ranks stay "
+            f"readable. Colour: {legend}</p>{''.join(rows)}</div>")
 
 
 # --------------------------------------------------------------------------- context
 
 
 def context_html(trace: Trace | None) -> str:
+    """What was (or was not) sent to the generator, with one length count: the payload that was sent,
+    or, when packing failed, the count the pack step reported (the abstention's detail)."""
     if trace is None:
         return '<p class="rag-note">Ask a question to see the packed context.</p>'
     context: Context | None = trace.context
     if context is None:
-        return ('<p class="rag-note">No context was packed: no candidate was selected, so the generator was not '
-                "called.</p>")
+        return ('<p><b>Nothing was sent to the generator</b>: no candidate was selected, so no context was packed '
+                "and the generator was not called.</p>")
     capacity = context.capacity
-    share = min(context.length / capacity, 1.0) if capacity > 0 else 1.0
-    over = context.length > capacity
-    head = (f"<p><b>{context.length}</b> characters against a budget of <b>{capacity}</b> "
-            f"(window {context.window} − reserve {context.reserve}){' — <b>over budget</b>' if over else ''}.</p>"
-            f'<div class="rag-bar{" over" if over else ""}"><div style="width:{share * 100:.1f}%"></div></div>')
     rows = [[s.n, s.source_id, s.version or "—", _page(s.page), _lines(s.start_line, s.end_line),
              "yes" if s.support_span else "no", s.dated, s.sibling_group] for s in context.sources]
+    sources = table(["n", "source", "version", "page", "lines", "support span", "dated", "group"], rows) if rows else ""
     omitted = ("<p><b>Omitted sources:</b> " + ", ".join(_e(o) for o in context.omitted) + "</p>") if context.omitted else \
         "<p class='rag-note'>No source was omitted.</p>"
-    called = "The generator was called with this text." if trace.generator_called else \
-        "The generator was <b>not</b> called."
-    return (head + omitted + table(["n", "source", "version", "page", "lines", "support span", "dated", "group"], rows)
-            + f"<p class='rag-note'>{called} Exactly as handed to the generator:</p>"
+    abstention = trace.abstention
+    if not trace.generator_called and abstention is not None and abstention.stage == "pack":
+        return (f"<p><b>Nothing was sent to the generator</b> (budget {capacity} = window {context.window} − reserve "
+                f"{context.reserve}): {_e(abstention.detail)}.</p>" + omitted + sources
+                + "<details><summary>The empty envelope (question and date, no sources; not sent)</summary>"
+                f'<div class="rag-pre">{_e(context.text)}</div></details>')
+    share = min(context.length / capacity, 1.0) if capacity > 0 else 1.0
+    over = context.length > capacity
+    sent = "Sent to the generator" if trace.generator_called else "Packed but <b>not</b> sent (the generator was not called)"
+    head = (f"<p>{sent}: <b>{context.length}</b> characters against a budget of <b>{capacity}</b> "
+            f"(window {context.window} − reserve {context.reserve}){' — <b>over budget</b>' if over else ''}.</p>"
+            f'<div class="rag-bar{" over" if over else ""}"><div style="width:{share * 100:.1f}%"></div></div>')
+    return (head + omitted + sources + "<p class='rag-note'>Exactly this text:</p>"
             + f'<div class="rag-pre">{_e(context.text)}</div>')
 
 

@@ -17,6 +17,7 @@ import gradio as gr
 from pipeline import REQUEST_DATE, scenario_settings
 
 from . import evaluation, panels
+from .conflict import conflict_html
 from .demos import BY_NAME, describe
 from .handlers import guarded, parse_groups, session_of
 from .source import citation_choices, source_view
@@ -56,8 +57,13 @@ def _trace_file(session: Session) -> str | None:
 
 
 def _source(shared: Shared, session: Session, choice):
+    conflict = conflict_html(session.last_trace)
+    if conflict is not None and not citation_choices(session.last_trace):
+        return gr.Image(value=None, visible=False), gr.HTML(value=conflict, visible=True), ""
     image, body, note = source_view(session.last_trace, session.last_documents,
                                     lambda digest: session.pdf(shared, digest), choice)
+    if conflict is not None:  # the conflict first, then the cited source below it
+        body, note = conflict + (body or ""), note
     return (gr.Image(value=image, visible=image is not None),
             gr.HTML(value=body or "", visible=body is not None),
             f"<p class='rag-note'>{panels._e(note)}</p>")
@@ -87,15 +93,13 @@ def render_panels(shared: Shared, session, groups, select="answer"):
     choices = citation_choices(trace)
     image, body, note = _source(shared, session, choices[0][1] if choices else None)
     chosen = _chunk_documents(shared, session, groups)
-    demo_line = ""
-    if session.last_demo and session.last_demo in BY_NAME:
-        demo_line = f"<p class='rag-note'><b>Demo:</b> {panels._e(describe(BY_NAME[session.last_demo]))}</p>"
+    demo_line = demo_note(session.last_demo) if session.last_demo in BY_NAME else ""
     answer = demo_line + panels.answer_html(trace)
     return (
         answer,
         gr.DownloadButton(value=_trace_file(session), visible=trace is not None),
         panels.candidates_html(trace),
-        panels.candidates_frame(trace),
+        panels.candidates_chart_html(trace),
         panels.context_html(trace),
         gr.Dropdown(choices=_readable_choices(shared, session, groups), value=chosen),
         _chunks(shared, session, groups, chosen),
@@ -147,14 +151,41 @@ def upload_status(shared: Shared, report, session, groups):
 
 
 def fill_form(name):
-    """The request form and the check text of the demo scenario `name`."""
+    """The visible request fields of the demo scenario `name` (question, date, topic, groups).
+
+    The scenario's settings and proposal are not copied into the Advanced settings or the
+    Check-an-answer text: the demo runs with them explicitly and the Answer panel says which ran.
+    """
+    scenario = BY_NAME[name]
+    return scenario.question, REQUEST_DATE.isoformat(), scenario.topic or "", ", ".join(scenario.groups)
+
+
+def demo_note(name: str) -> str:
+    """The visible line above a demo's answer: what ran, and that the user's own settings are unchanged."""
     scenario = BY_NAME[name]
     settings = scenario_settings(scenario)
-    check_text = scenario.proposal.model_dump_json(include={"answer", "citations"}, indent=1) \
-        if scenario.proposal is not None else gr.update()
-    return (scenario.question, REQUEST_DATE.isoformat(), scenario.topic or "", ", ".join(scenario.groups),
-            settings.top_k, settings.min_lexical, settings.min_dense, settings.window, settings.reserve,
-            settings.eligibility, settings.retrieval, check_text)
+    changed = {k: v for k, v in settings.model_dump().items() if k in scenario.settings}
+    ran = (" Ran with its own settings " + ", ".join(f"<code>{panels._e(k)}={panels._e(v)}</code>"
+                                                   for k, v in changed.items()) + ";") if changed else ""
+    proposal = " It checked the proposed answer shown below;" if scenario.proposal is not None else ""
+    return (f"<div class='rag-demo'><b>Demo:</b> {panels._e(describe(scenario))}.{ran}{proposal} "
+            "your Advanced settings and Check-an-answer text are unchanged, so your next question runs as "
+            "usual.</div>")
+
+
+def upload_started():
+    """Before an upload: the button is disabled (no second click) and the status says it is working."""
+    return (gr.Button(value="Uploading…", interactive=False),
+            "<p class='rag-note' id='upload-working'>Parsing and embedding your files…</p>")
+
+
+def upload_finished():
+    return gr.Button(value="Add to my collection", interactive=True)
+
+
+def clear_check():
+    """A new check starts from an empty result, so an error never leaves the previous one under the new text."""
+    return "<p class='rag-note'>Checking…</p>"
 
 
 def load_evaluation():

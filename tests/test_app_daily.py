@@ -1,0 +1,201 @@
+"""The app as a daily tool (issue 12), in a real browser: no surprises after uploads, demos and errors.
+
+Playwright on Debian's Chromium like tests/test_app_browser.py (same launch and fixtures); screenshots
+go to test-artifacts/ in light and dark themes and at 390 px and 1440 px.
+"""
+
+from __future__ import annotations
+
+from tests.test_app_browser import ARTIFACTS, TIMEOUT_MS, ask, browser, fill, make_pdf, page, shot  # noqa: F401
+
+TITLE = "Auditable RAG — a cited-answer engine you can audit"
+
+
+def open_page(browser, app_url, width=1440, dark=False):  # noqa: F811 - `browser` is the shared fixture
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    view = context.new_page()
+    view.set_default_timeout(TIMEOUT_MS)
+    view.goto(app_url + ("?__theme=dark" if dark else ""))
+    view.get_by_text(TITLE).wait_for()
+    return context, view
+
+
+def rgb(text: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in text[text.index("(") + 1:text.index(")")].split(",")[:3])
+
+
+def luminance(color: tuple[float, ...]) -> float:
+    def channel(c):
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in color)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def colors(page, selector: str) -> tuple[tuple, tuple]:  # noqa: F811
+    """The text colour of `selector` and the first opaque background behind it."""
+    return page.evaluate("""(sel) => { let el = document.querySelector(sel); const fg = getComputedStyle(el).color;
+        while (el) { const bg = getComputedStyle(el).backgroundColor;
+          if (bg && !bg.startsWith('rgba(0, 0, 0, 0)') && bg !== 'transparent') return [fg, bg];
+          el = el.parentElement; }
+        return [fg, 'rgb(255, 255, 255)']; }""", selector)
+
+
+def test_upload_disables_the_button_shows_progress_and_topic_filter_is_named(page, tmp_path):  # noqa: F811
+    assert page.locator("#topic input, #topic textarea").first.input_value() == ""  # default: any topic
+    pdf = tmp_path / "harbour-notice.pdf"
+    make_pdf(pdf)
+    page.get_by_text("Upload documents (only you see them)").click()
+    page.locator("#upload-files input[type=file]").set_input_files([str(pdf)])
+    button = page.locator("#upload")
+    button.click()
+    page.wait_for_function("() => document.querySelector('#upload').disabled")  # no second click possible
+    assert "Uploading" in button.inner_text()
+    page.locator("#upload-status").get_by_text("added harbour-notice").wait_for()
+    page.wait_for_function("() => !document.querySelector('#upload').disabled")
+    shot(page, "upload-done.png")
+
+    ask(page, "How much does the harbour pass cost per month?", topic="travel")
+    answer = page.locator("#answer")
+    answer.get_by_text("✗ abstained").wait_for()
+    assert "out of topic" in answer.inner_text() and "is not travel" in answer.inner_text()
+    ask(page, "How much does the harbour pass cost per month?", topic="")
+    answer.get_by_text("✓ answered").wait_for()
+
+
+def test_upload_progress_is_visible_while_working(browser, app_url, tmp_path):  # noqa: F811
+    import pymupdf
+
+    pdf = tmp_path / "long-handbook.pdf"
+    doc = pymupdf.open()
+    for n in range(40):
+        doc.new_page().insert_text((72, 90), f"Handbook page {n}: rule {n} applies to harbour gate {n * 7}.")
+    doc.save(str(pdf))
+    context, view = open_page(browser, app_url)
+    view.get_by_text("Upload documents (only you see them)").click()
+    view.locator("#upload-files input[type=file]").set_input_files([str(pdf)])
+    view.locator("#upload").click()
+    status = view.locator("#upload-status")
+    status.locator(".progress-text, .eta-bar, .progress-level").first.wait_for(state="attached")
+    shot(view, "upload-progress.png")
+    status.get_by_text("added long-handbook").wait_for()
+    context.close()
+
+
+def test_a_demo_then_an_ordinary_question_answers_normally(page):  # noqa: F811
+    page.get_by_role("tab", name="Check an answer").click()
+    check_before = page.locator("#check-text textarea").input_value()
+    page.locator("#demo-budget-250").click()
+    answer = page.locator("#answer")
+    answer.get_by_text("✗ abstained — context_budget").wait_for()
+    note = page.locator("#answer .rag-demo").inner_text()
+    assert "window=250" in note and "unchanged" in note
+    page.get_by_role("tab", name="3 Context").click()
+    context = page.locator("#context").inner_text()
+    assert "Nothing was sent to the generator" in context and "needs" in context
+    assert "characters against a budget" not in context  # one count: the pack step's
+    shot(page, "demo-budget-context.png")
+
+    page.locator("#demo-line-3-only").click()
+    page.locator("#answer .rag-demo").get_by_text("Keep only line 3", exact=False).wait_for()
+    page.get_by_role("tab", name="Check an answer").click()
+    assert page.locator("#check-text textarea").input_value() == check_before  # never overwritten
+
+    page.get_by_role("tab", name="4 Answer").click()
+    page.locator("#ask").click()  # the demo's visible question, with the user's own settings
+    answer.get_by_text("✓ answered").wait_for()
+    assert page.locator("#answer .rag-demo").count() == 0
+
+
+def test_check_an_answer_clears_the_previous_result_on_error(page):  # noqa: F811
+    page.get_by_role("tab", name="Check an answer").click()
+    fill(page, "check-text", "The lodging limit is 600 yuan. [travel-v2:1-3]")
+    page.locator("#check").click()
+    result = page.locator("#check-result")
+    result.get_by_text("✗ dropped: travel-v2 lines 1–3").first.wait_for()
+    fill(page, "check-text", "")
+    page.locator("#check").click()
+    page.locator(".toast-body").first.wait_for()
+    assert "dropped" not in result.inner_text()
+    shot(page, "check-error-cleared.png")
+
+
+def test_conflict_side_by_side_in_the_source_tab(page):  # noqa: F811
+    page.locator("#demo-conflict-750-800").click()
+    page.locator("#answer").get_by_text("✗ abstained — conflicting_evidence").wait_for()
+    page.get_by_role("tab", name="5 Source").click()
+    sides = page.locator("#conflict .rag-side")
+    sides.first.wait_for()
+    assert sides.count() == 2
+    marked = page.locator("#conflict mark.diff").all_inner_texts()
+    assert any("750" in m for m in marked) and any("800" in m for m in marked)
+    shot(page, "conflict-side-by-side.png")
+
+
+def test_candidates_bars_differ_and_below_threshold_is_not_eligible_blue(page):  # noqa: F811
+    ask(page, "Beijing lodging", topic="")
+    page.locator("#answer .rag-badge").first.wait_for()
+    page.get_by_role("tab", name="2 Candidates").click()
+    bars = page.locator("#candidates-plot .rag-cbar")
+    bars.first.wait_for()
+    widths = [float(w) for w in page.evaluate(
+        "() => [...document.querySelectorAll('#candidates-plot .bar > span')].map(s => parseFloat(s.style.width))")]
+    assert widths[0] == 100.0 and min(widths) < 90.0  # scaled to the top candidate: the differences show
+    statuses = page.evaluate("() => [...document.querySelectorAll('#candidates-plot .rag-cbar')]"
+                             ".map(b => [b.dataset.status, b.querySelector('.bar > span').style.background])")
+    eligible_blue = "rgb(59, 111, 216)"
+    assert all(color != eligible_blue for status, color in statuses if status != "eligible")
+    labels = page.locator("#candidates-plot .lbl").all_inner_texts()
+    assert all(not label.endswith("…") for label in labels)
+    rows = page.locator("#candidates > div table").first.locator("tbody tr").count() \
+        if page.locator("#candidates > div table").count() else page.locator("#candidates table").first.locator("tbody tr").count()
+    assert rows <= 20
+    shot(page, "candidates-chart.png")
+
+
+def test_evaluation_tab_renders_tables_as_tables(page):  # noqa: F811
+    page.get_by_role("tab", name="Evaluation").click()
+    evaluation = page.locator("#evaluation")
+    evaluation.locator("td", has_text="supported-en").first.wait_for()
+    first_heading = evaluation.locator("h4").first.inner_text()
+    assert first_heading == "eval.json"
+    assert evaluation.locator("details").first.evaluate("d => !d.open")  # raw JSON folded, after the tables
+    plot = page.locator("#eval-plots img").first
+    plot.scroll_into_view_if_needed()
+    page.wait_for_function("() => { const i = document.querySelector('#eval-plots img'); return i && i.naturalWidth > 0; }")
+    fit = page.evaluate("() => [...document.querySelectorAll('#eval-plots img')].map(i => getComputedStyle(i).objectFit)")
+    assert fit and all(f == "contain" for f in fit)
+    shot(page, "evaluation-tables.png")
+
+
+def test_dark_theme_cited_text_is_readable(browser, app_url):  # noqa: F811
+    context, view = open_page(browser, app_url, dark=True)
+    ask(view, "Beijing lodging", topic="travel")
+    view.locator("#answer").get_by_text("✓ answered").wait_for()
+    view.get_by_role("tab", name="5 Source").click()
+    view.locator("#source-text .ln.verified .tx").first.wait_for()
+    fg, bg = colors(view, "#source-text .ln.verified .tx")
+    assert contrast(rgb(fg), rgb(bg)) >= 4.5, (fg, bg)
+    fg, bg = colors(view, "#source-text .ln .no")
+    assert contrast(rgb(fg), rgb(bg)) >= 3.0, (fg, bg)
+    shot(view, "dark-source.png")
+    view.get_by_role("tab", name="4 Answer").click()
+    fg, bg = colors(view, "#answer .rag-note")
+    assert contrast(rgb(fg), rgb(bg)) >= 4.5, (fg, bg)
+    shot(view, "dark-answer.png")
+    context.close()
+
+
+def test_narrow_screen_demo_buttons_are_compact(browser, app_url):  # noqa: F811
+    for dark in (False, True):
+        context, view = open_page(browser, app_url, width=390, dark=dark)
+        box = view.locator("#demo-row").bounding_box()
+        assert box["height"] < 420, box  # 12 buttons wrap several to a line, not one each
+        shot(view, f"narrow-{'dark' if dark else 'light'}.png")
+        context.close()
