@@ -246,25 +246,64 @@ def render_pdf_page(
         doc.close()
 
 
-def _label(shape, parsed: Page, anchor: Box, highlight: Highlight, color, taken: list, m, rotation: int) -> None:
-    """Label box just above the first highlighted segment (below it at the page top)."""
-    size = 7.5
-    text = highlight.label
-    width = pymupdf.get_text_length(text, fontname="helv", fontsize=size) + size + 8
-    height = size + 4
+def _label_font(text: str) -> str:
+    """"helv" (base-14, Latin-1 only) for Latin text; PyMuPDF's built-in CJK font otherwise, so a label in
+    Chinese, Japanese, Korean (or any script beyond Latin-1 it covers) renders instead of dots."""
+    return "helv" if all(ord(ch) < 256 for ch in text) else "china-s"
+
+
+def _line_above(parsed: Page, anchor: Box) -> float:
+    """The bottom of the nearest text line above `anchor` that overlaps it horizontally (0: none)."""
+    bottoms = [line.box.y1 for line in parsed.lines
+               if line.box is not None and line.box.y1 <= anchor.y0 + 0.5 and line.box.x1 > anchor.x0 - 40]
+    return max(bottoms, default=0.0)
+
+
+def _label_box(parsed: Page, anchor: Box, width: float, height: float, taken: list) -> pymupdf.Rect:
+    """Where the label goes without covering text: in the gap above the highlight when the gap is tall
+    enough, else in the left margin beside it, else right of its line's text, else above (stacked)."""
+    page_width = parsed.width or 612
+    free = lambda box: not any(box.intersects(t) for t in taken)  # noqa: E731
     y1 = anchor.y0 - 1
+    if y1 - height >= _line_above(parsed, anchor) and y1 - height >= 0:
+        x0 = min(max(anchor.x0, 0), max(page_width - width, 0))
+        box = pymupdf.Rect(x0, y1 - height, x0 + width, y1)
+        if free(box):
+            return box
+    middle = (anchor.y0 + anchor.y1) / 2
+    if anchor.x0 - 3 >= width:
+        box = pymupdf.Rect(anchor.x0 - 3 - width, middle - height / 2, anchor.x0 - 3, middle + height / 2)
+        if free(box):
+            return box
+    line_end = max((line.box.x1 for line in parsed.lines if line.box is not None
+                    and line.box.y0 < anchor.y1 and line.box.y1 > anchor.y0), default=anchor.x1)
+    if line_end + 4 + width <= page_width:
+        box = pymupdf.Rect(line_end + 4, middle - height / 2, line_end + 4 + width, middle + height / 2)
+        if free(box):
+            return box
     if y1 - height < 0:
         y1 = anchor.y1 + 1 + height
-    x0 = min(max(anchor.x0, 0), max((parsed.width or 612) - width, 0))
+    x0 = min(max(anchor.x0, 0), max(page_width - width, 0))
     box = pymupdf.Rect(x0, y1 - height, x0 + width, y1)
-    while any(box.intersects(t) for t in taken):  # stack labels that would overlap
+    while not free(box):  # stack labels that would overlap
         box = box + (0, -height - 1, 0, -height - 1)
+    return box
+
+
+def _label(shape, parsed: Page, anchor: Box, highlight: Highlight, color, taken: list, m, rotation: int) -> None:
+    """A label ("✓ source lines verified") beside the first highlighted segment, never over other text."""
+    size = 7.5
+    text = highlight.label
+    fontname = _label_font(text)
+    width = pymupdf.Font(fontname).text_length(text, fontsize=size) + size + 8
+    height = size + 4
+    box = _label_box(parsed, anchor, width, height, taken)
     taken.append(box)
     shape.draw_rect(box * m)
     shape.finish(color=color, fill=(1, 1, 1), width=0.8, fill_opacity=0.92)
     _draw_mark(shape, pymupdf.Point(box.x0 + 2, box.y1 - 2.5), size - 1.5, highlight.verified, color, m)
     origin = pymupdf.Point(box.x0 + size + 4, box.y1 - 3) * m
-    shape.insert_text(origin, text, fontsize=size, fontname="helv", color=(0, 0, 0), rotate=rotation)
+    shape.insert_text(origin, text, fontsize=size, fontname=fontname, color=(0, 0, 0), rotate=rotation)
 
 
 # --------------------------------------------------------------------------- text HTML

@@ -183,3 +183,47 @@ def test_render_text_html_context_lines_and_pdf_pages(sample):
     assert 'data-line="3"' in out and 'data-line="4"' in out and 'data-line="1"' not in out
     assert '<div class="gap">…</div>' in out
     assert '<mark class="verified">Another cited line down here</mark>' in out
+
+
+def _dark_pixels(pix, box, pad=0.0) -> int:
+    return sum(1 for x in range(int((box.x0 - pad) * DEFAULT_ZOOM), int((box.x1 + pad) * DEFAULT_ZOOM))
+               for y in range(int((box.y0 - pad) * DEFAULT_ZOOM), int((box.y1 + pad) * DEFAULT_ZOOM))
+               if sum(pix.pixel(x, y)) < 250)
+
+
+def test_label_never_covers_the_previous_line():
+    # tightly set lines (13 pt apart): no room above the cited line, so the label goes beside it
+    items = [(72, 100 + 13 * i, f"Line number {i} of a tightly set paragraph of text") for i in range(5)]
+    data = make_pdf(items)
+    document = parse_pdf(data, "tight.pdf")
+    page = document.pages[0]
+    highlight = Highlight(page=1, start_line=3, end_line=3, quote=None, verified=True,
+                          label="tight 3 verified")
+    plain = pymupdf.Pixmap(render_pdf_page(data, document, 1, []))
+    marked = pymupdf.Pixmap(render_pdf_page(data, document, 1, [highlight]))
+    previous, cited = page.lines[1].box, page.lines[2].box
+    bottom = min(previous.y1, cited.y0)  # glyph boxes overlap a little; the cited line's own fill starts at y0
+    changed = [(x, y) for x in range(int(previous.x0 * DEFAULT_ZOOM), int(previous.x1 * DEFAULT_ZOOM))
+               for y in range(int(previous.y0 * DEFAULT_ZOOM), int(bottom * DEFAULT_ZOOM) - 1)
+               if plain.pixel(x, y) != marked.pixel(x, y)]
+    assert not changed, changed[:5]
+    # the label is still drawn (in the left margin, level with the cited line)
+    line = page.lines[2].box
+    margin = type(line)(x0=2, y0=line.y0, x1=line.x0 - 2, y1=line.y1)
+    assert _dark_pixels(marked, margin) > _dark_pixels(plain, margin) + 20
+
+
+def test_non_latin_label_renders_glyphs():
+    data = make_pdf([(200, 100, "first line"), (200, 300, "cited line here")])
+    document = parse_pdf(data, "cjk.pdf")
+    line = document.pages[0].lines[1].box
+    region = type(line)(x0=0, y0=line.y0 - 20, x1=612, y1=line.y1 + 20)
+    plain = pymupdf.Pixmap(render_pdf_page(data, document, 1, []))
+
+    def ink(label: str) -> int:
+        highlight = Highlight(page=1, start_line=2, end_line=2, quote=None, verified=True, label=label)
+        return _dark_pixels(pymupdf.Pixmap(render_pdf_page(data, document, 1, [highlight])), region) \
+            - _dark_pixels(plain, region)
+
+    # four CJK glyphs ink far more than the box and mark alone (base-14 fonts would draw nothing or "?")
+    assert ink("北京住宿 已验证") > ink("") + 60
