@@ -199,3 +199,62 @@ def test_narrow_screen_demo_buttons_are_compact(browser, app_url):  # noqa: F811
         assert box["height"] < 420, box  # 12 buttons wrap several to a line, not one each
         shot(view, f"narrow-{'dark' if dark else 'light'}.png")
         context.close()
+
+
+def test_a_conversation_of_three_turns_with_a_follow_up(page):  # noqa: F811
+    answer = page.locator("#answer")
+    ask(page, "Beijing lodging", topic="")
+    answer.get_by_text("750 yuan").first.wait_for()
+    ask(page, "What about Shanghai?", topic="")
+    note = page.locator("#follow-up-note")
+    note.wait_for()
+    assert "lodging Shanghai" in note.inner_text()  # the trace's question: what retrieval searched
+    assert "700" in answer.inner_text()
+    ask(page, "How much does the annual passport renewal cost?", topic="")
+    page.locator("#history tr[data-turn='3']").wait_for()
+    assert page.locator("#history tbody tr").count() == 3
+    assert page.locator("#follow-up-note").count() == 0  # an ordinary question is searched as asked
+    assert page.locator(".toast-body").count() == 0, page.locator(".toast-body").all_inner_texts()
+    shot(page, "conversation-three-turns.png")
+
+    page.locator("#turn-pick input").click()  # re-open turn 1 in the panels
+    page.get_by_role("option", name="1. Beijing lodging").click()
+    answer.get_by_text("750 yuan").first.wait_for()
+    page.get_by_role("tab", name="2 Candidates").click()
+    assert "travel-v2" in page.locator("#candidates").inner_text()
+
+    page.locator("#clear-history").click()
+    page.locator("#history").get_by_text("No questions yet").wait_for()
+    answer.get_by_text("Ask a question, run a demo or check an answer.").wait_for()
+
+
+def test_library_lists_documents_and_deleting_an_upload_removes_it_from_answers(page, tmp_path):  # noqa: F811
+    note = tmp_path / "lighthouse.md"
+    note.write_text("---\nid: lighthouse\nversion: v3\ntopic: harbour\n---\nThe lighthouse tour costs 12 euros.\n"
+                    "Tours start at the north pier.\n", "utf-8")
+    page.get_by_text("Upload documents (only you see them)").click()
+    page.locator("#upload-files input[type=file]").set_input_files([str(note)])
+    page.locator("#upload").click()
+    page.locator("#upload-status").get_by_text("added lighthouse").wait_for()
+    ask(page, "How much does the lighthouse tour cost?", topic="")
+    answer = page.locator("#answer")
+    answer.get_by_text("12 euros").first.wait_for()
+
+    page.get_by_text("Documents in your collection").click()
+    row = page.locator("#library tr", has_text="lighthouse")
+    row.wait_for()
+    cells = row.locator("td").all_inner_texts()
+    assert cells[0] == "lighthouse" and cells[2] == "v3" and cells[3] == "harbour"
+    assert int(cells[7]) >= 1 and "ready" in cells[8] and cells[9] == "uploaded"
+    assert "lines" in cells[6]
+    shot(page, "library.png")
+
+    page.locator("#delete-pick input").click()
+    page.get_by_role("option", name="lighthouse (lighthouse.md)").click()
+    page.locator("#delete-doc").click()
+    page.locator("#delete-status").get_by_text("deleted lighthouse").wait_for()
+    page.wait_for_function("() => !document.querySelector('#library').innerText.includes('lighthouse')")
+    ask(page, "How much does the lighthouse tour cost?", topic="")
+    answer.get_by_text("✗ abstained").wait_for()
+    page.get_by_role("tab", name="2 Candidates").click()
+    assert "lighthouse" not in page.locator("#candidates").inner_text()

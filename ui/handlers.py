@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from pipeline import Document, InputError, Request, Settings, Trace, can_read, parse_answer, strip_markers
 
-from . import panels
+from . import history, panels
 from .demos import run_demo
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared
 
@@ -112,10 +112,13 @@ def parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, 
         raise InputError("settings", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
 
 
-def remember(session: Session, trace: Trace, documents: dict) -> dict:
-    """Keep the trace and the documents it may show (only those this requester can read)."""
+def remember(session: Session, trace: Trace, documents: dict, kind: str = "ask", asked: str | None = None) -> dict:
+    """Keep the trace and the documents it may show (only those this requester can read), as the newest
+    turn of the session's conversation."""
     session.last_trace = trace
     session.last_documents = {sid: d for sid, d in documents.items() if can_read(d, trace.request.groups)}
+    history.conversation_of(session).add(kind, asked or trace.request.question, trace, session.last_documents,
+                                         session.last_demo)
     return trace.model_dump(mode="json")
 
 
@@ -130,11 +133,12 @@ def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, mi
     says why in plain language."""
     session = session_of(session)
     request = parse_request(question, date, topic, groups)
+    searched = history.resolve_request(session, request)  # a follow-up, only when the page's switch is on
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
-    trace = shared.engine.ask(corpus, request, settings)
+    trace = shared.engine.ask(corpus, searched, settings)
     session.last_demo = None
-    return remember(session, trace, corpus.documents), session
+    return remember(session, trace, corpus.documents, "ask", request.question), session
 
 
 @guarded
@@ -152,7 +156,7 @@ def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, 
     corpus = session.corpus(shared)
     trace = shared.engine.ask(corpus, request, settings, proposal=proposal)
     session.last_demo = None
-    return remember(session, trace, corpus.documents), session
+    return remember(session, trace, corpus.documents, "check"), session
 
 
 @guarded
@@ -161,7 +165,7 @@ def do_demo(shared: Shared, name, session):
     session = session_of(session)
     scenario, trace, documents = run_demo(shared, (name or "").strip())
     session.last_demo = scenario.name
-    return remember(session, trace, documents), session
+    return remember(session, trace, documents, "demo", f"demo: {scenario.name}"), session
 
 
 # --------------------------------------------------------------------------- /documents

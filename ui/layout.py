@@ -15,7 +15,7 @@ import gradio as gr
 
 from pipeline import ANSWER_HELP, Settings
 
-from . import handlers, panels, views
+from . import endpoints, handlers, history, panels, views
 from .demos import DEMOS
 from .handlers import bind
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
@@ -44,6 +44,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
             with gr.Column(scale=2):
                 _collection(c)
         _demo_buttons(c)
+        _conversation(c)
         _result_tabs(c)
         _wire(demo, c, shared)
     demo.queue(default_concurrency_limit=1, max_size=64)
@@ -72,12 +73,22 @@ def _request_form(c: SimpleNamespace) -> None:
             c.reserve = gr.Number(value=DEFAULTS.reserve, precision=0, minimum=0, label="reserve")
             c.eligibility = gr.Radio(ELIGIBILITY, value=DEFAULTS.eligibility, label="eligibility applied")
             c.retrieval = gr.Radio(["hybrid", "bm25", "dense"], value=DEFAULTS.retrieval, label="retrieval")
-    c.ask_button = gr.Button("Ask", variant="primary", elem_id="ask")
+    with gr.Row():
+        c.ask_button = gr.Button("Ask", variant="primary", elem_id="ask", scale=3)
+        c.follow_up = gr.Checkbox(value=True, label="Follow-ups: resolve a short question against the previous one",
+                                  elem_id="follow-up", scale=2)
 
 
 def _collection(c: SimpleNamespace) -> None:
     with gr.Accordion("Documents in your collection", open=False):
         c.docs_html = gr.HTML(elem_id="documents")
+        with gr.Row():
+            c.delete_pick = gr.Dropdown(label="Your uploads", choices=[], elem_id="delete-pick", scale=3,
+                                        allow_custom_value=True)
+            c.delete_button = gr.Button("Delete this document", size="sm", variant="stop", elem_id="delete-doc",
+                                        scale=1)
+        c.delete_report = gr.JSON(visible=False, label="delete report")
+        c.delete_html = gr.HTML(elem_id="delete-status")
     with gr.Accordion("Upload documents (only you see them)", open=False):
         c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=TEXT_TYPES,
                           type="filepath", elem_id="upload-files")
@@ -101,6 +112,18 @@ def _demo_buttons(c: SimpleNamespace) -> None:
             c.demo_buttons = [(gr.Button(text, size="sm", elem_id=f"demo-{name}"), name) for text, name in DEMOS]
         c.demo_name = gr.Textbox(value="", visible=False)
         c.demo_hidden = gr.Button(visible=False)
+
+
+def _conversation(c: SimpleNamespace) -> None:
+    with gr.Accordion("Conversation: every result of this session, re-openable", open=True):
+        c.history_html = gr.HTML(history.history_html(history.Conversation()), elem_id="history")
+        with gr.Row():
+            c.turn_pick = gr.Dropdown(label="Re-open a turn in the panels", choices=[], elem_id="turn-pick", scale=3)
+            c.clear_history = gr.Button("Clear history", size="sm", elem_id="clear-history", scale=1)
+        c.history_state = gr.JSON(visible=False, label="history")
+        c.turn_number = gr.Textbox(visible=False)
+        c.history_hidden = gr.Button(visible=False)
+        c.reopen_hidden = gr.Button(visible=False)
 
 
 def _result_tabs(c: SimpleNamespace) -> None:
@@ -147,15 +170,19 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
                       c.reserve, c.eligibility, c.retrieval]
     panel_outputs = [c.answer_out, c.download, c.candidates_out, c.candidates_plot, c.context_out, c.chunk_docs,
                      c.chunks_out, c.citation, c.source_image, c.source_html, c.source_note, c.check_out, c.tabs,
-                     c.session]
+                     c.history_html, c.turn_pick, c.session]
     render = dict(fn=bind(views.render_panels, shared, select="answer"), inputs=[c.session, c.groups],
                   outputs=panel_outputs)
     render_check = dict(render, fn=bind(views.render_panels, shared, select="check"))
     private = dict(api_visibility="private")
 
     ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session])
-    c.ask_button.click(**ask, api_name="ask").success(**render, api_name="panels", api_visibility="undocumented")
-    c.question.submit(**ask, **private).success(**render, **private)
+    # The page's follow-up switch is applied first (a private step): API clients' /ask is never rewritten.
+    follow_up = dict(fn=history.set_follow_ups, inputs=[c.follow_up, c.session], outputs=[c.session], **private)
+    c.ask_button.click(**follow_up).then(**ask, api_name="ask").success(**render, api_name="panels",
+                                                                        api_visibility="undocumented")
+    c.question.submit(**follow_up).then(**ask, **private).success(**render, **private)
+    _wire_conversation(c, shared, render)
 
     c.check_button.click(views.clear_check, None, [c.check_out], queue=False, **private).then(
         bind(handlers.do_check, shared), [c.check_text, *request_inputs, c.session], [c.trace_json, c.session],
@@ -169,7 +196,11 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
         [c.upload_report, c.session], api_name="upload", show_progress_on=[c.upload_html],
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private
-    ).then(views.upload_finished, None, [c.upload_button], queue=False, **private)
+    ).then(views.upload_finished, [c.session], [c.upload_button, c.delete_pick], queue=False, **private)
+    c.delete_button.click(bind(endpoints.do_delete_document, shared), [c.delete_pick, c.session],
+                          [c.delete_report, c.session], api_name="delete_document").success(
+        bind(views.deleted, shared), [c.delete_report, c.session, c.groups],
+        [c.delete_html, c.docs_html, c.chunk_docs, c.delete_pick, c.session], **private)
 
     c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session], [c.trace_json, c.session],
                         api_name="run_demo").success(**render, **private)
@@ -192,6 +223,17 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     demo.load(**refresh)
     demo.load(**evaluation)
     demo.load(views.today, None, c.date, **private)
+
+
+def _wire_conversation(c: SimpleNamespace, shared: Shared, render: dict) -> None:
+    """Re-open a turn, clear the history, and the named endpoints /history, /reopen_turn, /clear_history."""
+    c.history_hidden.click(endpoints.do_history, [c.session], [c.history_state, c.session], api_name="history")
+    c.reopen_hidden.click(endpoints.do_reopen, [c.turn_number, c.session], [c.trace_json, c.session],
+                          api_name="reopen_turn")
+    c.turn_pick.input(endpoints.do_reopen, [c.turn_pick, c.session], [c.trace_json, c.session],
+                      api_visibility="private").success(**render, api_visibility="private")
+    c.clear_history.click(endpoints.do_clear_history, [c.session], [c.history_state, c.session],
+                          api_name="clear_history").success(**render, api_visibility="private")
 
 
 def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, form: list, render: dict) -> None:

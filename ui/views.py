@@ -16,7 +16,7 @@ import gradio as gr
 
 from pipeline import REQUEST_DATE, scenario_settings
 
-from . import evaluation, panels
+from . import evaluation, history, library, panels
 from .conflict import conflict_html
 from .demos import BY_NAME, describe
 from .handlers import guarded, parse_groups, session_of
@@ -94,7 +94,9 @@ def render_panels(shared: Shared, session, groups, select="answer"):
     image, body, note = _source(shared, session, choices[0][1] if choices else None)
     chosen = _chunk_documents(shared, session, groups)
     demo_line = demo_note(session.last_demo) if session.last_demo in BY_NAME else ""
-    answer = demo_line + panels.answer_html(trace)
+    conversation = history.conversation_of(session)
+    turn = next((t for t in reversed(conversation.turns) if t.trace is trace), None)
+    answer = demo_line + history.turn_line(turn) + panels.answer_html(trace)
     return (
         answer,
         gr.DownloadButton(value=_trace_file(session), visible=trace is not None),
@@ -107,6 +109,8 @@ def render_panels(shared: Shared, session, groups, select="answer"):
         image, body, note,
         answer,
         gr.Tabs(selected=select),
+        history.history_html(conversation),
+        gr.Dropdown(choices=history.turn_choices(conversation), value=str(turn.number) if turn else None),
         session,
     )
 
@@ -130,7 +134,8 @@ def refresh_documents(shared: Shared, session, groups):
     session = session_of(session)
     readable = session.readable(shared, parse_groups(groups))
     choices = _readable_choices(shared, session, groups)
-    return panels.documents_html(readable, set(session.uploads)), gr.Dropdown(choices=choices), session
+    return (library.library_html(readable, session.corpus(shared), set(session.uploads)), gr.Dropdown(choices=choices),
+            session)
 
 
 def upload_status(shared: Shared, report, session, groups):
@@ -179,8 +184,20 @@ def upload_started():
             "<p class='rag-note' id='upload-working'>Parsing and embedding your files…</p>")
 
 
-def upload_finished():
-    return gr.Button(value="Add to my collection", interactive=True)
+def upload_finished(session):
+    """After an upload: the button again, and the session's uploads offered for deletion."""
+    session = session_of(session)
+    return (gr.Button(value="Add to my collection", interactive=True),
+            gr.Dropdown(choices=library.upload_choices(session.uploads), value=None))
+
+
+def deleted(shared: Shared, report, session, groups):
+    """After a delete: the library, the chunk choices and the deletable uploads, refreshed."""
+    session = session_of(session)
+    docs, dropdown, session = refresh_documents(shared, session, groups)
+    note = f"<p class='rag-note'>✓ deleted <b>{panels._e(report['deleted'])}</b>: its chunks and vectors left your " \
+           "collection.</p>" if isinstance(report, dict) and report.get("deleted") else ""
+    return note, docs, dropdown, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None), session
 
 
 def clear_check():

@@ -1,0 +1,59 @@
+"""The named endpoints for the conversation and the document library (issue 12).
+
+/history, /reopen_turn, /clear_history: the session's turns (each with its trace, re-openable);
+/delete_document: remove one of the session's uploads (its chunks and vectors go with it).
+Like `ui.handlers`, each takes the app's `Shared` state first where it needs it and returns plain JSON.
+"""
+
+from __future__ import annotations
+
+from pipeline import InputError
+
+from . import history
+from .handlers import guarded, session_of
+from .state import Shared
+
+
+@guarded
+def do_history(session):
+    """This session's conversation, oldest first: each turn's number, kind (ask / check / demo), what was
+    asked, what retrieval searched (a follow-up is resolved against the previous question), and its result."""
+    session = session_of(session)
+    return [history.turn_summary(t) for t in history.conversation_of(session).turns], session
+
+
+@guarded
+def do_reopen(turn, session):
+    """Make an earlier turn (by number) the current result again; returns its trace (JSON)."""
+    session = session_of(session)
+    found = history.conversation_of(session).find(turn)
+    if found is None:
+        raise InputError("turn", f"no turn {turn!r} in this session's history")
+    session.last_trace, session.last_documents, session.last_demo = found.trace, found.documents, found.demo
+    return found.trace.model_dump(mode="json"), session
+
+
+@guarded
+def do_clear_history(session):
+    """Forget every turn of this session's conversation (uploads stay). Returns the empty history."""
+    session = session_of(session)
+    history.conversation_of(session).turns.clear()
+    session.last_trace, session.last_documents, session.last_demo = None, {}, None
+    return [], session
+
+
+@guarded
+def do_delete_document(shared: Shared, source_id, session):
+    """Delete one of this session's uploaded documents by id: its chunks and vectors leave the session's
+    collection; the samples and other uploads stay. Returns the remaining uploads' ids."""
+    session = session_of(session)
+    source_id = (source_id or "").strip()
+    if source_id not in session.uploads:
+        shared_ids = {d.source_id for d in shared.documents}
+        why = "is a shared sample (read-only)" if source_id in shared_ids else "is not one of your uploads"
+        raise InputError("delete", f"{source_id!r} {why}")
+    document = session.uploads.pop(source_id)
+    if document.paged and not any(d.digest == document.digest for d in session.uploads.values()):
+        session.pdf_bytes.pop(document.digest, None)
+    session.corpus(shared)  # rebuilt from the remaining documents: the deleted chunks are gone from both indexes
+    return {"deleted": source_id, "documents": sorted(session.uploads)}, session

@@ -1,0 +1,166 @@
+"""The conversation: every result of a session (ask, check, demo) as a turn that can be re-opened,
+and follow-up questions resolved against the previous question for retrieval.
+
+A follow-up ("What about Shanghai?", "And is it valid in 2027?") is short and starts with a cue or
+leans on the previous question with a pronoun. It is searched as the previous question's words plus
+its own, where the previous question's names and numbers are dropped when the follow-up brings its
+own (so "Beijing lodging" + "What about Shanghai?" searches "lodging Shanghai"). The searched text
+becomes the trace's `request.question`, and the turn records what was asked, so the panels say what
+was searched. Follow-ups are resolved only when the page's "follow-up" switch is on: API clients'
+/ask calls are never rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pipeline import Document, Request, Trace
+
+from .panels import _e
+
+MAX_TURNS = 50
+MAX_FOLLOW_UP_WORDS = 8
+CUES = ("what about", "how about", "and what about", "and for", "and in", "and", "also", "same for", "what if")
+PRONOUNS = {"it", "its", "that", "this", "there", "they", "them", "those", "these", "same", "one"}
+FUNCTION_WORDS = {"what", "how", "when", "where", "which", "who", "why", "is", "are", "was", "were", "does", "do",
+                  "can", "may", "the", "a", "an", "in", "on", "at", "for", "of", "to", "and", "or", "about", "i",
+                  "my", "our", "we", "you", "if", "also", "same"}
+_TOKEN = re.compile(r"[\w'-]+|[^\w\s]", re.UNICODE)
+
+
+@dataclass
+class Turn:
+    number: int
+    kind: str  # ask / check / demo
+    asked: str  # what the person typed (or the demo's name)
+    trace: Trace
+    documents: dict[str, Document]
+    demo: str | None = None
+
+    @property
+    def searched(self) -> str:
+        return self.trace.request.question
+
+    @property
+    def follow_up(self) -> bool:
+        return self.kind == "ask" and self.asked != self.searched
+
+
+@dataclass
+class Conversation:
+    turns: list[Turn] = field(default_factory=list)
+    resolve_follow_ups: bool = False  # set by the page's switch before each of its asks
+    _count: int = 0
+
+    def add(self, kind: str, asked: str, trace: Trace, documents: dict[str, Document], demo: str | None) -> Turn:
+        self._count += 1
+        turn = Turn(self._count, kind, asked, trace, documents, demo)
+        self.turns.append(turn)
+        del self.turns[:-MAX_TURNS]
+        return turn
+
+    def find(self, number) -> Turn | None:
+        return next((t for t in self.turns if str(t.number) == str(number)), None)
+
+    def previous_question(self) -> str | None:
+        return next((t.searched for t in reversed(self.turns) if t.kind == "ask"), None)
+
+
+def conversation_of(session) -> Conversation:
+    """The session's conversation (kept on the session object, created on first use)."""
+    conversation = getattr(session, "conversation", None)
+    if not isinstance(conversation, Conversation):
+        conversation = Conversation()
+        session.conversation = conversation
+    return conversation
+
+
+# --------------------------------------------------------------------------- follow-ups
+
+
+def _is_entity(token: str, first: bool) -> bool:
+    """A name or a number: capitalised and not a function word, or containing a digit."""
+    if any(ch.isdigit() for ch in token):
+        return True
+    return token[:1].isupper() and token.lower() not in FUNCTION_WORDS and not (first and token.lower() in CUES)
+
+
+def is_follow_up(question: str) -> bool:
+    words = [w.lower() for w in re.findall(r"[\w'-]+", question)]
+    if not words or len(words) > MAX_FOLLOW_UP_WORDS:
+        return False
+    text = " ".join(words)
+    return any(text == cue or text.startswith(cue + " ") for cue in CUES) or bool(PRONOUNS & set(words))
+
+
+def resolve(question: str, previous: str | None) -> str:
+    """The text to search for `question` given the previous question (itself when not a follow-up)."""
+    if not previous or not is_follow_up(question):
+        return question
+    text = question.strip()
+    for cue in sorted(CUES, key=len, reverse=True):
+        if text.lower().startswith(cue + " "):
+            text = text[len(cue) + 1:]
+            break
+    new_tokens = _TOKEN.findall(text)
+    brings_entities = any(_is_entity(t, i == 0) for i, t in enumerate(new_tokens) if t.lower() not in PRONOUNS)
+    kept = [t for i, t in enumerate(_TOKEN.findall(previous))
+            if re.match(r"\w", t) and not (brings_entities and _is_entity(t, i == 0))]
+    return " ".join([*kept, text]).strip()
+
+
+def resolve_request(session, request: Request) -> Request:
+    """The request with its question resolved against the conversation (only when the page asked for it)."""
+    conversation = conversation_of(session)
+    if not conversation.resolve_follow_ups:
+        return request
+    searched = resolve(request.question, conversation.previous_question())
+    return request if searched == request.question else request.model_copy(update={"question": searched})
+
+
+def set_follow_ups(enabled, session):
+    """The page's switch, applied before its ask (API clients never set it)."""
+    from .handlers import session_of
+
+    session = session_of(session)
+    conversation_of(session).resolve_follow_ups = bool(enabled)
+    return session
+
+
+# --------------------------------------------------------------------------- views
+
+
+def turn_line(turn: Turn | None) -> str:
+    """The line above the Answer that says which turn this is and, for a follow-up, what was searched."""
+    if turn is None or not turn.follow_up:
+        return ""
+    return (f"<div class='rag-demo' id='follow-up-note'><b>Follow-up</b> (turn {turn.number}): you asked "
+            f"“{_e(turn.asked)}”; resolved against the previous question, retrieval searched "
+            f"“<b>{_e(turn.searched)}</b>”.</div>")
+
+
+def history_html(conversation: Conversation) -> str:
+    if not conversation.turns:
+        return "<p class='rag-note'>No questions yet: each answer you get stays here and can be re-opened.</p>"
+    rows = []
+    for turn in reversed(conversation.turns):
+        answer = turn.trace.answer
+        status = "✓ answered" if answer.status == "answered" else f"✗ {answer.reason_code}"
+        said = (answer.answer or turn.trace.explanation or "")[:140]
+        searched = f"<br><span class='rag-note'>searched: {_e(turn.searched)}</span>" if turn.follow_up else ""
+        rows.append(f"<tr data-turn='{turn.number}'><td class='num'>{turn.number}</td><td>{_e(turn.kind)}</td>"
+                    f"<td>{_e(turn.asked)}{searched}</td><td>{_e(status)}</td><td>{_e(said)}</td></tr>")
+    return ("<table class='rag-table' id='history-table'><thead><tr><th>turn</th><th>kind</th><th>question</th>"
+            "<th>result</th><th>answer or reason</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def turn_choices(conversation: Conversation) -> list[tuple[str, str]]:
+    return [(f"{t.number}. {t.asked[:60]}", str(t.number)) for t in reversed(conversation.turns)]
+
+
+def turn_summary(turn: Turn) -> dict:
+    answer = turn.trace.answer
+    return {"turn": turn.number, "kind": turn.kind, "asked": turn.asked, "searched": turn.searched,
+            "follow_up": turn.follow_up, "demo": turn.demo, "status": answer.status,
+            "reason_code": answer.reason_code, "answer": answer.answer, "explanation": turn.trace.explanation}
