@@ -258,3 +258,23 @@ def test_library_lists_documents_and_deleting_an_upload_removes_it_from_answers(
     answer.get_by_text("✗ abstained").wait_for()
     page.get_by_role("tab", name="2 Candidates").click()
     assert "lighthouse" not in page.locator("#candidates").inner_text()
+
+
+def test_keep_my_uploads_notice_and_session_export_download(page):  # noqa: F811
+    assert "discards them" in page.locator("#keep-notice").inner_text()
+    ask(page, "Beijing lodging", topic="")
+    page.locator("#answer").get_by_text("750 yuan").first.wait_for()
+    page.locator("#export-session").click()
+    link = page.locator("#export-file a").first
+    link.wait_for()
+    with page.expect_download() as info:
+        link.click()
+    import json
+
+    data = json.loads(open(info.value.path(), encoding="utf-8").read())
+    assert data["turns"][0]["trace"]["answer"]["status"] == "answered"
+    assert any(d["source_id"] == "travel-v2" for d in data["documents"])
+    with page.expect_download() as info:
+        page.locator("#download-trace").click()
+    assert json.loads(open(info.value.path(), encoding="utf-8").read())["trace_version"] == "trace-v1"
+    shot(page, "export.png")

@@ -47,3 +47,19 @@ def test_delete_an_upload_then_ask_again(client, tmp_path):
     assert "lighthouse" not in {d["source_id"] for d in documents}
     with pytest.raises(AppError, match="shared sample"):
         client.predict("travel-v2", api_name="/delete_document")
+
+
+def test_session_export_holds_documents_metadata_and_traces(client, tmp_path):
+    note = tmp_path / "ferry-note.md"
+    note.write_text("---\nid: ferry-note\nversion: v2\ntopic: harbour\n---\nThe night ferry costs 30 euros.\n", "utf-8")
+    upload(client, note)
+    ask(client, "How much does the night ferry cost?", topic="")
+    export = client.predict("", api_name="/export_session")
+    assert export["export_version"] == "session-export-v1"
+    mine = [d for d in export["documents"] if d["origin"] == "uploaded"]
+    assert [(d["source_id"], d["version"], d["topic"], d["status"]) for d in mine] == \
+        [("ferry-note", "v2", "harbour", "ready")]
+    assert mine[0]["chunks"] >= 1 and mine[0]["lines"] == 1
+    (turn,) = export["turns"]
+    assert turn["asked"] == "How much does the night ferry cost?"
+    assert turn["trace"]["answer"]["status"] == "answered" and turn["trace"]["trace_version"] == "trace-v1"

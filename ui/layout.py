@@ -15,7 +15,7 @@ import gradio as gr
 
 from pipeline import ANSWER_HELP, Settings
 
-from . import endpoints, handlers, history, panels, views
+from . import endpoints, export, handlers, history, panels, views
 from .demos import DEMOS
 from .handlers import bind
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
@@ -101,6 +101,7 @@ def _collection(c: SimpleNamespace) -> None:
         with gr.Row():
             c.meta_from = gr.Textbox(value="", label="valid from (YYYY-MM-DD)", max_lines=1)
             c.meta_to = gr.Textbox(value="", label="valid to (YYYY-MM-DD)", max_lines=1)
+        gr.Markdown(export.NOTICE)
         c.upload_button = gr.Button("Add to my collection", elem_id="upload")
         c.upload_report = gr.JSON(visible=False, label="upload report")
         c.upload_html = gr.HTML(elem_id="upload-status")
@@ -120,7 +121,14 @@ def _conversation(c: SimpleNamespace) -> None:
         with gr.Row():
             c.turn_pick = gr.Dropdown(label="Re-open a turn in the panels", choices=[], elem_id="turn-pick", scale=3)
             c.clear_history = gr.Button("Clear history", size="sm", elem_id="clear-history", scale=1)
+        gr.Markdown(export.NOTICE, elem_id="keep-notice")
+        with gr.Row():
+            c.export_button = gr.Button("Prepare the session export (documents + traces, JSON)", size="sm",
+                                        elem_id="export-session")
+            c.export_file = gr.File(label="Session export", visible=True, interactive=False, elem_id="export-file")
         c.history_state = gr.JSON(visible=False, label="history")
+        c.export_state = gr.JSON(visible=False, label="session export")
+        c.export_hidden = gr.Button(visible=False)
         c.turn_number = gr.Textbox(visible=False)
         c.history_hidden = gr.Button(visible=False)
         c.reopen_hidden = gr.Button(visible=False)
@@ -196,7 +204,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
         [c.upload_report, c.session], api_name="upload", show_progress_on=[c.upload_html],
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private
-    ).then(views.upload_finished, [c.session], [c.upload_button, c.delete_pick], queue=False, **private)
+    ).then(views.upload_finished, [c.session], [c.upload_button, c.delete_pick], queue=False, **private
+    ).then(None, None, None, js=export.GUARD_JS, **private)
     c.delete_button.click(bind(endpoints.do_delete_document, shared), [c.delete_pick, c.session],
                           [c.delete_report, c.session], api_name="delete_document").success(
         bind(views.deleted, shared), [c.delete_report, c.session, c.groups],
@@ -232,6 +241,10 @@ def _wire_conversation(c: SimpleNamespace, shared: Shared, render: dict) -> None
                           api_name="reopen_turn")
     c.turn_pick.input(endpoints.do_reopen, [c.turn_pick, c.session], [c.trace_json, c.session],
                       api_visibility="private").success(**render, api_visibility="private")
+    c.export_button.click(bind(export.export_file, shared), [c.groups, c.session], [c.export_file, c.session],
+                          api_visibility="private")
+    c.export_hidden.click(bind(export.do_export, shared), [c.groups, c.session], [c.export_state, c.session],
+                          api_name="export_session")
     c.clear_history.click(endpoints.do_clear_history, [c.session], [c.history_state, c.session],
                           api_name="clear_history").success(**render, api_visibility="private")
 

@@ -1,0 +1,58 @@
+"""Keep my uploads: the plain notice that session uploads are discarded, and the session export
+(documents' metadata + every turn's full trace) as one JSON download or the /export_session endpoint."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+from . import history, library
+from .handlers import guarded, parse_groups, session_of
+from .state import Shared
+
+EXPORT_DIR = Path(tempfile.gettempdir()) / "auditable-rag-exports"
+EXPORT_VERSION = "session-export-v1"
+NOTICE = ("⚠ **Your uploads and this conversation live only in this browser session**: reloading or closing the "
+          "page discards them (the samples stay). Download the session export first to keep the documents' "
+          "metadata and every trace.")
+#: The browser asks before leaving once the session holds uploads (a page cannot say more than that).
+GUARD_JS = ("() => { if (!window.__ragLeaveGuard) { window.__ragLeaveGuard = true; "
+            "window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; }); } }")
+
+
+def session_export(shared: Shared, session, groups) -> dict:
+    readable = session.readable(shared, parse_groups(groups))
+    conversation = history.conversation_of(session)
+    return {
+        "export_version": EXPORT_VERSION,
+        "exported_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "documents": library.library_rows(readable, session.corpus(shared), set(session.uploads)),
+        "turns": [{**history.turn_summary(t), "trace": t.trace.model_dump(mode="json")} for t in conversation.turns],
+    }
+
+
+@guarded
+def do_export(shared: Shared, groups, session):
+    """This session as JSON: the readable documents' metadata (id, version, topic, validity, access, pages,
+    lines, chunks, status, origin) and every turn with its full trace."""
+    session = session_of(session)
+    return session_export(shared, session, groups), session
+
+
+@guarded
+def export_file(shared: Shared, groups, session):
+    """The export written to a fresh temporary file for the download (the previous one is removed)."""
+    session = session_of(session)
+    folder = EXPORT_DIR / uuid.uuid4().hex
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "auditable-rag-session.json"
+    path.write_text(json.dumps(session_export(shared, session, groups), ensure_ascii=False, indent=1), "utf-8")
+    previous = getattr(session, "export_folder", None)
+    if previous:
+        shutil.rmtree(previous, ignore_errors=True)
+    session.export_folder = folder
+    return str(path), session
