@@ -278,3 +278,66 @@ def test_keep_my_uploads_notice_and_session_export_download(page):  # noqa: F811
         page.locator("#download-trace").click()
     assert json.loads(open(info.value.path(), encoding="utf-8").read())["trace_version"] == "trace-v1"
     shot(page, "export.png")
+
+
+def _natural_width(page) -> int:  # noqa: F811
+    page.wait_for_function("() => { const i = document.querySelector('#source-image img');"
+                           " return i && i.complete && i.naturalWidth > 0; }")
+    return page.evaluate("() => document.querySelector('#source-image img').naturalWidth")
+
+
+def test_source_viewer_navigates_a_15_page_pdf(page, tmp_path):  # noqa: F811
+    import pymupdf
+
+    pdf = tmp_path / "port-handbook.pdf"
+    doc = pymupdf.open()
+    for n in range(1, 16):
+        new = doc.new_page()
+        new.insert_text((72, 90), f"Port handbook chapter {n}", fontsize=14)
+        fact = "The pilot boarding fee is 85 euros per vessel." if n == 9 else f"Chapter {n} covers berth {n}."
+        new.insert_text((72, 130), fact, fontsize=11)
+    doc.save(str(pdf))
+    page.get_by_text("Upload documents (only you see them)").click()
+    page.locator("#upload-files input[type=file]").set_input_files([str(pdf)])
+    page.locator("#upload").click()
+    page.locator("#upload-status").get_by_text("added port-handbook").wait_for()
+    ask(page, "How much is the pilot boarding fee?", topic="")
+    page.locator("#answer").get_by_text("85 euros").first.wait_for()
+
+    page.get_by_role("tab", name="5 Source").click()
+    note = page.locator("#source-note")
+    note.get_by_text("page 9 of 15").wait_for()
+    thumbs = page.locator("#thumbnails img")
+    thumbs.first.wait_for()
+    assert thumbs.count() == 15
+    width = _natural_width(page)
+    shot(page, "viewer-cited-page.png")
+
+    page.locator("#next-page").click()
+    note.get_by_text("page 10 of 15").wait_for()
+    thumbs.nth(2).click()
+    note.get_by_text("page 3 of 15").wait_for()
+    page.locator("#zoom").get_by_text("200 %").click()
+    page.wait_for_function(f"() => document.querySelector('#source-image img').naturalWidth > {width * 1.5}")
+    page.locator("#next-citation").click()  # one citation: back to it, on its page
+    note.get_by_text("page 9 of 15").wait_for()
+    shot(page, "viewer-zoomed.png")
+
+
+def test_text_source_scrolls_to_the_cited_lines(page, tmp_path):  # noqa: F811
+    long = tmp_path / "canal-rules.md"
+    lines = [f"Rule {n}: boats keep to the right of buoy {n}." for n in range(1, 200)]
+    lines[149] = "The canal night toll is 17 crowns per boat."
+    long.write_text("---\nid: canal-rules\n---\n" + "\n".join(lines) + "\n", "utf-8")
+    page.get_by_text("Upload documents (only you see them)").click()
+    page.locator("#upload-files input[type=file]").set_input_files([str(long)])
+    page.locator("#upload").click()
+    page.locator("#upload-status").get_by_text("added canal-rules").wait_for()
+    ask(page, "What is the canal night toll?", topic="")
+    page.locator("#answer").get_by_text("17 crowns").first.wait_for()
+    page.get_by_role("tab", name="5 Source").click()
+    page.locator("#source-text .ln.verified").first.wait_for()
+    page.wait_for_function("""() => { const box = document.querySelector('#source-text .rag-scroll');
+        const line = box.querySelector('.ln.verified'); const b = box.getBoundingClientRect();
+        const l = line.getBoundingClientRect(); return box.scrollTop > 0 && l.top >= b.top && l.bottom <= b.bottom; }""")
+    shot(page, "viewer-text-scrolled.png")

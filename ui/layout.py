@@ -15,7 +15,7 @@ import gradio as gr
 
 from pipeline import ANSWER_HELP, Settings
 
-from . import endpoints, export, handlers, history, panels, views
+from . import endpoints, export, handlers, history, panels, viewer, views
 from .demos import DEMOS
 from .handlers import bind
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
@@ -125,7 +125,7 @@ def _conversation(c: SimpleNamespace) -> None:
         with gr.Row():
             c.export_button = gr.Button("Prepare the session export (documents + traces, JSON)", size="sm",
                                         elem_id="export-session")
-            c.export_file = gr.File(label="Session export", visible=True, interactive=False, elem_id="export-file")
+            c.export_file = gr.File(label="Session export", interactive=False, height=90, elem_id="export-file")
         c.history_state = gr.JSON(visible=False, label="history")
         c.export_state = gr.JSON(visible=False, label="session export")
         c.export_hidden = gr.Button(visible=False)
@@ -149,9 +149,20 @@ def _result_tabs(c: SimpleNamespace) -> None:
             c.download = gr.DownloadButton("Download the trace (JSON)", visible=False, elem_id="download-trace")
             with gr.Accordion("Trace (JSON)", open=False):
                 c.trace_json = gr.JSON(label="trace")
-        with gr.Tab("5 Source", id="source"):
+        with gr.Tab("5 Source", id="source") as c.source_tab:
             c.citation = gr.Dropdown(label="Citation", choices=[], elem_id="citation")
+            with gr.Row(elem_id="viewer-controls"):
+                c.prev_citation = gr.Button("◀ previous citation", size="sm", elem_id="prev-citation")
+                c.next_citation = gr.Button("next citation ▶", size="sm", elem_id="next-citation")
+                c.prev_page = gr.Button("◀ page", size="sm", elem_id="prev-page")
+                c.page_number = gr.Number(label="page", precision=0, minimum=1, visible=False, elem_id="page-number",
+                                          min_width=80)
+                c.next_page = gr.Button("page ▶", size="sm", elem_id="next-page")
+                c.zoom = gr.Radio(viewer.ZOOMS, value=1.5, label="zoom", elem_id="zoom", min_width=240)
             c.source_note = gr.HTML()
+            c.thumbnails = gr.Gallery(label="Pages (click one to open it)", columns=10, height=170, rows=1,
+                                      allow_preview=False, object_fit="contain", visible=False, interactive=False,
+                                      elem_id="thumbnails")
             c.source_image = gr.Image(label="Cited page", type="pil", format="png", interactive=False,
                                       visible=False, elem_id="source-image")
             c.source_html = gr.HTML(visible=False, elem_id="source-text")
@@ -177,11 +188,12 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     request_inputs = [c.question, c.date, c.topic, c.groups, c.top_k, c.min_lexical, c.min_dense, c.window,
                       c.reserve, c.eligibility, c.retrieval]
     panel_outputs = [c.answer_out, c.download, c.candidates_out, c.candidates_plot, c.context_out, c.chunk_docs,
-                     c.chunks_out, c.citation, c.source_image, c.source_html, c.source_note, c.check_out, c.tabs,
-                     c.history_html, c.turn_pick, c.session]
+                     c.chunks_out, c.source_image, c.source_html, c.source_note, c.page_number, c.thumbnails,
+                     c.citation, c.check_out, c.tabs, c.history_html, c.turn_pick, c.session]
     render = dict(fn=bind(views.render_panels, shared, select="answer"), inputs=[c.session, c.groups],
                   outputs=panel_outputs)
     render_check = dict(render, fn=bind(views.render_panels, shared, select="check"))
+    c.source_html.change(None, None, None, js=viewer.SCROLL_JS, api_visibility="private")
     private = dict(api_visibility="private")
 
     ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session])
@@ -225,13 +237,31 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
                   api_name="documents")
     c.chunk_docs.change(bind(views.show_chunks, shared), [c.session, c.groups, c.chunk_docs], [c.chunks_out],
                         **private)
-    c.citation.input(bind(views.show_source, shared), [c.session, c.citation],
-                     [c.source_image, c.source_html, c.source_note, c.session], **private)
+    _wire_viewer(c, shared)
     evaluation = dict(fn=views.load_evaluation, inputs=None, outputs=[c.eval_html, c.eval_plots], **private)
     c.eval_refresh.click(**evaluation)
     demo.load(**refresh)
     demo.load(**evaluation)
     demo.load(views.today, None, c.date, **private)
+
+
+def _wire_viewer(c: SimpleNamespace, shared: Shared) -> None:
+    """The source viewer's controls; each re-renders the Source panel (and scrolls text to the cited lines)."""
+    outputs = [c.source_image, c.source_html, c.source_note, c.page_number, c.thumbnails, c.citation, c.session]
+    private = dict(api_visibility="private", js=None)
+    for event, fn, inputs in (
+        (c.citation.input, viewer.choose_citation, [c.session, c.citation]),
+        (c.next_citation.click, viewer.next_citation, [c.session]),
+        (c.prev_citation.click, viewer.previous_citation, [c.session]),
+        (c.page_number.submit, viewer.go_to_page, [c.session, c.page_number]),
+        (c.next_page.click, viewer.next_page, [c.session]),
+        (c.prev_page.click, viewer.previous_page, [c.session]),
+        (c.zoom.input, viewer.set_zoom, [c.session, c.zoom]),
+    ):
+        event(bind(fn, shared), inputs, outputs, **private).then(None, None, None, js=viewer.SCROLL_JS,
+                                                                 api_visibility="private")
+    c.thumbnails.select(viewer.thumbnail_picker(shared), [c.session], outputs, **private)
+    c.source_tab.select(None, None, None, js=viewer.SCROLL_JS, api_visibility="private")
 
 
 def _wire_conversation(c: SimpleNamespace, shared: Shared, render: dict) -> None:

@@ -36,6 +36,11 @@ CSS = """
 .rag-sides{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:10px}
 .rag-side h4{margin:.2em 0}
 mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-weight:700}
+#library{overflow-x:auto;max-height:560px;overflow-y:auto}
+#source-text .rag-scroll{max-height:560px;overflow:auto}
+#source-image{overflow:auto}
+#source-image img{max-width:none!important;max-height:none!important;width:auto!important;height:auto!important;object-fit:none!important}
+#source-image .image-container,#source-image .image-frame{overflow:auto!important;justify-content:flex-start!important;align-items:flex-start!important}
 .rag-chart{margin:4px 0 10px}
 .rag-cbar{display:grid;grid-template-columns:17em minmax(60px,1fr) 9.5em;gap:6px;align-items:center;font-size:12.5px;margin:2px 0}
 .rag-cbar .lbl{overflow-wrap:anywhere}

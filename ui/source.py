@@ -28,8 +28,11 @@ def source_view(
     documents: dict[str, Document],
     pdf_bytes: Callable[[str], bytes | None],
     choice: str | None,
+    page: int | None = None,
+    zoom: float | None = None,
 ):
-    """(PIL image or None, HTML or None, note) for the chosen citation."""
+    """(PIL image or None, HTML or None, note) for the chosen citation; for a PDF, `page` shows another
+    page of the cited document (with whichever citations fall on it) and `zoom` scales the image."""
     citations = citations_of(trace)
     if not citations:
         return None, None, "No citation to show: this answer has none (an abstention before generation, or no " \
@@ -46,17 +49,21 @@ def source_view(
         from PIL import Image
 
         data = pdf_bytes(document.digest)
-        page = chosen.page or 1
+        page = page or chosen.page or 1
         if data is None:
             return None, None, "The original PDF bytes are not available for this document."
         if document.page(page) is None:
             return None, None, f"{chosen.source_id} has no page {page}."
         # The chosen citation last, so its label is drawn on top of any other on that page.
-        on_page = [c for c in same_doc if c.page == page and c is not chosen] + [chosen]
-        png = render_pdf_page(data, document, page, [highlight_for(c) for c in on_page])
+        on_page = [c for c in same_doc if c.page == page and c is not chosen] + ([chosen] if chosen.page == page else [])
+        png = render_pdf_page(data, document, page, [highlight_for(c) for c in on_page],
+                              **({"zoom": zoom} if zoom else {}))
         image = Image.open(io.BytesIO(png))
         image.load()
-        note = f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page}"
+        cited_here = "" if chosen.page == page else f" (the citation is on page {chosen.page}; "
+        cited_here = cited_here and cited_here + f"{len(on_page)} citation(s) on this page)"
+        note = (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page} of "
+                f"{len(document.pages)}{cited_here}")
         return image, None, note
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
     body = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)

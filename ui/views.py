@@ -16,7 +16,7 @@ import gradio as gr
 
 from pipeline import REQUEST_DATE, scenario_settings
 
-from . import evaluation, history, library, panels
+from . import evaluation, history, library, panels, viewer
 from .conflict import conflict_html
 from .demos import BY_NAME, describe
 from .handlers import guarded, parse_groups, session_of
@@ -90,8 +90,8 @@ def render_panels(shared: Shared, session, groups, select="answer"):
     """Every panel of the session's last result, and the tab to show (`select`)."""
     session = session_of(session)
     trace = session.last_trace
-    choices = citation_choices(trace)
-    image, body, note = _source(shared, session, choices[0][1] if choices else None)
+    viewer.reset(session)
+    source = viewer.view(shared, session)
     chosen = _chunk_documents(shared, session, groups)
     demo_line = demo_note(session.last_demo) if session.last_demo in BY_NAME else ""
     conversation = history.conversation_of(session)
@@ -105,8 +105,7 @@ def render_panels(shared: Shared, session, groups, select="answer"):
         panels.context_html(trace),
         gr.Dropdown(choices=_readable_choices(shared, session, groups), value=chosen),
         _chunks(shared, session, groups, chosen),
-        gr.Dropdown(choices=choices, value=choices[0][1] if choices else None),
-        image, body, note,
+        *source,
         answer,
         gr.Tabs(selected=select),
         history.history_html(conversation),
