@@ -11,7 +11,10 @@ import uuid
 from pathlib import Path
 
 from . import history, library
-from .handlers import guarded, parse_groups, session_of
+import gradio as gr
+
+from .accounts import parse_groups, requester_groups
+from .handlers import guarded, session_of
 from .state import Shared
 
 EXPORT_DIR = Path(tempfile.gettempdir()) / "auditable-rag-exports"
@@ -24,8 +27,9 @@ GUARD_JS = ("() => { if (!window.__ragLeaveGuard) { window.__ragLeaveGuard = tru
             "window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; }); } }")
 
 
-def session_export(shared: Shared, session, groups) -> dict:
-    readable = session.readable(shared, parse_groups(groups))
+def session_export(shared: Shared, session, groups, request=None) -> dict:
+    """The export; signed in, the documents listed are the account's readable ones (typed groups are ignored)."""
+    readable = session.readable(shared, parse_groups(requester_groups(shared.accounts, session, groups, request)))
     conversation = history.conversation_of(session)
     return {
         "export_version": EXPORT_VERSION,
@@ -36,21 +40,21 @@ def session_export(shared: Shared, session, groups) -> dict:
 
 
 @guarded
-def do_export(shared: Shared, groups, session):
+def do_export(shared: Shared, groups, session, request: gr.Request = None):
     """This session as JSON: the readable documents' metadata (id, version, topic, validity, access, pages,
     lines, chunks, status, origin) and every turn with its full trace."""
     session = session_of(session)
-    return session_export(shared, session, groups), session
+    return session_export(shared, session, groups, request), session
 
 
 @guarded
-def export_file(shared: Shared, groups, session):
+def export_file(shared: Shared, groups, session, request: gr.Request = None):
     """The export written to a fresh temporary file for the download (the previous one is removed)."""
     session = session_of(session)
     folder = EXPORT_DIR / uuid.uuid4().hex
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "auditable-rag-session.json"
-    path.write_text(json.dumps(session_export(shared, session, groups), ensure_ascii=False, indent=1), "utf-8")
+    path.write_text(json.dumps(session_export(shared, session, groups, request), ensure_ascii=False, indent=1), "utf-8")
     previous = getattr(session, "export_folder", None)
     if previous:
         shutil.rmtree(previous, ignore_errors=True)
