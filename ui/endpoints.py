@@ -50,7 +50,8 @@ def do_delete_document(shared: Shared, source_id, session):
     source_id = (source_id or "").strip()
     if source_id not in session.uploads:
         shared_ids = {d.source_id for d in shared.documents}
-        why = "is a shared sample (read-only)" if source_id in shared_ids else "is not one of your uploads"
+        why = "is a shared sample or library document (read-only here)" if source_id in shared_ids \
+            else "is not one of your uploads"
         raise InputError("delete", f"{source_id!r} {why}")
     document = session.uploads.pop(source_id)
     if document.paged and not any(d.digest == document.digest for d in session.uploads.values()):

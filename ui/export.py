@@ -34,7 +34,8 @@ def session_export(shared: Shared, session, groups, request=None) -> dict:
     return {
         "export_version": EXPORT_VERSION,
         "exported_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "documents": library.library_rows(readable, session.corpus(shared), set(session.uploads)),
+        "documents": library.library_rows(readable, session.corpus(shared), set(session.uploads),
+                                            shared.library_ids()),
         "turns": [{**history.turn_summary(t), "trace": t.trace.model_dump(mode="json")} for t in conversation.turns],
     }
 

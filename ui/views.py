@@ -137,7 +137,7 @@ def refresh_documents(shared: Shared, session, groups, request: gr.Request = Non
     groups = requester_groups(shared.accounts, session, groups, request)
     readable = session.readable(shared, parse_groups(groups))
     choices = _readable_choices(shared, session, groups)
-    return (library.library_html(readable, session.corpus(shared), set(session.uploads)), gr.Dropdown(choices=choices),
+    return (library.library_html(readable, session.corpus(shared), set(session.uploads), shared.library_ids()), gr.Dropdown(choices=choices),
             session)
 
 
