@@ -60,4 +60,4 @@ def export_file(shared: Shared, groups, session, request: gr.Request = None):
     if previous:
         shutil.rmtree(previous, ignore_errors=True)
     session.export_folder = folder
-    return str(path), session
+    return gr.File(value=str(path), visible=True), session

@@ -130,7 +130,7 @@ def _conversation(c: SimpleNamespace) -> None:
         with gr.Row():
             c.export_button = gr.Button("Prepare the session export (documents + traces, JSON)", size="sm",
                                         elem_id="export-session")
-            c.export_file = gr.File(label="Session export", interactive=False, height=90, elem_id="export-file")
+            c.export_file = gr.File(label="Session export", interactive=False, visible=False, elem_id="export-file")
         c.history_state = gr.JSON(visible=False, label="history")
         c.export_state = gr.JSON(visible=False, label="session export")
         c.export_hidden = gr.Button(visible=False)
