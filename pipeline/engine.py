@@ -32,6 +32,8 @@ EXPLANATIONS = {
     "cited lines), so the answer cannot be shown as supported.",
     "ineligible_citation": "The answer cites a source that is unknown, unreadable, expired or off topic for this "
     "request; correct words do not repair a wrong source.",
+    "generator_unavailable": "The language model gave no usable answer (unreachable, refused, rate-limited, timed "
+    "out, cut short or unreadable), so nothing unchecked or incomplete is shown.",
 }
 
 
