@@ -37,8 +37,13 @@ def _add_ask(commands) -> None:
     ask.add_argument("--date", type=_date, help="request date YYYY-MM-DD (default: today)")
     ask.add_argument("--topic")
     ask.add_argument("--groups", default="", help="the requester's access groups, comma-separated")
-    ask.add_argument("--window", type=_positive, default=Settings().window)
-    ask.add_argument("--reserve", type=_positive, default=Settings().reserve)
+    ask.add_argument("--generator", choices=["extractive", "llm"], default="extractive",
+                     help="who proposes the answer: exact source sentences (default) or a language model configured "
+                     "by LLM_BASE_URL, LLM_MODEL, LLM_API_KEY; either way every citation is checked")
+    ask.add_argument("--window", type=_positive,
+                     help=f"context window in code points (default {Settings().window}; larger with --generator llm)")
+    ask.add_argument("--reserve", type=_positive,
+                     help=f"part of the window kept for the output (default {Settings().reserve}; larger with --generator llm)")
     ask.add_argument("--top-k", type=_positive, default=Settings().top_k)
     ask.add_argument("--min-lexical", type=float, default=Settings().min_lexical)
     ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
@@ -79,11 +84,24 @@ def _load_proposal(path: Path) -> Proposal:
         raise InputError(str(path), f"not a valid proposal: {where}: {first['msg']}") from None
 
 
+def _generator(choice: str):
+    """None for the extractive default (the engine builds it); the configured language model for "llm"."""
+    if choice != "llm":
+        return None
+    from .generate_llm import ChatCompletionsGenerator, LlmConfig
+
+    try:
+        return ChatCompletionsGenerator(LlmConfig.from_env())
+    except ValueError as error:
+        raise InputError("--generator llm", str(error).splitlines()[0]) from None
+
+
 def run_ask(args) -> int:
     from .engine import ask
     from .load import corpus_from_documents, corpus_from_store, parse_paths, stderr_progress
 
     proposal = _load_proposal(args.proposal) if args.proposal else None
+    generator = _generator(args.generator) if proposal is None else None
     if args.store:
         corpus = corpus_from_store(args.store, progress=stderr_progress)
     else:
@@ -92,12 +110,16 @@ def run_ask(args) -> int:
         question=args.question, date=args.date or dt.date.today(), date_given=args.date is not None,
         topic=args.topic, groups=tuple(g.strip() for g in args.groups.split(",") if g.strip()),
     )
+    window, reserve = (Settings().window, Settings().reserve) if generator is None else generator.default_budget
     settings = Settings(
-        window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
+        window=window if args.window is None else args.window, reserve=reserve if args.reserve is None else args.reserve,
+        top_k=args.top_k, min_lexical=args.min_lexical,
         min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
         trace_limit=args.trace_limit or 10**9,
     )
-    trace = ask(corpus, request, settings, proposal=proposal)
+    trace = ask(corpus, request, settings, generator=generator, proposal=proposal)
+    if trace.proposal is not None and trace.proposal.generation is not None and trace.proposal.abstain_reason:
+        print(f"{trace.answer.producer}: {trace.proposal.note}", file=sys.stderr)  # what went wrong, in one line
     if args.trace:
         args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
     if args.highlights:

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from .contracts import ChatMessage, Context, GenerationAttempt, GenerationRecord, Proposal
+from .generate import citation_marker
 from .llm_reply import NOT_IN_SOURCES, UnreadableReply, parse_reply
 
 # Tokens a chat template adds around each message (role tags, separators); generous for
@@ -40,6 +41,16 @@ from .llm_reply import NOT_IN_SOURCES, UnreadableReply, parse_reply
 MESSAGE_ALLOWANCE = 16
 # Fewer output tokens than this cannot hold one cited sentence in the proposal JSON.
 MIN_OUTPUT_TOKENS = 48
+# Budget defaults for `--generator llm` (code points, read as tokens: see above). 4000 fits the
+# smallest common server default (Ollama's 4096-token context) with room for the system message.
+DEFAULT_WINDOW = 4000
+DEFAULT_RESERVE = 800
+# finish_reason values that mean the output stopped before the model finished it.
+CUT_SHORT = {
+    "length": "the model's output was cut short at {reserve} tokens (finish_reason length); an incomplete answer "
+    "is not shown; raise the reserve",
+    "content_filter": "the server's content filter stopped the model's output (finish_reason content_filter)",
+}
 # Sent when no key is configured: local servers ignore it, the client requires one.
 NO_KEY = "no-key"
 
@@ -101,8 +112,16 @@ class LlmConfig(BaseModel):
 
 
 def messages_for(context: Context) -> tuple[ChatMessage, ...]:
-    """The system message, then the packed context verbatim (it holds the question and the sources)."""
-    return (ChatMessage(role="system", content=SYSTEM_PROMPT), ChatMessage(role="user", content=context.text))
+    """The system message, then the packed context verbatim (it holds the question and the sources).
+
+    An annotated support span is verified only when cited whole (an amount with the lines that
+    qualify it), and the packed JSON does not say which sources are one: the system message does.
+    """
+    whole = [
+        citation_marker(s.source_id, s.page, s.start_line, s.end_line) for s in context.sources if s.support_span
+    ]
+    system = SYSTEM_PROMPT + (f"\nCite these sources only whole, with exactly: {' '.join(whole)}." if whole else "")
+    return (ChatMessage(role="system", content=system), ChatMessage(role="user", content=context.text))
 
 
 def prompt_size(messages: tuple[ChatMessage, ...]) -> int:
@@ -126,6 +145,11 @@ class ChatCompletionsGenerator:
         self.name = f"llm:{config.model}"
         self._api_key = api_key  # a per-session key overrides the configured one
         self._json_mode = True  # switched off for good once the server refuses it
+
+    @property
+    def default_budget(self) -> tuple[int, int]:
+        """(window, reserve) when the user sets neither: the system message needs room besides the sources."""
+        return DEFAULT_WINDOW, DEFAULT_RESERVE
 
     def with_api_key(self, api_key: str | None) -> ChatCompletionsGenerator:
         """The same generator with a per-session key (empty or None: the configured one)."""
@@ -152,36 +176,44 @@ class ChatCompletionsGenerator:
         if api_key:
             return self.with_api_key(api_key)(context)
         messages = messages_for(context)
-        size, capacity = prompt_size(messages), context.window - context.reserve
-        if size > capacity or context.reserve < MIN_OUTPUT_TOKENS:
-            why = (f"the prompt ({size} code points: sources {context.length}, instructions and template "
-                   f"{size - context.length}) exceeds window - reserve ({capacity}); raise the window"
-                   if size > capacity else f"a reserve of {context.reserve} leaves the model under "
-                   f"{MIN_OUTPUT_TOKENS} output tokens; raise the reserve")
-            return Proposal(producer=self.name, abstain_reason="context_budget", note=f"{why}; the model was not called",
-                            generation=self._record(context, messages))
+        refusal = self._over_budget(context, messages)
+        if refusal is not None:
+            return refusal
         attempts: list[GenerationAttempt] = []
         started = time.perf_counter()
         try:
             completion = self._request(messages, context.reserve, attempts)
         except _Failure as failure:
-            return self._unavailable(failure.note, context, messages, attempts, started)
+            record = self._record(context, messages, latency_ms=_ms_since(started), attempts=tuple(attempts))
+            return self._give_up(failure.note, record)
         choice = completion.choices[0] if completion.choices else None
-        reply = (choice.message.content if choice is not None else None) or ""
         usage = completion.usage
         record = self._record(
-            context, messages, raw_reply=reply, finish_reason=choice.finish_reason if choice is not None else None,
+            context, messages, raw_reply=(choice.message.content if choice is not None else None) or "",
+            finish_reason=choice.finish_reason if choice is not None else None,
             latency_ms=_ms_since(started), attempts=tuple(attempts),
             prompt_tokens=usage.prompt_tokens if usage else None, completion_tokens=usage.completion_tokens if usage else None,
         )
-        if record.finish_reason == "length":
-            return self._give_up(f"the model's output was cut short at {context.reserve} tokens (finish_reason "
-                                 "length); an incomplete answer is not shown; raise the reserve", record)
+        if record.finish_reason in CUT_SHORT:
+            return self._give_up(CUT_SHORT[record.finish_reason].format(reserve=context.reserve), record)
         try:
-            proposal = parse_reply(reply, self.name)
+            proposal = parse_reply(record.raw_reply, self.name)
         except UnreadableReply as error:
             return self._give_up(str(error), record)
         return proposal.model_copy(update={"generation": record})
+
+    def _over_budget(self, context: Context, messages) -> Proposal | None:
+        """A context_budget abstention, before any request, when the prompt or the output cannot fit."""
+        size, capacity = prompt_size(messages), context.window - context.reserve
+        if size > capacity:
+            why = (f"the prompt ({size} code points: sources {context.length}, instructions and template "
+                   f"{size - context.length}) exceeds window - reserve ({capacity}); raise the window")
+        elif context.reserve < MIN_OUTPUT_TOKENS:
+            why = f"a reserve of {context.reserve} leaves the model under {MIN_OUTPUT_TOKENS} output tokens; raise the reserve"
+        else:
+            return None
+        return Proposal(producer=self.name, abstain_reason="context_budget", note=f"{why}; the model was not called",
+                        generation=self._record(context, messages))
 
     def _request(self, messages, max_tokens: int, attempts: list[GenerationAttempt]):
         """One completion, retrying 429 and 5xx with bounded backoff; _Failure when there is none."""
@@ -219,23 +251,26 @@ class ChatCompletionsGenerator:
             cause = _root_cause(error)
             raise _Failure(f"cannot reach {self.config.host} ({cause})", _attempt(cause, None, started, waited)) from None
         except openai.APIStatusError as error:
-            status = error.status_code
-            if status == 400 and self._json_mode:
-                # The server refuses JSON mode (response_format): ask again for plain text with markers.
-                attempts.append(_attempt("json mode refused (http 400)", status, started, waited))
-                self._json_mode = False
-                return self._attempt(client, messages, max_tokens, attempts, 0.0)
-            raise _Failure(_status_note(status, self.config), _attempt(f"http {status}", status, started, waited),
-                           retry_after=_retry_after(error.response.headers), retry=status == 429 or status >= 500) from None
+            return self._refused(error, client, messages, max_tokens, attempts, started, waited)
+        except (openai.OpenAIError, ValueError) as error:  # e.g. a 200 whose body is not a completion
+            raise _Failure(f"{self.config.host} sent a reply that is not a chat completion ({type(error).__name__})",
+                           _attempt("invalid completion", 200, started, waited)) from None
         attempts.append(_attempt("ok", 200, started, waited))
         return completion
 
-    def _unavailable(self, note, context, messages, attempts, started) -> Proposal:
-        return self._give_up(note, self._record(context, messages, latency_ms=_ms_since(started), attempts=tuple(attempts)))
+    def _refused(self, error, client, messages, max_tokens: int, attempts, started: float, waited: float):
+        """An HTTP error status: ask again without JSON mode after a 400, else a _Failure (retried if 429/5xx)."""
+        status = error.status_code
+        if status == 400 and self._json_mode:
+            # The server refuses JSON mode (response_format): ask again for plain text with markers.
+            attempts.append(_attempt("json mode refused (http 400)", status, started, waited))
+            self._json_mode = False
+            return self._attempt(client, messages, max_tokens, attempts, 0.0)
+        raise _Failure(_status_note(status, self.config), _attempt(f"http {status}", status, started, waited),
+                       retry_after=_retry_after(error.response.headers), retry=status == 429 or status >= 500)
 
     def _give_up(self, note: str, record: GenerationRecord) -> Proposal:
-        return Proposal(producer=self.name, abstain_reason="generator_unavailable", note=f"{self.name}: {note}",
-                        generation=record)
+        return Proposal(producer=self.name, abstain_reason="generator_unavailable", note=note, generation=record)
 
 
 def _ms_since(started: float) -> float:

@@ -60,6 +60,8 @@ def _says_not_in_sources(answer: str) -> bool:
 
 def parse_reply(reply: str, producer: str) -> Proposal:
     """Read a reply; raise UnreadableReply when it holds neither the proposal JSON nor markers."""
+    if not reply.strip():
+        raise UnreadableReply("the reply is empty")
     data = _json_object(reply)
     if data is not None:
         if not isinstance(data.get("answer"), str):

@@ -24,6 +24,7 @@ class ScriptedReply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     refuse_json_mode: bool = False  # answer 400 if the request asks for response_format
+    raw_body: bytes | None = None  # sent as is instead of a completion (a broken server)
 
 
 def json_reply(answer: str, citations: list[dict] | None = None, **options) -> ScriptedReply:
@@ -90,10 +91,10 @@ class StandInChatServer:
                     return
                 if reply.status != 200:
                     return self._send(reply.status, {"error": {"message": f"scripted {reply.status}"}}, reply.headers)
-                self._send(200, server._completion(reply), reply.headers)
+                self._send(200, server._completion(reply), reply.headers, reply.raw_body)
 
-            def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload: dict, headers: dict | None = None, raw: bytes | None = None) -> None:
+                data = json.dumps(payload).encode() if raw is None else raw
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

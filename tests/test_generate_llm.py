@@ -65,6 +65,16 @@ def test_supported_sentence_is_answered_with_a_verified_citation(sample_corpus):
     assert record.prompt_code_points <= ROOMY.window - ROOMY.reserve
 
 
+def test_a_support_span_is_named_in_the_system_message_and_cited_whole(sample_corpus):
+    lodging = Request(question="Beijing lodging", date=REQUEST_DATE, topic="travel")
+    reply = json_reply("The lodging limit in Beijing is 750 yuan per room per night. [travel-v2:1-3]")
+    trace, server = _ask(sample_corpus, [reply], request=lodging)
+    system = server.requests[0]["body"]["messages"][0]["content"]
+    assert system.startswith(SYSTEM_PROMPT) and system.endswith("only whole, with exactly: [travel-v2:1-3].")
+    assert trace.answer.status == "answered", trace.explanation
+    assert [(c.source_id, c.start_line, c.end_line, c.verified) for c in trace.answer.citations] == [("travel-v2", 1, 3, True)]
+
+
 def test_markers_alone_are_the_citations_when_the_list_is_empty(sample_corpus):
     trace, _ = _ask(sample_corpus, [json_reply(SUPPORTED)])
     assert trace.answer.status == "answered"
@@ -125,6 +135,20 @@ def test_an_unreadable_reply_abstains_as_generator_unavailable(sample_corpus, co
     trace, _ = _ask(sample_corpus, [ScriptedReply(content=content)])
     assert trace.answer.reason_code == "generator_unavailable" and said in trace.proposal.note
     assert trace.proposal.generation.raw_reply == content  # what the model said stays auditable
+
+
+@pytest.mark.parametrize("reply, said", [
+    (ScriptedReply(raw_body=b"<html>proxy error</html>"), "not a chat completion"),
+    (ScriptedReply(raw_body=b'{"object": "chat.completion", "choices": []}'), "the reply is empty"),
+])
+def test_a_body_that_is_not_a_completion_abstains(sample_corpus, reply, said):
+    trace, _ = _ask(sample_corpus, [reply])
+    assert trace.answer.reason_code == "generator_unavailable" and said in trace.proposal.note
+
+
+def test_a_content_filter_stop_is_not_shown(sample_corpus):
+    trace, _ = _ask(sample_corpus, [json_reply(SUPPORTED, CITE_5, finish_reason="content_filter")])
+    assert trace.answer.reason_code == "generator_unavailable" and "content filter" in trace.proposal.note
 
 
 def test_the_fixed_phrase_means_the_sources_do_not_say(sample_corpus):
@@ -204,3 +228,41 @@ def test_config_from_the_environment():
                                  "LLM_API_KEY": SECRET, "LLM_SEED": "7"})
     assert (config.host, config.seed) == ("api.example.com:8443", 7)
     assert SECRET not in repr(config) and SECRET not in config.model_dump_json()
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _cli(*args: str, env: dict[str, str]):
+    from tests.test_cli_store import CORPUS, run_cli
+
+    base = {"LLM_BASE_URL": "", "LLM_MODEL": "", "LLM_API_KEY": ""}
+    return run_cli("ask", "--docs", str(CORPUS), "--question", MEALS.question, "--date", "2026-09-14",
+                   "--topic", "travel", "--generator", "llm", *args, env={**base, **env})
+
+
+def test_cli_llm_without_configuration_is_one_line_and_exit_2():
+    result = _cli(env={})
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        "error: --generator llm: set LLM_BASE_URL and LLM_MODEL to use a language model "
+        "(e.g. LLM_BASE_URL=http://127.0.0.1:11434/v1 LLM_MODEL=qwen2.5:3b)"]
+
+
+def test_cli_llm_answer_and_failure(tmp_path):
+    replies = [json_reply(SUPPORTED, CITE_5), ScriptedReply(status=401)]
+    with StandInChatServer(replies) as server:
+        env = {"LLM_BASE_URL": server.base_url, "LLM_MODEL": "standin-model", "LLM_API_KEY": SECRET}
+        answered = _cli("--trace", str(tmp_path / "trace.json"), env=env)
+        refused = _cli(env=env)
+    assert answered.returncode == 0, answered.stderr
+    answer = json.loads(answered.stdout)
+    assert (answer["status"], answer["producer"]) == ("answered", "llm:standin-model")
+    trace_text = (tmp_path / "trace.json").read_text()
+    assert SECRET not in trace_text and SECRET not in answered.stderr
+    generation = json.loads(trace_text)["proposal"]["generation"]
+    assert generation["max_tokens"] == 800 and generation["raw_reply"]  # the LLM budget defaults
+    assert refused.returncode == 0 and json.loads(refused.stdout)["reason_code"] == "generator_unavailable"
+    last = refused.stderr.strip().splitlines()[-1]
+    assert last.startswith("llm:standin-model: ") and "refused the API key" in last and SECRET not in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -27,7 +27,8 @@ def test_the_table_rows_cover_all_six_reason_codes(results):
     from pipeline.contracts import REASON_CODES
 
     seen = {trace.answer.reason_code for _, trace, _ in results.values()}
-    assert set(REASON_CODES) <= seen
+    # A language model's failure is not a property of the evidence: tests/test_generate_llm.py covers it.
+    assert set(REASON_CODES) - {"generator_unavailable"} <= seen
 
 
 def test_the_suite_writes_traces_with_digest_and_producer(tmp_path, capsys):
