@@ -11,10 +11,14 @@ import json
 import socket
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from pipeline.contracts import Request, Settings
 from pipeline.engine import ask
 from pipeline.generate_llm import SYSTEM_PROMPT, ChatCompletionsGenerator, LlmConfig
+from pipeline.llm_reply import UnreadableReply, parse_reply
 from tests.conftest import REQUEST_DATE
 from tests.llm_standin import ScriptedReply, StandInChatServer, json_reply
 
@@ -228,6 +232,24 @@ def test_config_from_the_environment():
                                  "LLM_API_KEY": SECRET, "LLM_SEED": "7"})
     assert (config.host, config.seed) == ("api.example.com:8443", 7)
     assert SECRET not in repr(config) and SECRET not in config.model_dump_json()
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["answer", "citations", "source_id", "start_line", "end_line", "page", "x"]), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=80), _JSONISH.map(json.dumps)))
+def test_any_reply_is_a_proposal_or_unreadable_never_a_crash(reply):
+    try:
+        proposal = parse_reply(reply, "llm:m")
+    except UnreadableReply:
+        return
+    assert proposal.abstain_reason == "insufficient_evidence" or (proposal.answer and proposal.citations)
 
 
 # --------------------------------------------------------------------------- command line
