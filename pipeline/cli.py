@@ -22,7 +22,10 @@ def _date(text: str) -> dt.date:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
     return value
@@ -84,40 +87,42 @@ def _load_proposal(path: Path) -> Proposal:
         raise InputError(str(path), f"not a valid proposal: {where}: {first['msg']}") from None
 
 
-def _generator(choice: str):
-    """None for the extractive default (the engine builds it); the configured language model for "llm"."""
-    if choice != "llm":
-        return None
-    from .generate_llm import ChatCompletionsGenerator, LlmConfig
+def _settings(args) -> Settings:
+    window, reserve = Settings().window, Settings().reserve
+    if args.generator == "llm":  # the system message needs room besides the sources
+        from .generate_llm import DEFAULT_RESERVE, DEFAULT_WINDOW
 
+        window, reserve = DEFAULT_WINDOW, DEFAULT_RESERVE
     try:
-        return ChatCompletionsGenerator(LlmConfig.from_env())
-    except ValueError as error:
-        raise InputError("--generator llm", str(error).splitlines()[0]) from None
+        return Settings(
+            window=window if args.window is None else args.window,
+            reserve=reserve if args.reserve is None else args.reserve, top_k=args.top_k,
+            min_lexical=args.min_lexical, min_dense=args.min_dense, retrieval=args.retrieval,
+            eligibility=args.eligibility, trace_limit=args.trace_limit or 10**9,
+        )
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise InputError("settings", f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
 
 
 def run_ask(args) -> int:
-    from .engine import ask
-    from .load import corpus_from_documents, corpus_from_store, parse_paths, stderr_progress
+    from .config import EngineConfig, build_engine
+    from .load import corpus_from_store, stderr_progress
 
     proposal = _load_proposal(args.proposal) if args.proposal else None
-    generator = _generator(args.generator) if proposal is None else None
+    settings = _settings(args)
+    # A given proposal replaces the generator: no language model is needed to check it.
+    generator = args.generator if proposal is None else "extractive"
+    engine = build_engine(EngineConfig.from_env(settings=settings, generator=generator))
     if args.store:
-        corpus = corpus_from_store(args.store, progress=stderr_progress)
+        corpus = corpus_from_store(engine, args.store, progress=stderr_progress)
     else:
-        corpus = corpus_from_documents(parse_paths(args.docs), progress=stderr_progress)
+        corpus = engine.corpus(engine.parse_paths(args.docs), progress=stderr_progress)
     request = Request(
         question=args.question, date=args.date or dt.date.today(), date_given=args.date is not None,
         topic=args.topic, groups=tuple(g.strip() for g in args.groups.split(",") if g.strip()),
     )
-    window, reserve = (Settings().window, Settings().reserve) if generator is None else generator.default_budget
-    settings = Settings(
-        window=window if args.window is None else args.window, reserve=reserve if args.reserve is None else args.reserve,
-        top_k=args.top_k, min_lexical=args.min_lexical,
-        min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
-        trace_limit=args.trace_limit or 10**9,
-    )
-    trace = ask(corpus, request, settings, generator=generator, proposal=proposal)
+    trace = engine.ask(corpus, request, settings, proposal=proposal)
     if trace.proposal is not None and trace.proposal.generation is not None and trace.proposal.abstain_reason:
         print(f"{trace.answer.producer}: {trace.proposal.note}", file=sys.stderr)  # what went wrong, in one line
     if args.trace:
@@ -129,7 +134,6 @@ def run_ask(args) -> int:
 
 
 def _write_highlights(args, corpus, trace) -> None:
-    from .index import can_read
     from .render import write_highlights
     from .store import DocumentStore
 
@@ -138,15 +142,16 @@ def _write_highlights(args, corpus, trace) -> None:
             return DocumentStore(args.store).blob(document.digest)
         return Path(document.filename).read_bytes()
 
-    readable = {sid: d for sid, d in corpus.documents.items() if can_read(d, trace.request.groups)}
+    readable = corpus.readable_documents(trace.request.groups)
     for path in write_highlights(trace.answer, readable, original_bytes, args.highlights):
         print(f"highlight: {path}", file=sys.stderr)
 
 
 def run_ingest(args) -> int:
+    from .config import build_engine
     from .load import ingest, stderr_progress
 
-    added, unchanged = ingest(args.store, args.paths, progress=stderr_progress)
+    added, unchanged = ingest(build_engine(), args.store, args.paths, progress=stderr_progress)
     print(json.dumps({"store": str(args.store), "added": added, "unchanged": unchanged}))
     return 0
 

@@ -30,10 +30,11 @@ import time
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from .citations import marker
 from .contracts import ChatMessage, Context, GenerationAttempt, GenerationRecord, Proposal
-from .generate import citation_marker
+from .errors import InputError
 from .llm_reply import NOT_IN_SOURCES, UnreadableReply, parse_reply
 
 # Tokens a chat template adds around each message (role tags, separators); generous for
@@ -118,7 +119,7 @@ def messages_for(context: Context) -> tuple[ChatMessage, ...]:
     qualify it), and the packed JSON does not say which sources are one: the system message does.
     """
     whole = [
-        citation_marker(s.source_id, s.page, s.start_line, s.end_line) for s in context.sources if s.support_span
+        marker(s.source_id, s.page, s.start_line, s.end_line) for s in context.sources if s.support_span
     ]
     system = SYSTEM_PROMPT + (f"\nCite these sources only whole, with exactly: {' '.join(whole)}." if whole else "")
     return (ChatMessage(role="system", content=system), ChatMessage(role="user", content=context.text))
@@ -146,10 +147,16 @@ class ChatCompletionsGenerator:
         self._api_key = api_key  # a per-session key overrides the configured one
         self._json_mode = True  # switched off for good once the server refuses it
 
-    @property
-    def default_budget(self) -> tuple[int, int]:
-        """(window, reserve) when the user sets neither: the system message needs room besides the sources."""
-        return DEFAULT_WINDOW, DEFAULT_RESERVE
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> ChatCompletionsGenerator:
+        """The generator the LLM_* environment describes; InputError (one line) when it is missing or wrong."""
+        try:
+            return cls(LlmConfig.from_env(environ))
+        except ValidationError as error:
+            first = error.errors()[0]
+            raise InputError("llm generator", f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        except ValueError as error:
+            raise InputError("llm generator", str(error)) from None
 
     def with_api_key(self, api_key: str | None) -> ChatCompletionsGenerator:
         """The same generator with a per-session key (empty or None: the configured one)."""

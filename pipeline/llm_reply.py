@@ -14,8 +14,8 @@ import re
 
 from pydantic import ValidationError
 
+from .citations import parse_markers
 from .contracts import Proposal, ProposedCitation
-from .verify import MARKER
 
 NOT_IN_SOURCES = "NOT_IN_SOURCES"
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(?P<body>.*?)\n?\s*```\s*$", re.DOTALL | re.IGNORECASE)
@@ -27,16 +27,10 @@ class UnreadableReply(ValueError):
 
 def citations_from_markers(text: str) -> list[ProposedCitation]:
     """One citation per distinct marker, in order of first appearance."""
-    seen, citations = set(), []
-    for match in MARKER.finditer(text):
-        start = int(match["start"])
-        end = int(match["end"] or start)
-        page = int(match["page"]) if match["page"] else None
-        key = (match["sid"], page, start, end)
-        if key not in seen:
-            seen.add(key)
-            citations.append(ProposedCitation(source_id=match["sid"], page=page, start_line=start, end_line=end))
-    return citations
+    distinct = {}
+    for citation in parse_markers(text):
+        distinct.setdefault((citation.source_id, citation.page, citation.start_line, citation.end_line), citation)
+    return list(distinct.values())
 
 
 def _json_object(reply: str) -> dict | None:

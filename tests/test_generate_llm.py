@@ -85,14 +85,18 @@ def test_markers_alone_are_the_citations_when_the_list_is_empty(sample_corpus):
     assert [(c.source_id, c.start_line) for c in trace.answer.citations] == [("meals-allowance", 5)]
 
 
-def test_an_unsupported_sentence_is_not_shown_as_supported(sample_corpus):
+def test_an_unsupported_sentence_is_dropped_and_the_supported_one_kept(sample_corpus):
     answer = f"{SUPPORTED} Taxis to the airport are always free. [meals-allowance:6]"
     cites = CITE_5 + [{"source_id": "meals-allowance", "start_line": 6, "end_line": 6}]
     trace, _ = _ask(sample_corpus, [json_reply(answer, cites)])
-    checks = {check.citation.start_line: check for check in trace.checks}
-    assert checks[5].verified
-    assert "claim_supported" in checks[6].failed_checks
-    assert "Taxis" not in (trace.answer.answer or "")
+    assert trace.answer.status == "answered", trace.explanation
+    assert trace.answer.answer == SUPPORTED  # only the verified claim is shown
+    assert [(claim.status, claim.text) for claim in trace.answer.claims] == [
+        ("verified", "The allowance is 180 yuan per day in Beijing."),
+        ("dropped", "Taxis to the airport are always free.")]
+    assert "claim_supported" in trace.answer.claims[1].citations[0].failed_checks
+    strict = ROOMY.model_copy(update={"on_unsupported": "abstain"})
+    trace, _ = _ask(sample_corpus, [json_reply(answer, cites)], settings=strict)
     assert trace.answer.status == "abstained" and trace.answer.reason_code == "unsupported_claim"
 
 
@@ -252,6 +256,25 @@ def test_any_reply_is_a_proposal_or_unreadable_never_a_crash(reply):
     assert proposal.abstain_reason == "insufficient_evidence" or (proposal.answer and proposal.citations)
 
 
+def test_registered_as_llm_in_the_engine_config(sample_corpus, monkeypatch):
+    from tests.fakes import HashedWordsTestEmbedder
+
+    from pipeline import EngineConfig, InputError, build_engine
+
+    for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    config = EngineConfig(generator="llm", vector_store="memory", settings=ROOMY)
+    with pytest.raises(InputError, match="llm generator: set LLM_BASE_URL and LLM_MODEL"):
+        build_engine(config, embedder=HashedWordsTestEmbedder())
+    with StandInChatServer([json_reply(SUPPORTED, CITE_5)]) as server:
+        monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLM_MODEL", "standin-model")
+        engine = build_engine(config, embedder=HashedWordsTestEmbedder())
+        trace = engine.ask(sample_corpus, MEALS)
+    assert engine.generator.name == trace.answer.producer == "llm:standin-model"
+    assert trace.answer.status == "answered" and len(server.requests) == 1
+
+
 # --------------------------------------------------------------------------- command line
 
 
@@ -267,7 +290,7 @@ def test_cli_llm_without_configuration_is_one_line_and_exit_2():
     result = _cli(env={})
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.strip().splitlines() == [
-        "error: --generator llm: set LLM_BASE_URL and LLM_MODEL to use a language model "
+        "error: llm generator: set LLM_BASE_URL and LLM_MODEL to use a language model "
         "(e.g. LLM_BASE_URL=http://127.0.0.1:11434/v1 LLM_MODEL=qwen2.5:3b)"]
 
 

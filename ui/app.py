@@ -32,7 +32,7 @@ def create_app(shared: Shared | None = None) -> FastAPI:
 
     @app.get("/healthz")
     def healthz() -> dict:
-        return {"status": "ok", "documents": len(shared.documents), "embedder": shared.corpus.embedder.name,
+        return {"status": "ok", "documents": len(shared.documents), "embedder": shared.engine.embedder.name,
                 "corpus_digest": shared.corpus.digest}
 
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
