@@ -15,6 +15,7 @@ import gradio as gr
 from fastapi import FastAPI
 
 from . import panels
+from .accounts import mount_options
 from .layout import build_blocks
 from .state import MAX_FILE_BYTES, Shared, load_shared
 
@@ -36,6 +37,7 @@ def create_app(shared: Shared | None = None) -> FastAPI:
                 "corpus_digest": shared.corpus.digest}
 
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
-                              max_file_size=MAX_FILE_BYTES + 1024 * 1024, footer_links=["api"], show_error=True)
+                              max_file_size=MAX_FILE_BYTES + 1024 * 1024, footer_links=["api"], show_error=True,
+                              **mount_options(shared.accounts))
     app.state.demo = demo
     return app
