@@ -50,6 +50,16 @@ def json_html(value, depth: int = 0) -> str:
     return _e(str(value))
 
 
+def text_tables_html(text: str) -> str:
+    """Each blank-line-separated block of a results text (several tables may share one) as its own table;
+    when some block is not a column table, the whole text keeps its layout in one preformatted block."""
+    blocks = [block for block in re.split(r"\n\s*\n", text) if block.strip()]
+    parts = [text_table_html(block) for block in blocks]
+    if len(parts) > 1 and any(part.startswith("<pre") for part in parts):
+        return text_table_html(text)
+    return "".join(parts)
+
+
 def text_table_html(text: str) -> str:
     """A plain-text results table (title lines, a header, a dashed rule, aligned rows) as an HTML table.
 
@@ -98,7 +108,7 @@ def report_html(reports: Path = REPORTS) -> str:
         tables = tables if isinstance(tables, dict) else {"table": data["table"]} if isinstance(data.get("table"), str) else {}
         for title, text in tables.items():
             if isinstance(text, str):
-                parts.append(f"<div class='rag-eval-table' data-table='{_e(title)}'>{text_table_html(text)}</div>")
+                parts.append(f"<div class='rag-eval-table' data-table='{_e(title)}'>{text_tables_html(text)}</div>")
         parts.append(f"<details><summary>All of reports/{_e(name)} (raw values)</summary>{json_html(data)}</details>")
     return "".join(parts)
 
