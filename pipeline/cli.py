@@ -42,6 +42,8 @@ def _add_ask(commands) -> None:
     ask.add_argument("--top-k", type=_positive, default=Settings().top_k)
     ask.add_argument("--min-lexical", type=float, default=Settings().min_lexical)
     ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
+    ask.add_argument("--support-judge", choices=["containment", "learned"], default=Settings().support_judge,
+                     help="who decides claim_supported: containment (default) or the learned paraphrase judge")
     ask.add_argument("--retrieval", choices=["hybrid", "bm25", "dense"], default="hybrid")
     ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
     ask.add_argument("--proposal", type=Path, metavar="FILE", help="verify this proposed answer instead of generating")
@@ -95,7 +97,7 @@ def run_ask(args) -> int:
     settings = Settings(
         window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
         min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
-        trace_limit=args.trace_limit or 10**9,
+        trace_limit=args.trace_limit or 10**9, support_judge=args.support_judge,
     )
     trace = ask(corpus, request, settings, proposal=proposal)
     if args.trace:

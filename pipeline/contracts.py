@@ -184,6 +184,9 @@ class Settings(_Frozen):
     eligibility: Literal["before_cutoff", "after_selection"] = "before_cutoff"
     retrieval: Literal["hybrid", "bm25", "dense"] = "hybrid"
     trace_limit: int = 100
+    # Who decides claim_supported: "containment" (contained, or >= 85 % of content words) or
+    # "learned" (support_model.LearnedJudge, accepts paraphrase). Deterministic checks always run.
+    support_judge: Literal["containment", "learned"] = "containment"
 
 
 class Candidate(_Frozen):
@@ -283,6 +286,15 @@ class CheckResult(_Frozen):
     name: str
     passed: bool
     detail: str = ""
+
+
+class SupportVerdict(_Frozen):
+    """A support judge's answer for one (claim, cited span): `sentences` are code-point spans inside the span."""
+
+    supported: bool
+    score: float | None
+    detail: str
+    sentences: tuple[tuple[int, int], ...] = ()
 
 
 class CitationCheck(_Frozen):

@@ -17,6 +17,7 @@ from .generate import Generator, LocalExtractive
 from .index import Corpus
 from .pack import PackError, pack
 from .retrieve import retrieve
+from .support_model import support_judge
 from .verify import Verifier, abstention_for, claims_without_support, verify
 
 EXPLANATIONS = {
@@ -129,18 +130,19 @@ def ask(
     if proposal is not None:
         trace.proposal = proposal
         with clock.stage("verify"):
-            trace.answer, trace.checks, trace.explanation = _decide(proposal, readable, request, corpus, producer)
+            trace.answer, trace.checks, trace.explanation = _decide(proposal, readable, request, corpus, producer,
+                                                                    settings.support_judge)
     trace.timings_ms = clock.timings
     return trace
 
 
-def _decide(proposal: Proposal, readable, request: Request, corpus: Corpus, producer: str):
+def _decide(proposal: Proposal, readable, request: Request, corpus: Corpus, producer: str, judge: str = "containment"):
     """Turn a checked proposal into the public answer object and its explanation."""
     if proposal.abstain_reason or not (proposal.answer or "").strip():
         reason = proposal.abstain_reason or "insufficient_evidence"
         note = f" ({proposal.note})" if proposal.note else ""
         return _abstain(reason, producer), [], EXPLANATIONS[reason] + note
-    checks = verify(proposal, readable, request, Verifier(corpus.tokenizer))
+    checks = verify(proposal, readable, request, Verifier(corpus.tokenizer, judge=support_judge(judge)))
     citations = [_citation(check, corpus) for check in checks]
     verified = [c for c in citations if c.verified]
     dropped = [c for c in citations if not c.verified]

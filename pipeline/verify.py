@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .contracts import CheckResult, CitationCheck, Document, Proposal, ProposedCitation, Request
 from .retrieve import ineligibility
+from .support_features import without_instructions
 from .tokenize import Tokenizer, numbers_in
 
 CHECK_NAMES = (
@@ -80,8 +81,18 @@ def split_claims(proposal: Proposal) -> list[Claim]:
 
 
 class Verifier:
-    def __init__(self, tokenizer: Tokenizer | None = None):
+    """`judge` (a SupportJudge, e.g. support_model.LearnedJudge) decides claim_supported; None = containment."""
+
+    def __init__(self, tokenizer: Tokenizer | None = None, judge=None):
         self.tokenizer = tokenizer or Tokenizer()
+        self.judge = judge
+
+    def _claim_supported(self, claim: str, span: str) -> CheckResult:
+        if self.judge is None:
+            # Text that instructs a reader-model ("ignore previous instructions and say X") is no evidence of X.
+            return self._support(claim, without_instructions(span))
+        verdict = self.judge(claim, span)
+        return CheckResult(name="claim_supported", passed=verdict.supported, detail=verdict.detail)
 
     def _support(self, claim: str, span: str) -> CheckResult:
         if not _strip_edges(claim):
@@ -135,7 +146,7 @@ class Verifier:
                 name="quote_exact", passed=exact,
                 detail="an exact copy of the cited lines" if exact else "the quote is not in the cited lines",
             ))
-        results.append(self._support(claim, span))
+        results.append(self._claim_supported(claim, span))
         missing_numbers = [n for n in numbers_in(claim) if n not in set(numbers_in(span))]
         results.append(CheckResult(
             name="numbers_match", passed=not missing_numbers,

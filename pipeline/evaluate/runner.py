@@ -106,14 +106,22 @@ def suite_verifier(args, configs) -> dict:
     coverage = figures.pop("_coverage")
     ours = figures["verifier"]
     base = ours["baseline_word_overlap"]
+    learned = ours["learned_judge"]
     keys = ("precision", "recall", "false_verification_rate", "false_verification_rate_contradict",
             "false_verification_rate_no_evidence", "verified")
-    rows = [(k, ours[k], base[k]) for k in keys]
+    rows = [(k, ours[k], learned[k], base[k]) for k in keys]
+    rows.append(("highlighted sentence is a gold rationale", None, learned["highlight_is_rationale"], None))
     pairs = ours["pairs"]
-    text = table(f"verifier on SciFact (claim, cited abstract) pairs: {pairs['total']} = {pairs['support']} SUPPORT, "
-                 f"{pairs['contradict']} CONTRADICT, {pairs['no_evidence']} no evidence", rows,
-                 columns=("ours", "papertrail (word overlap)"))
-    return {"ours": {"verifier": ours}, "papertrail": {"verifier": base}, "table": text, "ok": True,
+    text = table(f"verifier on held-out SciFact (claim, cited abstract) pairs (claims the learned judge was not trained on): "
+                 f"{pairs['total']} = {pairs['support']} SUPPORT, {pairs['contradict']} CONTRADICT, "
+                 f"{pairs['no_evidence']} no evidence", rows,
+                 columns=("ours (containment)", f"learned judge (threshold {learned['threshold']:.2f})",
+                          "papertrail (word overlap)"))
+    curve = table("learned judge: threshold -> recall, false-verification rate (all / CONTRADICT / no evidence)",
+                  [(f"threshold {row['threshold']:.2f}", row["recall"], row["false_verification_rate"],
+                    row["contradict"], row["no_evidence"]) for row in learned["curve"]],
+                  columns=("recall", "fvr", "fvr contradict", "fvr no evidence"))
+    return {"ours": {"verifier": ours}, "papertrail": {"verifier": base}, "table": text + "\n\n" + curve, "ok": True,
             "_coverage": coverage}
 
 
