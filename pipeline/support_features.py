@@ -29,6 +29,7 @@ FEATURE_NAMES = (
     "entity_coverage", "sentence_length", "cosine_x_coverage",
     "coverage_x_direction_conflict", "coverage_x_negation_mismatch", "coverage_x_null_mismatch",
     "cosine_x_direction_conflict", "cosine_x_null_mismatch", "cosine_x_polarity_conflict",
+    "sentence_asks", "sentence_reports", "cosine_x_asks", "sentence_is_heading", "flip_margin",
 )
 # Features of the claim alone are left out on purpose: they would only learn how SciFact's
 # annotators wrote false claims (often by negating true ones), not whether a span supports one.
@@ -60,6 +61,15 @@ _AXES = {
 _AXIS_PATTERNS = {axis: (re.compile(up, re.IGNORECASE), re.compile(down, re.IGNORECASE)) for axis, (up, down) in _AXES.items()}
 # Gene names, drug codes, abbreviations: a capital or digit after the first character.
 _ENTITY = re.compile(r"\b[A-Za-z]*[A-Z0-9][A-Za-z0-9\-]*[A-Z0-9][A-Za-z0-9\-]*\b|\b[A-Z][a-z]+\b")
+# A sentence that asks or sets out to test something ("we asked whether X") mirrors a claim
+# closely without stating it; one that reports a finding ("we found", "results show") states it.
+_ASKS = re.compile(
+    r"\?|？|\b(?:whether|unclear|unknown|remains to be|hypothes\w*|aim\w*|objective\w*|purpose|sought|"
+    r"investigat\w*|examin\w*|to (?:determine|assess|evaluate|test|explore|compare|identify)|we (?:asked|tested|studied))\b"
+    r"|是否|尚不清楚|目的", re.IGNORECASE)
+_REPORTS = re.compile(
+    r"\b(?:found|find|show\w*|demonstrat\w*|reveal\w*|indicat\w*|suggest\w*|confirm\w*|conclu\w*|"
+    r"results?|observed|associated|significant\w*|evidence)\b|发现|表明|显示|结果|证实", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 
 
@@ -92,6 +102,9 @@ class Profile:
     numbers: frozenset[str]
     negated: bool
     null_effect: bool
+    asks: bool
+    reports: bool
+    heading: bool
     directions: tuple[tuple[str, int], ...]
     entities: frozenset[str]
 
@@ -107,7 +120,9 @@ class Profiler:
         return Profile(
             text=flat, tokens=frozenset(self.tokenizer.tokens(text)), char3=_char3(flat),
             numbers=frozenset(numbers_in(text)), negated=bool(_NEGATION.search(flat)),
-            null_effect=bool(_NULL_EFFECT.search(flat)), directions=tuple(sorted(_directions(flat).items())),
+            null_effect=bool(_NULL_EFFECT.search(flat)), asks=bool(_ASKS.search(flat)),
+            reports=bool(_REPORTS.search(flat)), heading=not flat.rstrip("\"')”’)]").endswith((".", "!", "。", "！", ";", "；")),
+            directions=tuple(sorted(_directions(flat).items())),
             entities=entities,
         )
 
@@ -121,7 +136,8 @@ def _share(part: frozenset, whole: frozenset) -> float:
     return len(part & whole) / len(part) if part else 0.0
 
 
-def features(claim: Profile, sentence: Profile, cosine: float) -> np.ndarray:
+def features(claim: Profile, sentence: Profile, cosine: float, flip_margin: float) -> np.ndarray:
+    """`flip_margin`: the sentence's cosine to the claim minus its cosine to the claim's opposite (flipped())."""
     coverage = _share(claim.tokens, sentence.tokens)
     negation_mismatch = float(claim.negated != sentence.negated)
     null_mismatch = float(sentence.null_effect and not claim.null_effect or claim.null_effect and not sentence.null_effect)
@@ -141,6 +157,8 @@ def features(claim: Profile, sentence: Profile, cosine: float) -> np.ndarray:
         _share(claim.entities, sentence.entities), np.log1p(len(sentence.tokens)) / 4, cosine * coverage,
         coverage * conflict, coverage * negation_mismatch, coverage * null_mismatch,
         cosine * conflict, cosine * null_mismatch, cosine * polarity_conflict,
+        float(sentence.asks), float(sentence.reports), cosine * float(sentence.asks), float(sentence.heading),
+        flip_margin,
     ]
     return np.asarray(row, dtype=np.float64)
 
@@ -176,3 +194,73 @@ def without_instructions(span: str) -> str:
         if is_instruction(span[start:end]):
             span = span[:start] + " " * (end - start) + span[end:]
     return span
+
+
+# --------------------------------------------------------------------------- pair level
+# The decision is made per (claim, span): the features of the sentence the selector picked,
+# plus how the claim relates to the span as a whole.
+_CUES = ("negation_mismatch", "direction_conflict", "polarity_conflict", "null_mismatch")
+PAIR_FEATURE_NAMES = (
+    *(f"best_{name}" for name in FEATURE_NAMES),
+    "max_cosine", "top2_cosine", "cosine_above_median", "max_claim_coverage", "span_claim_coverage",
+    "selector_confidence", *(f"top2_any_{cue}" for cue in _CUES),
+)
+_COLUMN = {name: index for index, name in enumerate(FEATURE_NAMES)}
+
+
+def pair_features(matrix: np.ndarray, selector_logits: np.ndarray, span_claim_coverage: float) -> tuple[np.ndarray, int]:
+    """Pair features from the sentence feature rows and the selector's logits; returns (row, best sentence)."""
+    order = np.argsort(-selector_logits, kind="stable")
+    best = int(order[0])
+    weights = np.exp(selector_logits - selector_logits.max())
+    cosines = np.sort(matrix[:, _COLUMN["cosine"]])[::-1]
+    top2 = matrix[order[:2]]
+    row = np.concatenate([
+        matrix[best],
+        [cosines[0], cosines[:2].mean(), cosines[0] - np.median(cosines), matrix[:, _COLUMN["claim_coverage"]].max(),
+         span_claim_coverage, weights.max() / weights.sum()],
+        [top2[:, _COLUMN[cue]].max() for cue in _CUES],
+    ])
+    return row, best
+
+
+def span_claim_coverage(claim: Profile, sentences: list[Profile]) -> float:
+    return _share(claim.tokens, frozenset().union(*(s.tokens for s in sentences))) if sentences else 0.0
+
+
+# --------------------------------------------------------------------------- the claim's opposite
+# An embedding puts "X raises Y" and "X lowers Y" close together, but a sentence that supports
+# one should still be a little closer to it than to its opposite. The judge embeds the claim
+# and a mechanically flipped claim and feeds the difference of the two cosines to the model.
+_SWAPS = (
+    ("increases", "decreases"), ("increased", "decreased"), ("increase", "decrease"), ("increasing", "decreasing"),
+    ("higher", "lower"), ("more", "less"), ("greater", "smaller"), ("raises", "lowers"), ("raised", "lowered"),
+    ("promotes", "inhibits"), ("promote", "inhibit"), ("promoted", "inhibited"), ("enhances", "reduces"),
+    ("enhance", "reduce"), ("enhanced", "reduced"), ("activates", "suppresses"), ("activate", "suppress"),
+    ("improves", "worsens"), ("improve", "worsen"), ("improved", "worsened"), ("positive", "negative"),
+    ("positively", "negatively"), ("before", "after"), ("upregulates", "downregulates"), ("induces", "prevents"),
+    ("induce", "prevent"), ("larger", "smaller"), ("longer", "shorter"), ("faster", "slower"), ("gain", "loss"),
+    ("benefit", "harm"), ("protects", "harms"),
+    ("增加", "减少"), ("提高", "降低"), ("升高", "降低"), ("上升", "下降"), ("促进", "抑制"), ("之前", "之后"),
+)
+_SWAP = {a: b for a, b in _SWAPS} | {b: a for a, b in _SWAPS}
+_SWAP_WORD = re.compile(r"\b(?:" + "|".join(sorted((w for w in _SWAP if w.isascii()), key=len, reverse=True)) + r")\b"
+                        r"|" + "|".join(w for w in _SWAP if not w.isascii()), re.IGNORECASE)
+_NOT = re.compile(r"\b(?:not|no|never)\s+|n't\b|不|没有", re.IGNORECASE)
+_AUXILIARY = re.compile(r"\b(?:is|are|was|were|can|could|does|do|did|has|have|had|will|may|might|should|must)\b", re.IGNORECASE)
+
+
+def flipped(claim: str) -> str:
+    """The claim's opposite, mechanically: antonyms swapped, else a negation removed or added."""
+    if _SWAP_WORD.search(claim):
+        return _SWAP_WORD.sub(lambda m: _match_case(m.group(), _SWAP[m.group().lower()]), claim)
+    if _NOT.search(claim):
+        return _NOT.sub("", claim, count=1)
+    auxiliary = _AUXILIARY.search(claim)
+    if auxiliary:
+        return claim[: auxiliary.end()] + " not" + claim[auxiliary.end() :]
+    return "It is not true that " + claim[:1].lower() + claim[1:]
+
+
+def _match_case(original: str, replacement: str) -> str:
+    return replacement.capitalize() if original[:1].isupper() else replacement

@@ -1,11 +1,14 @@
 """The learned support judge: does a cited span support a claim, allowing faithful paraphrase?
 
 It splits the span into sentences, drops sentences that address a reader-model ("ignore
-previous instructions and say …": text is data, never an instruction), and scores the claim
-against each remaining sentence with a logistic regression over support_features.py's
-features (weights in support_judge.json, trained by pipeline/evaluate/train_judge.py on
-SciFact training claims). The claim is supported when its best sentence reaches the
-threshold; the verdict names the supporting sentences (best first) as code-point spans inside the span.
+previous instructions and say …": text is data, never an instruction), and computes per
+sentence the features of support_features.py: lexical overlap, numbers, negation and
+direction cues, and two embedding signals: the cosine to the claim, and how much closer the
+sentence is to the claim than to the claim's mechanical opposite (flipped()). Two small
+models, trained by pipeline/evaluate/train_judge.py on SciFact training claims (weights in
+support_judge.json), then decide: a selector (which sentence is the evidence: the highlight)
+and a decision (does the span support the claim: score against the threshold). The verdict
+names the supporting sentences (best first) as code-point spans inside the span.
 
 Fast path: a claim contained verbatim in one (non-instruction) sentence is supported without
 the model. A number in the claim that appears nowhere in the span refuses it outright (the
@@ -22,12 +25,18 @@ from pathlib import Path
 import numpy as np
 
 from .contracts import SupportVerdict
-from .support_features import FEATURE_NAMES, Profiler, features, is_instruction, normalized, sentence_units
+from .support_features import (FEATURE_NAMES, PAIR_FEATURE_NAMES, Profiler, features, flipped, is_instruction, normalized,
+                               pair_features, sentence_units, span_claim_coverage)
 from .tokenize import Tokenizer, numbers_in
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("support_judge.json")
 _EDGES = " \t\n.,;:!?。，；：！？\"'"
 _VECTOR_CACHE_SIZE = 4096
+RUNNER_UP_MARGIN = 0.5  # selector logits: a second sentence is highlighted when it is within e^0.5 of the best
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
 def sigmoid(z):
@@ -46,15 +55,13 @@ class LearnedJudge:
     def __init__(self, weights: Path | str = DEFAULT_WEIGHTS, threshold: float | None = None,
                  embedder=None, tokenizer: Tokenizer | None = None):
         spec = json.loads(Path(weights).read_text("utf-8"))
-        width = len(FEATURE_NAMES) + 384 * bool(spec["interaction"])
-        if tuple(spec["features"]) != FEATURE_NAMES or any(len(stage["coef"]) != width for stage in spec["stages"]):
+        if tuple(spec["features"]) != FEATURE_NAMES or tuple(spec["pair_features"]) != PAIR_FEATURE_NAMES:
             raise ValueError(f"{weights}: trained on other features; retrain with pipeline.evaluate.train_judge")
-        # P(supports) = the product of the stages' logistic outputs (one stage, or evidence x polarity).
-        self.stages = [(np.asarray(st["mean"]), np.asarray(st["scale"]), np.asarray(st["coef"]), float(st["intercept"]))
-                       for st in spec["stages"]]
+        selector, decision = spec["selector"], spec["decision"]
+        self.selector = tuple(np.asarray(selector[k]) for k in ("mean", "scale", "coef"))
+        self.decision = (*(np.asarray(decision[k]) for k in ("mean", "scale", "coef")), float(decision["intercept"]))
         self.threshold = float(spec["threshold"] if threshold is None else threshold)
         self.mode = spec["embedding_mode"]
-        self.interaction = bool(spec["interaction"])  # the 384 claim x sentence products are features too
         self._embedder = embedder
         self.profiler = Profiler(tokenizer)
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -67,6 +74,12 @@ class LearnedJudge:
             self._embedder = default_embedder()
         return self._embedder
 
+    def remember(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Seed the sentence-vector memory (an evaluation reuses vectors it has cached on disk)."""
+        self._vectors.update(zip(texts, _unit(np.asarray(vectors, dtype=np.float32))))
+        while len(self._vectors) > _VECTOR_CACHE_SIZE:
+            self._vectors.popitem(last=False)
+
     def _sentence_vectors(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, remembered per text: spans are cited again and again."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -75,30 +88,27 @@ class LearnedJudge:
                 vectors = self.embedder.embed_passages(missing)
             else:
                 vectors = np.vstack([self.embedder.embed_query(t) for t in missing])
-            vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-            self._vectors.update(zip(missing, vectors))
+            self._vectors.update(zip(missing, _unit(vectors)))
             while len(self._vectors) > _VECTOR_CACHE_SIZE:
                 self._vectors.popitem(last=False)
         for t in texts:
             self._vectors.move_to_end(t)
         return np.vstack([self._vectors[t] for t in texts])
 
-    def sentence_scores(self, claim: str, sentences: list[str]) -> np.ndarray:
-        """P(this sentence supports the claim), one per sentence."""
-        if not sentences:
-            return np.zeros(0)
-        claim_vector = self.embedder.embed_query(claim)
-        claim_vector = claim_vector / max(float(np.linalg.norm(claim_vector)), 1e-12)
-        products = self._sentence_vectors(sentences) * claim_vector
+    def score(self, claim: str, sentences: list[str]) -> tuple[float, np.ndarray]:
+        """P(the sentences support the claim), and the selector's logits (which sentence is the evidence)."""
+        claim_vector, opposite = _unit(np.vstack([self.embedder.embed_query(claim), self.embedder.embed_query(flipped(claim))]))
+        vectors = self._sentence_vectors(sentences)
+        cosines = vectors @ claim_vector
+        margins = cosines - vectors @ opposite
         claim_profile = self.profiler.profile(claim)
-        rows = np.vstack([features(claim_profile, self.profiler.profile(s), float(c))
-                          for s, c in zip(sentences, products.sum(axis=1))])
-        if self.interaction:
-            rows = np.hstack([rows, products])
-        probability = np.ones(len(rows))
-        for mean, scale, coef, intercept in self.stages:
-            probability = probability * sigmoid(((rows - mean) / scale) @ coef + intercept)
-        return probability
+        profiles = [self.profiler.profile(s) for s in sentences]
+        matrix = np.vstack([features(claim_profile, p, float(c), float(m)) for p, c, m in zip(profiles, cosines, margins)])
+        mean, scale, coef = self.selector
+        logits = ((matrix - mean) / scale) @ coef
+        row, _ = pair_features(matrix, logits, span_claim_coverage(claim_profile, profiles))
+        mean, scale, coef, intercept = self.decision
+        return float(sigmoid(((row - mean) / scale) @ coef + intercept)), logits
 
     def __call__(self, claim: str, span: str) -> SupportVerdict:
         claim = claim.strip()
@@ -120,16 +130,16 @@ class LearnedJudge:
             return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span" + note,
                                   sentences=(containing[0],))
         texts = [span[s:e] for s, e in kept]
-        scores = self.sentence_scores(claim, texts)
-        best = int(scores.argmax())
-        supported = bool(scores[best] >= self.threshold)
-        # Best first: a highlight shows sentences[0] when it shows one.
-        ranked = sorted(zip(scores, kept), key=lambda item: -item[0])
-        sentences = tuple(unit for score, unit in ranked if score >= self.threshold) if supported else ()
+        score, logits = self.score(claim, texts)
+        supported = score >= self.threshold
+        best = int(logits.argmax())
+        # The highlight: the selector's pick, plus a runner-up it finds nearly as likely (multi-sentence evidence).
+        chosen = [i for i in np.argsort(-logits, kind="stable")[:2] if logits[i] >= logits[best] - RUNNER_UP_MARGIN]
+        sentences = tuple(kept[i] for i in chosen) if supported else ()
         verdict = "supported" if supported else "not supported"
-        detail = (f"{verdict}: best sentence {best + 1} of {len(kept)} scores {scores[best]:.2f} "
-                  f"(threshold {self.threshold:.2f})") + note
-        return SupportVerdict(supported=supported, score=float(scores[best]), detail=detail, sentences=sentences)
+        detail = (f"{verdict}: score {score:.2f} (threshold {self.threshold:.2f}); "
+                  f"best evidence: sentence {best + 1} of {len(kept)}") + note
+        return SupportVerdict(supported=supported, score=score, detail=detail, sentences=sentences)
 
 
 JUDGE_NAMES = ("containment", "learned")

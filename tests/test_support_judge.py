@@ -26,15 +26,20 @@ def judge() -> LearnedJudge:
 
 
 def test_a_faithful_paraphrase_is_supported_by_the_right_sentence(judge):
-    verdict = judge("Taking a small dose of aspirin every day reduced heart attacks compared with placebo.", SPAN)
+    verdict = judge("Low-dose aspirin taken daily lowered the heart attack rate compared with placebo.", SPAN)
     assert isinstance(verdict, SupportVerdict)
     assert verdict.supported, verdict.detail
     start, end = verdict.sentences[0]
     assert SPAN[start:end] == ASPIRIN_SENTENCE
+    bleeding = judge("Stomach bleeding was more frequent among patients taking aspirin.", SPAN)
+    assert bleeding.supported, bleeding.detail
+    assert SPAN[slice(*bleeding.sentences[0])] == "Bleeding in the stomach was more common in the aspirin group."
 
 
 @pytest.mark.parametrize("claim", [
     "Daily low-dose aspirin increased the rate of heart attacks compared with placebo.",  # contradiction
+    "Stomach bleeding was less frequent among patients taking aspirin.",  # contradiction
+    "Aspirin had no effect on heart attacks.",  # "no effect"
     "Daily low-dose aspirin did not lower the rate of heart attacks.",  # negation
     "The Eiffel Tower was finished in time for the world's fair in Paris.",  # unrelated
 ])
@@ -99,11 +104,11 @@ def test_the_setting_names_the_judge_and_the_verifier_uses_it(judge):
         support_judge("oracle")
     document = parse(SPAN.encode(), "aspirin.txt", {"id": "aspirin"})
     citation = ProposedCitation(source_id="aspirin", start_line=2, end_line=2)
-    claim = "Taking a small dose of aspirin every day reduced heart attacks compared with placebo."
-    request = Request(question="Does aspirin prevent heart attacks?", date=REQUEST_DATE)
-    assert not Verifier().check(citation, claim, {"aspirin": document}, request).verified
+    claim = "Stomach bleeding was more frequent among patients taking aspirin."
+    request = Request(question="Is aspirin safe?", date=REQUEST_DATE)
+    assert not Verifier().check(citation, claim, {"aspirin": document}, request).verified  # containment refuses it
     assert Verifier(judge=judge).check(citation, claim, {"aspirin": document}, request).verified
     # numbers_match stays deterministic and wins over the judge
-    changed = Verifier(judge=judge).check(citation, claim.replace("placebo", "placebo in 1999"),
+    changed = Verifier(judge=judge).check(citation, claim.replace("aspirin.", "aspirin in 1999."),
                                           {"aspirin": document}, request)
     assert not changed.verified and "numbers_match" in changed.failed_checks

@@ -47,6 +47,9 @@ class EmbeddingCache:
         np.savez(tmp, keys=keys, vectors=matrix.astype(np.float32))
         tmp.replace(self.path)
 
+    def has(self, text: str) -> bool:
+        return _key(text) in self.vectors
+
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """Unit vectors for `texts` (rows in order), computing only those not cached yet."""
         model = default_embedder()._model

@@ -64,7 +64,7 @@ def _get(figures: dict | None, *keys):
 def suite_scenarios(args, configs) -> dict:
     from .scenarios import DEFAULT_TRACES, run_all, traces_json
 
-    results = run_all()
+    results = run_all(support_judge=args.support_judge)
     figures = {"scenarios": {s.name: not p for s, _, p in results},
                "passed": sum(1 for _, _, p in results if not p), "total": len(results)}
     traces_path = args.traces or DEFAULT_TRACES
@@ -73,7 +73,8 @@ def suite_scenarios(args, configs) -> dict:
     print(f"traces: {traces_path}", file=sys.stderr)
     rows = [(s.name, "pass" if not p else "FAIL: " + "; ".join(p), None) for s, _, p in results]
     rows.append(("passed", f"{figures['passed']}/{figures['total']}", "not applicable"))
-    text = table("scenarios (the frozen seed scenarios; papertrail has no such checks)", rows)
+    judge = "" if args.support_judge == "containment" else f"; support judge: {args.support_judge}"
+    text = table(f"scenarios (the frozen seed scenarios; papertrail has no such checks{judge})", rows)
     return {"ours": {"scenarios": figures}, "papertrail": {}, "table": text,
             "ok": figures["passed"] == figures["total"]}
 
@@ -198,6 +199,8 @@ def command_line(args) -> str:
         value = getattr(args, flag)
         if value is not None and value != default:
             parts.append(f"--{flag} {value}")
+    if args.support_judge != "containment":
+        parts.append(f"--support-judge {args.support_judge}")
     for flag in ("json", "plots"):
         if getattr(args, flag):
             parts.append(f"--{flag} {getattr(args, flag)}")

@@ -139,7 +139,7 @@ def scenario_documents(base: list[Document], exclude: tuple[str, ...], include_c
     return documents + (parse_paths([CONFLICT]) if include_conflict else [])
 
 
-def run_all(progress=None) -> list[tuple[Scenario, Trace, list[str]]]:
+def run_all(progress=None, support_judge: str = "containment") -> list[tuple[Scenario, Trace, list[str]]]:
     base = parse_paths([CORPUS])
     results = []
     corpora = {}
@@ -148,7 +148,8 @@ def run_all(progress=None) -> list[tuple[Scenario, Trace, list[str]]]:
         if key not in corpora:
             corpora[key] = corpus_from_documents(scenario_documents(base, *key), progress=progress)
         request = Request(question=scenario.question, date=REQUEST_DATE, topic=scenario.topic, groups=scenario.groups)
-        trace = ask(corpora[key], request, Settings(**scenario.settings), proposal=scenario.proposal)
+        settings = Settings(**{"support_judge": support_judge, **scenario.settings})
+        trace = ask(corpora[key], request, settings, proposal=scenario.proposal)
         results.append((scenario, trace, check(scenario, trace)))
     return results
 

