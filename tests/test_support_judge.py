@@ -103,7 +103,7 @@ def test_the_setting_names_the_judge_and_the_verifier_uses_it(judge):
     with pytest.raises(ValueError):
         support_judge("oracle")
     document = parse(SPAN.encode(), "aspirin.txt", {"id": "aspirin"})
-    citation = ProposedCitation(source_id="aspirin", start_line=2, end_line=2)
+    citation = ProposedCitation(source_id="aspirin", start_line=1, end_line=2)
     claim = "Stomach bleeding was more frequent among patients taking aspirin."
     request = Request(question="Is aspirin safe?", date=REQUEST_DATE)
     assert not Verifier().check(citation, claim, {"aspirin": document}, request).verified  # containment refuses it
