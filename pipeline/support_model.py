@@ -124,11 +124,10 @@ class LearnedJudge:
         if missing:
             return SupportVerdict(supported=False, score=0.0,
                                   detail=f"the span does not state {', '.join(missing[:5])}" + note)
-        claim_n = normalized(claim).strip(_EDGES)
-        containing = [(s, e) for s, e in kept if claim_n in normalized(span[s:e])]
+        containing = _containing_run(normalized(claim).strip(_EDGES), span, kept)
         if containing:
             return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span" + note,
-                                  sentences=(containing[0],))
+                                  sentences=containing)
         texts = [span[s:e] for s, e in kept]
         score, logits = self.score(claim, texts)
         supported = score >= self.threshold
@@ -140,6 +139,20 @@ class LearnedJudge:
         detail = (f"{verdict}: score {score:.2f} (threshold {self.threshold:.2f}); "
                   f"best evidence: sentence {best + 1} of {len(kept)}") + note
         return SupportVerdict(supported=supported, score=score, detail=detail, sentences=sentences)
+
+
+def _containing_run(claim_n: str, span: str, units: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """The shortest run of consecutive units whose text contains the claim verbatim (PDF sentences cross lines)."""
+    if not claim_n:
+        return ()
+    for length in range(1, len(units) + 1):
+        for first in range(len(units) - length + 1):
+            run = units[first : first + length]
+            if claim_n in normalized(" ".join(span[s:e] for s, e in run)):
+                return tuple(run)
+        if length >= 4:  # a claim longer than four pieces is judged by the model
+            break
+    return ()
 
 
 JUDGE_NAMES = ("containment", "learned")

@@ -62,6 +62,13 @@ def test_a_verbatim_claim_takes_the_fast_path(judge):
     assert SPAN[start:end] == "Bleeding in the stomach was more common in the aspirin group."
 
 
+def test_a_verbatim_sentence_broken_across_lines_is_contained(judge):
+    span = "Daily low-dose aspirin lowered the rate\nof heart attacks by a fifth."
+    verdict = judge("Daily low-dose aspirin lowered the rate of heart attacks by a fifth.", span)
+    assert verdict.supported and verdict.detail.startswith("contained")
+    assert [span[s:e] for s, e in verdict.sentences] == ["Daily low-dose aspirin lowered the rate", "of heart attacks by a fifth."]
+
+
 def test_chinese_containment_and_sentence_spans(judge):
     span = "阿司匹林降低了心脏病发作的风险。胃出血在阿司匹林组更常见。"
     assert [span[s:e] for s, e in sentence_units(span)] == ["阿司匹林降低了心脏病发作的风险。", "胃出血在阿司匹林组更常见。"]
