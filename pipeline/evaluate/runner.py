@@ -64,7 +64,9 @@ def _get(figures: dict | None, *keys):
 def suite_scenarios(args, configs) -> dict:
     from .scenarios import DEFAULT_TRACES, run_all, traces_json
 
-    results = run_all(support_judge=args.support_judge)
+    from ..config import EngineConfig, build_engine
+
+    results = run_all(build_engine(EngineConfig.from_env(judge=args.support_judge)))
     figures = {"scenarios": {s.name: not p for s, _, p in results},
                "passed": sum(1 for _, _, p in results if not p), "total": len(results)}
     traces_path = args.traces or DEFAULT_TRACES

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..contracts import ProposedCitation, SupportVerdict
 from ..tokenize import Tokenizer
+from ..support import ContainmentJudge
 from ..verify import Verifier
 from . import data
 from .common import request, word_overlap_verified
@@ -81,9 +82,9 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
 
         judge = LearnedJudge()
     tokenizer = tokenizer or Tokenizer()
-    verifier = Verifier(tokenizer)
+    verifier = Verifier(ContainmentJudge(tokenizer))
     recording = _Recording(judge) if judge else None
-    learned_verifier = Verifier(tokenizer, judge=recording) if judge else None
+    learned_verifier = Verifier(recording) if judge else None
     ours, learned, overlap, labels, coverage, failed = [], [], [], [], [], {}
     judge_scores, others_pass, highlight_hits = [], [], []
     documents_cache = {}
