@@ -47,9 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     judge.embedder.embed_query("warm up")  # model load is not a per-claim cost
     timings = {"containment": [], "learned, cold": [], "learned, warm": []}
     for claim, span in spans:
-        for name, call in (("containment", lambda: containment(claim, span)),
-                           ("learned, cold", lambda: judge(claim, span)),
-                           ("learned, warm", lambda: judge(claim, span))):
+        for name, call in (("containment", lambda c=claim, s=span: containment(c, s)),
+                           ("learned, cold", lambda c=claim, s=span: judge(c, s)),
+                           ("learned, warm", lambda c=claim, s=span: judge(c, s))):
             started = time.perf_counter()
             call()
             timings[name].append(time.perf_counter() - started)

@@ -160,10 +160,6 @@ def auc(scores: np.ndarray, positive: np.ndarray) -> float:
     return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)) if n_pos and n_neg else 0.0
 
 
-def fold_of(claim_id: str, folds: int = 5) -> int:
-    return int(hashlib.sha256(f"scifact-judge-fold:{claim_id}".encode()).hexdigest()[:8], 16) % folds
-
-
 def choose_threshold(scores: np.ndarray, labels: list[str], target_recall: float = TARGET_RECALL) -> float:
     """The highest threshold whose recall on these (out-of-fold) pairs reaches `target_recall`."""
     support = np.sort(scores[np.asarray(labels) == "SUPPORT"])[::-1]
