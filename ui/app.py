@@ -14,7 +14,7 @@ from __future__ import annotations
 import gradio as gr
 from fastapi import FastAPI
 
-from . import panels
+from . import panels, received
 from .layout import build_blocks
 from .state import MAX_FILE_BYTES, Shared, load_shared
 
@@ -37,5 +37,9 @@ def create_app(shared: Shared | None = None) -> FastAPI:
 
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
                               max_file_size=MAX_FILE_BYTES + 1024 * 1024, footer_links=["api"], show_error=True)
+    # mount_gradio_app never sets this (launch() does); without it Gradio accepts a FileData path naming
+    # any server file. With it, an API call may only pass files that were uploaded (see ui.received).
+    demo.has_launched = True
+    received.track(demo)
     app.state.demo = demo
     return app

@@ -25,6 +25,7 @@ from pipeline.index import can_read
 from . import panels
 from .check import parse_answer
 from .demos import run_demo
+from .received import forget_file, received_file
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared
 
 log = logging.getLogger("auditable_rag.ui")
@@ -252,7 +253,11 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
         name = Path(path).name
         progress((i, len(paths)), desc=f"parsing {name}")
         try:
-            document, data = _parse_upload(path, metadata, known_digests, known_ids)
+            received = received_file(path)  # never a server file named by a forged request
+            try:
+                document, data = _parse_upload(str(received), metadata, known_digests, known_ids)
+            finally:
+                forget_file(received)
         except InputError as error:
             errors.append(clean(str(error)))
             continue
