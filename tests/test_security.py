@@ -93,3 +93,70 @@ def test_a_real_upload_through_gradio_client_still_works(app_url, tmp_path):
     client = Client(app_url, verbose=False)
     report = client.predict([handle_file(str(document))], "", "", "", "", "", api_name="/upload")
     assert [a["source_id"] for a in report["added"]] == ["real-upload"] and not report["errors"]
+
+
+# --------------------------------------------------------------------------- 2. YAML alias bomb, front-matter bounds
+
+
+def alias_bomb(depth: int, key: str = "valid_from") -> str:
+    """Nested anchors: 9**depth list items once `key`'s value is turned into a string (~390 bytes at depth 9)."""
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for level in range(1, depth):
+        lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
+    return "---\n" + "\n".join(lines) + f"\n{key}: *a{depth - 1}\n---\nThe body.\n"
+
+
+@pytest.mark.parametrize("depth", [6, 9])
+def test_an_alias_bomb_in_front_matter_is_refused_with_one_short_line(depth):
+    from pipeline.errors import InputError
+    from pipeline.parse import parse
+
+    text = alias_bomb(depth)
+    assert depth < 9 or len(text.encode()) < 500
+    with pytest.raises(InputError) as caught:
+        parse(text.encode(), "bomb.md")
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 200
+    assert "alias" in message or "anchor" in message
+
+
+def test_an_aliased_card_line_range_is_refused():
+    from pipeline.errors import InputError
+    from pipeline.parse import parse
+
+    text = ('---\nr: &r [1, 2, 3]\ncards:\n  - {id: c, text: t, lines: *r}\n---\none\ntwo\nthree\n')
+    with pytest.raises(InputError, match="alias|anchor"):
+        parse(text.encode(), "cards.md")
+
+
+@pytest.mark.parametrize("front_matter,expected", [
+    ("valid_from: [2026-01-01, 2026-01-02]", "valid_from: expected a date YYYY-MM-DD, got a list"),
+    ("cards:\n  - {id: c, text: t, lines: [1, 2]}", "lines must look like 1-3, got a list"),
+    ("topic: {a: 1}", "topic: expected a single value, got a dict"),
+])
+def test_non_scalar_values_where_scalars_are_expected_are_refused(front_matter, expected):
+    from pipeline.errors import InputError
+    from pipeline.parse import parse
+
+    with pytest.raises(InputError, match=expected):
+        parse(f"---\n{front_matter}\n---\none\ntwo\n".encode(), "values.md")
+
+
+def test_user_values_in_error_messages_are_truncated():
+    from pipeline.errors import InputError
+    from pipeline.parse import parse
+
+    long_value = "x" * 5000
+    for front_matter in (f"valid_from: {long_value}", f"{long_value[:900]}: 1", f"id: {long_value}"):
+        with pytest.raises(InputError) as caught:
+            parse(f"---\n{front_matter}\n---\nbody\n".encode(), "long.md")
+        assert len(str(caught.value)) < 200 and "…" in str(caught.value)
+
+
+def test_front_matter_size_is_bounded():
+    from pipeline.errors import InputError
+    from pipeline.parse import MAX_FRONT_MATTER_CHARS, parse
+
+    padding = "\n".join(f"# comment {i}" for i in range(MAX_FRONT_MATTER_CHARS // 10))
+    with pytest.raises(InputError, match="front matter is .* characters; the limit is"):
+        parse(f"---\n{padding}\ntopic: travel\n---\nbody\n".encode(), "big.md")
