@@ -160,3 +160,49 @@ def test_front_matter_size_is_bounded():
     padding = "\n".join(f"# comment {i}" for i in range(MAX_FRONT_MATTER_CHARS // 10))
     with pytest.raises(InputError, match="front matter is .* characters; the limit is"):
         parse(f"---\n{padding}\ntopic: travel\n---\nbody\n".encode(), "big.md")
+
+
+# --------------------------------------------------------------------------- 3. HTML in toasts
+
+
+def queue_messages(app_url: str, api_name: str, data: list, session_hash: str) -> list[dict]:
+    """Run an event the way the browser does (/queue/join + /queue/data) and return every message,
+    toasts ("log") included."""
+    import httpx
+
+    config = httpx.get(app_url + "config", timeout=30).json()
+    fn_index = next(d["id"] for d in config["dependencies"] if d.get("api_name") == api_name)
+    body = {"data": data, "fn_index": fn_index, "session_hash": session_hash, "event_data": None,
+            "trigger_id": None}
+    httpx.post(app_url + "gradio_api/queue/join", json=body, timeout=30).raise_for_status()
+    messages = []
+    with httpx.stream("GET", app_url + "gradio_api/queue/data", params={"session_hash": session_hash},
+                      timeout=300) as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data:"):
+                message = json.loads(line[5:])
+                messages.append(message)
+                if message.get("msg") in ("process_completed", "close_stream"):
+                    break
+    return messages
+
+
+def upload_raw(app_url: str, path: Path) -> dict:
+    """Upload a file the way the browser does (/gradio_api/upload); returns its FileData."""
+    import httpx
+
+    with path.open("rb") as handle:
+        response = httpx.post(app_url + "gradio_api/upload", files={"files": (path.name, handle)}, timeout=60)
+    response.raise_for_status()
+    return {"path": response.json()[0], "orig_name": path.name, "meta": {"_type": "gradio.FileData"}}
+
+
+def test_document_values_in_toasts_are_escaped(app_url, tmp_path):
+    crafted = tmp_path / "crafted.md"
+    crafted.write_text('---\nvalid_from: "<img src=x>"\n---\nBody.\n', encoding="utf-8")
+    messages = queue_messages(app_url, "upload", [[upload_raw(app_url, crafted)], "", "", "", "", "", None],
+                              f"s-{uuid.uuid4().hex[:8]}")
+    toasts = [m["log"] for m in messages if m.get("msg") == "log"]
+    assert toasts and any("valid_from" in t for t in toasts)
+    assert all("<img" not in t for t in toasts)
+    assert any("&lt;img" in t for t in toasts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import html
 import logging
 import os
 from pathlib import Path
@@ -39,6 +40,11 @@ def clean(message: str) -> str:
     return message.replace(str(ROOT) + os.sep, "").replace(str(ROOT), ".")
 
 
+def toast(message: str) -> str:
+    """Text for gr.Warning/gr.Info/gr.Error: Gradio renders toasts as HTML, and messages quote documents."""
+    return html.escape(message, quote=False)
+
+
 def guarded(fn):
     """Bad input → a one-line gr.Error; anything unexpected → logged, a short gr.Error (no stack trace)."""
 
@@ -49,11 +55,12 @@ def guarded(fn):
         except gr.Error:
             raise
         except InputError as error:
-            raise gr.Error(clean(str(error)), print_exception=False) from None
+            raise gr.Error(toast(clean(str(error))), print_exception=False) from None
         except Exception as error:  # noqa: BLE001 - the UI must never show a stack trace
             log.exception("unexpected error in %s", fn.__name__)
             first = (str(error).splitlines() or [""])[0][:300]
-            raise gr.Error(f"Unexpected error ({type(error).__name__}): {clean(first)}", print_exception=False) from None
+            raise gr.Error(toast(f"Unexpected error ({type(error).__name__}): {clean(first)}"),
+                           print_exception=False) from None
 
     return wrapper
 
@@ -273,7 +280,7 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
         session.add(shared, new, data_by_digest,
                     progress=lambda done, total, stage: progress((done, max(total, 1)), desc=stage))
     for error in errors:
-        gr.Warning(error)
+        gr.Warning(toast(error))
     if new:
-        gr.Info(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}")
+        gr.Info(toast(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}"))
     return {"added": [_added(d) for d in new], "errors": errors, "documents": sorted(session.uploads)}, session
