@@ -206,3 +206,53 @@ def test_document_values_in_toasts_are_escaped(app_url, tmp_path):
     assert toasts and any("valid_from" in t for t in toasts)
     assert all("<img" not in t for t in toasts)
     assert any("&lt;img" in t for t in toasts)
+
+
+# --------------------------------------------------------------------------- 4. restricted documents stay unseen
+
+RESTRICTED = "executive-travel"
+RESTRICTED_TEXT = "1200 yuan"
+
+
+def test_healthz_reports_only_what_anyone_may_read(app_url, sample_documents):
+    from pipeline.index import corpus_digest
+
+    with urllib.request.urlopen(app_url + "healthz", timeout=10) as response:
+        body = json.loads(response.read())
+    public = [d for d in sample_documents if d.meta.access is None]
+    assert len(public) < len(sample_documents)
+    assert body["documents"] == len(public)
+    assert body.get("corpus_digest") in (None, corpus_digest(public))
+
+
+@pytest.mark.parametrize("variant", ["same-bytes", "same-id"])
+def test_an_upload_matching_a_restricted_document_does_not_reveal_it(app_url, tmp_path, variant):
+    from gradio_client import Client, handle_file
+
+    original = (Path(__file__).resolve().parents[1] / "sample_docs" / "corpus" / f"{RESTRICTED}.md").read_bytes()
+    path = tmp_path / f"{RESTRICTED}.md"
+    path.write_bytes(original if variant == "same-bytes"
+                     else f"---\nid: {RESTRICTED}\n---\nA harmless note.\n".encode())
+    report = Client(app_url, verbose=False).predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
+    said = json.dumps(report["errors"])
+    assert "already" not in said and RESTRICTED not in said
+    assert [a["source_id"] for a in report["added"]] == [RESTRICTED]  # accepted like any new document
+
+
+def test_the_restricted_demo_uses_the_callers_declared_groups(app_url):
+    from gradio_client import Client
+
+    client = Client(app_url, verbose=False)
+    undeclared = client.predict("restricted-readable", api_name="/run_demo")
+    assert RESTRICTED_TEXT not in json.dumps(undeclared) and RESTRICTED not in json.dumps(undeclared["answer"])
+    assert undeclared["answer"]["status"] == "abstained"
+    declared = client.predict("restricted-readable", "executives", api_name="/run_demo")
+    assert declared["answer"]["status"] == "answered"
+    assert RESTRICTED in json.dumps(declared["answer"])
+
+
+def test_the_app_says_groups_are_self_declared(app_url):
+    import httpx
+
+    config = httpx.get(app_url + "config", timeout=30).text
+    assert "self-declared" in config

@@ -44,14 +44,18 @@ def describe(scenario: Scenario) -> str:
     return " · ".join(parts)
 
 
-def run_demo(shared: Shared, name: str) -> tuple[Scenario, Trace, dict]:
-    """Run one scenario; returns it, its trace and the documents the trace was built on."""
+def run_demo(shared: Shared, name: str, declared: tuple[str, ...] = ()) -> tuple[Scenario, Trace, dict]:
+    """Run one scenario; returns it, its trace and the documents the trace was built on.
+
+    The request's groups are the scenario's groups that the caller declared: a demo never reads a
+    restricted document for someone who did not say they are in its group."""
     scenario = BY_NAME.get(name)
     if scenario is None:
         from pipeline.errors import InputError
 
         raise InputError("demo", f"unknown demo {name!r}; choose one of: {', '.join(BY_NAME)}")
     corpus = shared.demo_corpus(scenario.exclude, scenario.include_conflict)
-    request = Request(question=scenario.question, date=REQUEST_DATE, topic=scenario.topic, groups=scenario.groups)
+    groups = tuple(g for g in scenario.groups if g in set(declared))
+    request = Request(question=scenario.question, date=REQUEST_DATE, topic=scenario.topic, groups=groups)
     trace = ask(corpus, request, Settings(**scenario.settings), proposal=scenario.proposal)
     return scenario, trace, corpus.documents

@@ -175,10 +175,11 @@ def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, 
 
 
 @guarded
-def do_demo(shared: Shared, name, session):
-    """Run one seed scenario by name (e.g. "propose-600-cite-v2"); returns its trace (JSON)."""
+def do_demo(shared: Shared, name, session, groups=""):
+    """Run one seed scenario by name (e.g. "propose-600-cite-v2") with the access groups you declare
+    (comma-separated; a scenario never reads more than you declared); returns its trace (JSON)."""
     session = session_of(session)
-    scenario, trace, documents = run_demo(shared, (name or "").strip())
+    scenario, trace, documents = run_demo(shared, (name or "").strip(), declared=parse_groups(groups))
     session.last_demo = scenario.name
     return remember(session, trace, documents), session
 
@@ -253,8 +254,9 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
     if len(paths) > MAX_FILES_PER_UPLOAD:
         raise InputError("upload", f"{len(paths)} files at once; the limit is {MAX_FILES_PER_UPLOAD}")
     metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
-    known_digests = {d.digest: d.source_id for d in session.documents(shared)}
-    known_ids = {d.source_id for d in session.documents(shared)}
+    visible = session.visible_documents(shared)  # never a restricted sample: that would reveal it exists
+    known_digests = {d.digest: d.source_id for d in visible}
+    known_ids = {d.source_id for d in visible}
     new, data_by_digest, errors = [], {}, []
     for i, path in enumerate(paths):
         name = Path(path).name

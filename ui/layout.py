@@ -62,7 +62,8 @@ def _request_form(c: SimpleNamespace) -> None:
                             info="“Current” is judged against this date.", elem_id="request-date")
         c.topic = gr.Textbox(label="Topic", value="travel", info="Empty: any topic.", elem_id="topic")
         c.groups = gr.Textbox(label="Access groups", value="", placeholder="e.g. executives",
-                              info="Comma-separated; restricted documents need one.", elem_id="groups")
+                              info="Comma-separated; restricted documents need one. Demo mode: until sign-in "
+                                   "exists, groups are self-declared.", elem_id="groups")
     with gr.Accordion("Advanced settings", open=False):
         with gr.Row():
             c.top_k = gr.Slider(1, 20, value=DEFAULTS.top_k, step=1, label="top-k")
@@ -172,7 +173,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private)
 
-    c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session], [c.trace_json, c.session],
+    c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session, c.groups], [c.trace_json, c.session],
                         api_name="run_demo").success(**render, **private)
     _wire_demo_buttons(c, shared, form=[*request_inputs, c.check_text], render=render)
 
@@ -197,5 +198,6 @@ def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, form: list, render: d
     """Each demo button fills the form with its scenario, runs it, then renders the panels."""
     for button, name in c.demo_buttons:
         button.click(bind(views.fill_form, name), None, form, api_visibility="private").then(
-            bind(handlers.do_demo, shared, name), [c.session], [c.trace_json, c.session], api_visibility="private"
+            bind(handlers.do_demo, shared, name), [c.session, c.groups], [c.trace_json, c.session],
+            api_visibility="private"
         ).success(**render, api_visibility="private")

@@ -90,8 +90,16 @@ class Session:
     def __deepcopy__(self, memo):  # Gradio deep-copies initial state values; a session is never shared
         return Session()
 
-    def documents(self, shared: Shared) -> list[Document]:
-        return list(shared.documents) + list(self.uploads.values())
+    def documents(self, shared: Shared, adding: list[Document] = ()) -> list[Document]:
+        """Samples + uploads. An upload whose id matches a restricted sample replaces it in this session:
+        refusing it would tell the uploader that a document they may not read exists."""
+        uploaded = set(self.uploads) | {d.source_id for d in adding}
+        samples = [d for d in shared.documents if d.meta.access is None or d.source_id not in uploaded]
+        return samples + list(self.uploads.values())
+
+    def visible_documents(self, shared: Shared) -> list[Document]:
+        """What duplicate checks may mention: samples anyone may read, and this session's own uploads."""
+        return [d for d in shared.documents if d.meta.access is None] + list(self.uploads.values())
 
     def readable(self, shared: Shared, groups: tuple[str, ...]) -> list[Document]:
         return list(self.corpus(shared).readable_documents(groups).values())
@@ -116,7 +124,7 @@ class Session:
 
         if len(self.uploads) + len(new) > MAX_SESSION_DOCUMENTS:
             raise InputError("upload", f"a session holds at most {MAX_SESSION_DOCUMENTS} uploaded documents")
-        check_unique_ids(self.documents(shared) + new)
+        check_unique_ids(self.documents(shared, adding=new) + new)
         previous = (dict(self.uploads), dict(self.pdf_bytes))
         for document in new:
             self.uploads[document.source_id] = document
