@@ -256,3 +256,49 @@ def test_the_app_says_groups_are_self_declared(app_url):
 
     config = httpx.get(app_url + "config", timeout=30).text
     assert "self-declared" in config
+
+
+# --------------------------------------------------------------------------- 5. costs stay linear, inputs are capped
+
+
+def big_text(megabytes: float) -> str:
+    """Policy-like prose: ~70-character lines, sentences, a blank line between paragraphs."""
+    sentence = "Staff travelling to city {n} may book lodging up to {m} yuan per night. "
+    lines, size, n = [], 0, 0
+    while size < megabytes * 1_000_000:
+        line = (sentence.format(n=n, m=300 + n % 700)).strip()
+        lines.append(line)
+        if n % 8 == 7:
+            lines.append("")
+        size += len(line) + 1
+        n += 1
+    return "\n".join(lines) + "\n"
+
+
+def test_windows_name_exactly_the_lines_they_touch(sample_documents):
+    from pipeline.chunk import window_chunks
+    from pipeline.parse import parse
+
+    documents = [*sample_documents, parse(big_text(0.05).encode(), "prose.md")]
+    for document in documents:
+        for chunk in window_chunks(document):
+            page = document.page(chunk.parent.page) if document.kind == "pdf" else document.pages[0]
+            touched = [line.number for line in page.lines if line.start < chunk.end and line.end > chunk.start]
+            assert (chunk.parent.start_line, chunk.parent.end_line) == (touched[0], touched[-1])
+
+
+def test_five_megabytes_of_text_chunk_in_linear_time():
+    """Window count grows with the text, and 5 MB finishes (the bound is a hang guard, not a benchmark:
+    `python -m benchmarks.bench_security` times it; the quadratic version took over a minute here)."""
+    import time
+
+    from pipeline.chunk import retrieval_chunks
+    from pipeline.parse import parse
+
+    document = parse(big_text(5).encode(), "five.md")
+    started = time.perf_counter()
+    chunks = retrieval_chunks(document)
+    elapsed = time.perf_counter() - started
+    assert len(chunks) > 5_000_000 / 800
+    assert chunks[-1].parent.end_line == len(document.pages[0].lines)
+    assert elapsed < 30, f"chunking 5 MB took {elapsed:.1f} s"
