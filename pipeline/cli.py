@@ -14,13 +14,6 @@ from .contracts import Proposal, Request, Settings
 from .errors import InputError
 
 
-def _date(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid date {text!r} (expected YYYY-MM-DD)") from None
-
-
 def _positive(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -34,7 +27,7 @@ def _add_ask(commands) -> None:
     source.add_argument("--docs", nargs="+", type=Path, metavar="PATH", help="files or folders (read recursively)")
     source.add_argument("--store", type=Path, metavar="DIR", help="a store built by `ingest`")
     ask.add_argument("--question", required=True)
-    ask.add_argument("--date", type=_date, help="request date YYYY-MM-DD (default: today)")
+    ask.add_argument("--date", help="request date YYYY-MM-DD (default: today)")
     ask.add_argument("--topic")
     ask.add_argument("--groups", default="", help="the requester's access groups, comma-separated")
     ask.add_argument("--window", type=_positive, default=Settings().window)
@@ -69,8 +62,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _load_proposal(path: Path) -> Proposal:
+    from .limits import MAX_ANSWER_CHARS, check_answer_text
+
     try:
-        return Proposal.model_validate_json(path.read_bytes())
+        if path.stat().st_size > 4 * MAX_ANSWER_CHARS:
+            raise InputError(str(path), f"is {path.stat().st_size} bytes; a proposal is at most {4 * MAX_ANSWER_CHARS}")
+        proposal = Proposal.model_validate_json(path.read_bytes())
+        check_answer_text(proposal.answer)
+        return proposal
     except OSError as error:
         raise InputError(str(path), f"cannot read: {error.strerror}") from None
     except ValidationError as error:
@@ -81,16 +80,20 @@ def _load_proposal(path: Path) -> Proposal:
 
 def run_ask(args) -> int:
     from .engine import ask
+    from .limits import check_question, parse_groups, parse_iso_date
     from .load import corpus_from_documents, corpus_from_store, parse_paths, stderr_progress
 
+    # Checked before any slow work, each a one-line error (exit 2).
+    question, groups = check_question(args.question), parse_groups(args.groups)
+    day = parse_iso_date(args.date, "--date") if args.date else None
     proposal = _load_proposal(args.proposal) if args.proposal else None
     if args.store:
         corpus = corpus_from_store(args.store, progress=stderr_progress)
     else:
         corpus = corpus_from_documents(parse_paths(args.docs), progress=stderr_progress)
     request = Request(
-        question=args.question, date=args.date or dt.date.today(), date_given=args.date is not None,
-        topic=args.topic, groups=tuple(g.strip() for g in args.groups.split(",") if g.strip()),
+        question=question, date=day or dt.date.today(), date_given=day is not None,
+        topic=args.topic, groups=groups,
     )
     settings = Settings(
         window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,

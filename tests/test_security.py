@@ -302,3 +302,54 @@ def test_five_megabytes_of_text_chunk_in_linear_time():
     assert len(chunks) > 5_000_000 / 800
     assert chunks[-1].parent.end_line == len(document.pages[0].lines)
     assert elapsed < 30, f"chunking 5 MB took {elapsed:.1f} s"
+
+
+def test_the_chunks_panel_shows_the_chunks_the_corpus_indexed(sample_documents):
+    """The panel lists `corpus.chunks` (here a corpus chunked by line) instead of chunking again."""
+    from pipeline.chunk import line_chunks
+    from pipeline.embed import default_embedder
+    from pipeline.index import build_corpus
+    from ui.panels import chunks_html
+
+    document = next(d for d in sample_documents if d.source_id == "travel-v2")
+    corpus = build_corpus([document], default_embedder(), chunker=line_chunks)
+    html = chunks_html([document], indexed=corpus.chunks)
+    assert f"{len(corpus.chunks)} retrieval chunks" in html
+    assert ">line<" in html and ">window<" not in html
+
+
+CORPUS_DIR = Path(__file__).resolve().parents[1] / "sample_docs" / "corpus"
+
+
+@pytest.mark.parametrize("arguments,expected", [
+    (["--question", ""], "question: type a question first"),
+    (["--question", "lodging " * 700], "question: is 5599 characters; the limit is 2000"),
+    (["--question", "Beijing lodging", "--date", "20260914"], "--date: '20260914' is not a date; use YYYY-MM-DD"),
+    (["--question", "Beijing lodging", "--groups", ",".join(f"g{i}" for i in range(30))], "groups: 30 groups; the limit is 20"),
+])
+def test_the_cli_refuses_bad_requests_with_one_line_and_exit_2(capsys, arguments, expected):
+    from pipeline.cli import main
+
+    code = main(["ask", "--docs", str(CORPUS_DIR), *arguments])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.strip().splitlines()[-1] == f"error: {expected}"
+    assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("field,value,expected", [
+    ("answer", "The lodging limit is 750 yuan. [travel-v2:1-3] " * 500, "the limit is 20000"),
+    ("groups", "g" * 600, "the limit is 500"),
+    ("groups", ",".join(f"g{i}" for i in range(25)), "25 groups; the limit is 20"),
+    ("date", "20260914", "not a date; use YYYY-MM-DD"),
+])
+def test_the_api_caps_every_input(app_url, field, value, expected):
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    inputs = {"answer": "The lodging limit is 750 yuan. [travel-v2:1-3]", "groups": "", "date": "2026-09-14"}
+    inputs[field] = value
+    client = Client(app_url, verbose=False)
+    with pytest.raises(AppError, match=expected):
+        client.predict(inputs["answer"], "Beijing lodging", inputs["date"], "travel", inputs["groups"],
+                       3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid", api_name="/check_answer")

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from pipeline.contracts import Proposal, ProposedCitation
 from pipeline.errors import InputError
+from pipeline.limits import check_answer_text
 from pipeline.verify import MARKER
 
 PRODUCER = "pasted-answer"
@@ -18,7 +19,7 @@ HELP = ('write citations as markers like [travel-v2:1-3] (lines 1 to 3), [travel
 
 def parse_answer(text: str) -> Proposal:
     """Markers become citations in order of appearance; a JSON object is read as a Proposal."""
-    text = (text or "").strip()
+    text = check_answer_text(text)
     if not text:
         raise InputError("answer", "paste an answer to check; " + HELP)
     if text.startswith("{"):

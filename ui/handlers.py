@@ -22,6 +22,7 @@ from pipeline.contracts import Document, Request, Settings, Trace
 from pipeline.engine import ask
 from pipeline.errors import InputError
 from pipeline.index import can_read
+from pipeline.limits import check_question, parse_groups, parse_iso_date
 
 from . import panels
 from .check import parse_answer
@@ -83,25 +84,11 @@ def session_of(value) -> Session:
 # --------------------------------------------------------------------------- request parsing
 
 
-def parse_groups(text: str | None) -> tuple[str, ...]:
-    return tuple(sorted({g.strip() for g in (text or "").split(",") if g.strip()}))
-
-
 def parse_request(question: str | None, date: str | None, topic: str | None, groups: str | None) -> Request:
-    question = (question or "").strip()
-    if not question:
-        raise InputError("question", "type a question first")
-    if len(question) > 2000:
-        raise InputError("question", f"is {len(question)} characters; the limit is 2000")
+    question = check_question(question)
     text = (date or "").strip()
-    if text:
-        try:
-            day = dt.date.fromisoformat(text)
-        except ValueError:
-            raise InputError("request date", f"{text!r} is not a date; use YYYY-MM-DD") from None
-    else:
-        day = dt.date.today()
-    topic = (topic or "").strip() or None
+    day = parse_iso_date(text, "request date") if text else dt.date.today()
+    topic = (topic or "").strip()[:200] or None
     if topic and topic.lower() in {"any", "all", "none"}:
         topic = None
     return Request(question=question, date=day, date_given=bool(text), topic=topic, groups=parse_groups(groups))

@@ -11,7 +11,7 @@ import html
 from collections.abc import Iterable, Sequence
 
 from pipeline.chunk import retrieval_chunks
-from pipeline.contracts import Candidate, Citation, Context, Document, Trace
+from pipeline.contracts import Candidate, Chunk, Citation, Context, Document, Trace
 from pipeline.verify import MARKER
 
 CSS = """
@@ -92,12 +92,21 @@ def documents_html(documents: Sequence[Document], uploaded: set[str]) -> str:
                  rows)
 
 
-def chunks_html(documents: Sequence[Document], limit: int = 400) -> str:
+def chunks_html(documents: Sequence[Document], limit: int = 400, indexed: Sequence[Chunk] | None = None) -> str:
+    """The retrieval chunks of `documents`: those the corpus indexed (`indexed`, e.g. `corpus.chunks`)
+    when given, so the panel shows what retrieval searched and never re-chunks a large document."""
     if not documents:
         return '<p class="rag-note">Choose one or more documents above to see their chunks.</p>'
+    by_source: dict[str, list[Chunk]] = {}
+    if indexed is not None:
+        wanted = {d.source_id for d in documents}
+        for chunk in indexed:
+            if chunk.source_id in wanted:
+                by_source.setdefault(chunk.source_id, []).append(chunk)
     rows, shown = [], 0
     for document in documents:
-        for chunk in retrieval_chunks(document):
+        chunks = by_source.get(document.source_id, []) if indexed is not None else retrieval_chunks(document)
+        for chunk in chunks:
             if shown >= limit:
                 break
             shown += 1

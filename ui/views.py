@@ -36,7 +36,8 @@ def _readable_choices(shared: Shared, session: Session, groups) -> list[tuple[st
 
 def _chunks(shared: Shared, session: Session, groups, chosen) -> str:
     readable = {d.source_id: d for d in session.readable(shared, parse_groups(groups))}
-    return panels.chunks_html([readable[s] for s in (chosen or []) if s in readable])
+    return panels.chunks_html([readable[s] for s in (chosen or []) if s in readable],
+                              indexed=session.corpus(shared).chunks)
 
 
 def _trace_file(session: Session) -> str | None:
