@@ -59,3 +59,8 @@ def parse_iso_date(text: str, label: str = "date") -> dt.date:
         return dt.date.fromisoformat(text)
     except ValueError:
         raise InputError(label, f"{shown(text)} is not a date; use YYYY-MM-DD") from None
+
+
+def megabytes(size: int) -> str:
+    """A size as the limits are stated everywhere (MB = 2**20 bytes): '20 MB', '20.5 MB'."""
+    return f"{size / 2**20:.1f}".removesuffix(".0") + " MB"

@@ -101,7 +101,9 @@ def decode_text(data: bytes, filename: str) -> str:
 
 def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None) -> Document:
     if len(data) > MAX_TEXT_BYTES:
-        raise InputError(filename, f"file is {len(data) / 1e6:.1f} MB; the limit is {MAX_TEXT_BYTES / 1e6:.0f} MB")
+        from .limits import megabytes
+
+        raise InputError(filename, f"is {megabytes(len(data))}; the limit is {megabytes(MAX_TEXT_BYTES)}")
     text = decode_text(data, filename)
     front_matter, body = split_front_matter(text, filename)
     if metadata:

@@ -353,3 +353,48 @@ def test_the_api_caps_every_input(app_url, field, value, expected):
     with pytest.raises(AppError, match=expected):
         client.predict(inputs["answer"], "Beijing lodging", inputs["date"], "travel", inputs["groups"],
                        3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid", api_name="/check_answer")
+
+
+def test_uploads_and_answers_run_in_separate_bounded_pools(sample_documents):
+    """One user's upload cannot hold every other event: uploads and answers have their own limited pools."""
+    from pipeline.load import corpus_from_documents
+    from ui.layout import build_blocks
+    from ui.state import Shared
+
+    shared = Shared(documents=list(sample_documents), corpus=corpus_from_documents(list(sample_documents)),
+                    pdf_bytes={})
+    demo = build_blocks(shared)
+    pools = {fn.api_name: (fn.concurrency_id, fn.concurrency_limit) for fn in demo.fns.values() if fn.api_name}
+    assert pools["upload"][0] == "upload" and pools["upload"][1] >= 1
+    assert pools["ask"][0] == pools["check_answer"][0] == pools["run_demo"][0] == "answer"
+    assert pools["ask"][1] >= 1 and pools["ask"][0] != pools["upload"][0]
+
+
+def test_a_session_upload_quota_is_enforced(app_url, tmp_path, monkeypatch):
+    from gradio_client import Client, handle_file
+
+    import ui.state
+
+    monkeypatch.setattr(ui.state, "MAX_SESSION_BYTES", 1000)
+    client = Client(app_url, verbose=False)
+    paths = []
+    for name in ("quota-a", "quota-b"):
+        path = tmp_path / f"{name}.md"
+        path.write_text(f"---\nid: {name}\n---\n" + "A line about ferries.\n" * 28, encoding="utf-8")
+        paths.append(path)
+    first = client.predict([handle_file(str(paths[0]))], "", "", "", "", "", api_name="/upload")
+    second = client.predict([handle_file(str(paths[1]))], "", "", "", "", "", api_name="/upload")
+    assert [a["source_id"] for a in first["added"]] == ["quota-a"]
+    assert not second["added"] and "this session may upload" in second["errors"][0]
+
+
+def test_the_upload_limit_reads_20_mb_everywhere():
+    from pipeline.errors import InputError
+    from pipeline.parse import parse
+    from ui.state import MAX_FILE_BYTES
+
+    assert MAX_FILE_BYTES == 20 * 2**20
+    with pytest.raises(InputError, match=r"is 21 MB; the limit is 20 MB$"):
+        parse(b"a" * (21 * 2**20), "big.txt")
+    app_source = (Path(__file__).resolve().parents[1] / "ui" / "app.py").read_text()
+    assert "max_file_size=MAX_FILE_BYTES," in app_source  # Gradio's own refusal uses the same number

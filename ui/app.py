@@ -37,7 +37,7 @@ def create_app(shared: Shared | None = None) -> FastAPI:
                 "embedder": shared.corpus.embedder.name, "corpus_digest": shared.corpus.readable_digest(())}
 
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
-                              max_file_size=MAX_FILE_BYTES + 1024 * 1024, footer_links=["api"], show_error=True)
+                              max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True)
     # mount_gradio_app never sets this (launch() does); without it Gradio accepts a FileData path naming
     # any server file. With it, an API call may only pass files that were uploaded (see ui.received).
     demo.has_launched = True

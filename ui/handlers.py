@@ -22,13 +22,13 @@ from pipeline.contracts import Document, Request, Settings, Trace
 from pipeline.engine import ask
 from pipeline.errors import InputError
 from pipeline.index import can_read
-from pipeline.limits import check_question, parse_groups, parse_iso_date
+from pipeline.limits import check_question, megabytes, parse_groups, parse_iso_date
 
 from . import panels
 from .check import parse_answer
 from .demos import run_demo
 from .received import forget_file, received_file
-from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared
+from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared, session_quota_left
 
 log = logging.getLogger("auditable_rag.ui")
 
@@ -196,7 +196,7 @@ def _upload_metadata(version, topic, authority, valid_from, valid_to) -> dict[st
 
 
 def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, str],
-                  known_ids: set[str]) -> tuple[Document, bytes]:
+                  known_ids: set[str], quota_left: int) -> tuple[Document, bytes]:
     """Read and parse one uploaded file; InputError (labelled with the file's name) if it cannot be added."""
     from pipeline.parse import parse, sha256
     from pipeline.parse_pdf import PdfLimits
@@ -204,7 +204,10 @@ def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, 
     name = Path(path).name  # a label only: the file is read from Gradio's temporary copy
     size = os.path.getsize(path)
     if size > MAX_FILE_BYTES:
-        raise InputError(name, f"is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")
+        raise InputError(name, f"is {megabytes(size)}; the limit is {megabytes(MAX_FILE_BYTES)}")
+    if size > quota_left:
+        raise InputError(name, f"is {megabytes(size)}; this session may upload {megabytes(quota_left)} more "
+                               "(the uploads of one session are bounded)")
     with open(path, "rb") as handle:
         data = handle.read()
     digest = sha256(data)
@@ -251,7 +254,8 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
         try:
             received = received_file(path)  # never a server file named by a forged request
             try:
-                document, data = _parse_upload(str(received), metadata, known_digests, known_ids)
+                quota_left = session_quota_left(session) - sum(len(d) for d in data_by_digest.values())
+                document, data = _parse_upload(str(received), metadata, known_digests, known_ids, quota_left)
             finally:
                 forget_file(received)
         except InputError as error:

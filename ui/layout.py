@@ -22,6 +22,8 @@ from .handlers import bind
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
 
 DEFAULTS = Settings()
+UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
+ANSWER_CONCURRENCY = 2
 TEXT_TYPES = [".pdf", ".md", ".markdown", ".txt"]
 ELIGIBILITY = [("before the top-k cut-off (filter, then rank)", "before_cutoff"),
                ("after selection (baseline: rank, then filter)", "after_selection")]
@@ -159,22 +161,27 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     render_check = dict(render, fn=bind(views.render_panels, shared, select="check"))
     private = dict(api_visibility="private")
 
-    ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session])
+    # Heavy work runs in bounded pools so one user cannot stall the others: uploads (parse + embed) one at
+    # a time, answers (ask, check, demos) two at a time, each pool with its own queue slot.
+    answering = dict(concurrency_id="answer", concurrency_limit=ANSWER_CONCURRENCY)
+    ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session],
+               **answering)
     c.ask_button.click(**ask, api_name="ask").success(**render, api_name="panels", api_visibility="undocumented")
     c.question.submit(**ask, **private).success(**render, **private)
 
     c.check_button.click(bind(handlers.do_check, shared), [c.check_text, *request_inputs, c.session],
-                         [c.trace_json, c.session], api_name="check_answer").success(**render_check, **private)
+                         [c.trace_json, c.session], api_name="check_answer", **answering).success(**render_check, **private)
 
     c.upload_button.click(
         bind(handlers.do_upload, shared),
         [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],
-        [c.upload_report, c.session], api_name="upload",
+        [c.upload_report, c.session], api_name="upload", concurrency_id="upload",
+        concurrency_limit=UPLOAD_CONCURRENCY,
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private)
 
     c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session, c.groups], [c.trace_json, c.session],
-                        api_name="run_demo").success(**render, **private)
+                        api_name="run_demo", **answering).success(**render, **private)
     _wire_demo_buttons(c, shared, form=[*request_inputs, c.check_text], render=render)
 
     docs_state = gr.JSON(visible=False, label="documents")
@@ -199,5 +206,5 @@ def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, form: list, render: d
     for button, name in c.demo_buttons:
         button.click(bind(views.fill_form, name), None, form, api_visibility="private").then(
             bind(handlers.do_demo, shared, name), [c.session, c.groups], [c.trace_json, c.session],
-            api_visibility="private"
+            api_visibility="private", concurrency_id="answer", concurrency_limit=ANSWER_CONCURRENCY
         ).success(**render, api_visibility="private")

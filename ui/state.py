@@ -24,6 +24,7 @@ MAX_FILES_PER_UPLOAD = 10
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_PDF_PAGES = 200
 MAX_SESSION_DOCUMENTS = 30
+MAX_SESSION_BYTES = 30 * 1024 * 1024  # all of a session's uploads together: a free host has 512 MB for everyone
 SESSION_TTL_S = 2 * 60 * 60
 
 
@@ -80,6 +81,7 @@ class Session:
     def __init__(self) -> None:
         self.uploads: dict[str, Document] = {}  # by source id
         self.pdf_bytes: dict[str, bytes] = {}  # by digest
+        self.upload_sizes: dict[str, int] = {}  # bytes received, by source id (the session quota)
         self.last_trace: Trace | None = None
         self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
         self.last_demo: str | None = None
@@ -128,17 +130,20 @@ class Session:
         previous = (dict(self.uploads), dict(self.pdf_bytes))
         for document in new:
             self.uploads[document.source_id] = document
+            self.upload_sizes[document.source_id] = len(data.get(document.digest, b""))
             if document.kind == "pdf":
                 self.pdf_bytes[document.digest] = data[document.digest]
         try:
             self.corpus(shared, progress=progress)
         except Exception:
             self.uploads, self.pdf_bytes = previous
+            self.upload_sizes = {sid: size for sid, size in self.upload_sizes.items() if sid in self.uploads}
             raise
 
     def clear(self) -> None:
         self.uploads.clear()
         self.pdf_bytes.clear()
+        self.upload_sizes.clear()
         self.last_trace = None
         self.last_documents = {}
         self._corpus = None
@@ -153,3 +158,8 @@ def delete_session(session: Any) -> None:
     """gr.State's delete_callback: drop the session's uploads, bytes and corpus."""
     if isinstance(session, Session):
         session.clear()
+
+
+def session_quota_left(session: Session) -> int:
+    """Bytes this session may still upload (MAX_SESSION_BYTES over all its uploads)."""
+    return max(0, MAX_SESSION_BYTES - sum(session.upload_sizes.values()))
