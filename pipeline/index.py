@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import bm25s
 import numpy as np
 
+from .bounded import LruDict
 from .chunk import retrieval_chunks
 from .contracts import Chunk, Document
 from .embed import Embedder, Progress, VectorCache, embed_texts
@@ -131,9 +132,10 @@ class Corpus:
     source_order: list[str] = field(default_factory=list)
     chunk_source: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     sources: SourceTable | None = None
-    _lexical: dict[frozenset[str], LexicalIndex] = field(default_factory=dict, repr=False)
-    _readable: dict[frozenset[str], frozenset[str]] = field(default_factory=dict, repr=False)
-    memo: dict = field(default_factory=dict, repr=False)  # values derived per readable set
+    # Bounded (LRU): callers choose the groups, so one entry per distinct value would grow without limit.
+    _lexical: dict[frozenset[str], LexicalIndex] = field(default_factory=lambda: LruDict(4), repr=False)
+    _readable: dict[frozenset[str], frozenset[str]] = field(default_factory=lambda: LruDict(64), repr=False)
+    memo: dict = field(default_factory=lambda: LruDict(16), repr=False)  # values derived per readable set
 
     def readable_sources(self, groups: Sequence[str]) -> frozenset[str]:
         key = frozenset(groups)

@@ -398,3 +398,24 @@ def test_the_upload_limit_reads_20_mb_everywhere():
         parse(b"a" * (21 * 2**20), "big.txt")
     app_source = (Path(__file__).resolve().parents[1] / "ui" / "app.py").read_text()
     assert "max_file_size=MAX_FILE_BYTES," in app_source  # Gradio's own refusal uses the same number
+
+
+# --------------------------------------------------------------------------- 6. memory stays bounded
+
+
+def test_random_groups_do_not_grow_the_corpus_caches(make_corpus):
+    """Every distinct readable set used to keep its own BM25 index and copy of the vectors, forever."""
+    import datetime as dt
+    import random
+
+    from pipeline.contracts import Request, Settings
+    from pipeline.engine import ask
+
+    files = [(f"team-{i}.md", f"---\nid: team-{i}\naccess: [g{i}]\n---\nTeam {i} may book lodging up to "
+              f"{500 + i} yuan.\n") for i in range(10)]
+    corpus = make_corpus(("public.md", "---\nid: public\n---\nAnyone may book lodging up to 400 yuan.\n"), *files)
+    rng = random.Random(9)
+    for _ in range(40):
+        groups = tuple(sorted({f"g{rng.randrange(10)}" for _ in range(3)} | {f"x{rng.random()}"}))
+        ask(corpus, Request(question="lodging limit", date=dt.date(2026, 9, 14), groups=groups), Settings())
+    assert len(corpus._lexical) <= 4 and len(corpus._readable) <= 64 and len(corpus.memo) <= 16
