@@ -419,3 +419,63 @@ def test_random_groups_do_not_grow_the_corpus_caches(make_corpus):
         groups = tuple(sorted({f"g{rng.randrange(10)}" for _ in range(3)} | {f"x{rng.random()}"}))
         ask(corpus, Request(question="lodging limit", date=dt.date(2026, 9, 14), groups=groups), Settings())
     assert len(corpus._lexical) <= 4 and len(corpus._readable) <= 64 and len(corpus.memo) <= 16
+
+
+def test_session_uploads_stay_out_of_the_shared_vector_store_and_are_embedded_per_session(sample_corpus):
+    """Uploads used to land in the shared Chroma collection (kept forever; a cache hit revealed that another
+    session had uploaded the same text, or that a restricted sample holds it)."""
+    from pipeline.chunk import retrieval_chunks
+    from pipeline.embed import vector_key
+    from pipeline.parse import parse
+    from pipeline.vectors import ChromaVectorCache
+    from ui.state import Session, Shared
+
+    shared = Shared(documents=list(sample_corpus.documents.values()), corpus=sample_corpus, pdf_bytes={})
+    restricted = shared.corpus.documents[RESTRICTED]
+    restricted_copy = parse((CORPUS_DIR / f"{RESTRICTED}.md").read_bytes(), "copy.md")
+    note = parse(f"---\nid: ferry-note-{uuid.uuid4().hex[:6]}\n---\nThe {uuid.uuid4().hex} ferry sails at 9.\n"
+                 .encode(), "note.md")
+    first, second = Session(), Session()
+    first.add(shared, [note], {})
+    second.add(shared, [note, restricted_copy], {})
+    chunks = retrieval_chunks(note) + retrieval_chunks(restricted)
+    assert first.corpus(shared).embedded_now == len(retrieval_chunks(note))
+    assert second.corpus(shared).embedded_now == len(chunks)  # nothing borrowed from another session or a sample
+    keys = [vector_key(sample_corpus.embedder.name, c.text) for c in retrieval_chunks(note)]
+    assert ChromaVectorCache(sample_corpus.embedder.name).fetch(keys) == {}
+    assert second.corpus(shared).embedded_now == len(chunks) and len(second.corpus(shared).chunks) > len(chunks)
+
+
+def test_sessions_and_received_files_expire_and_the_access_log_hides_session_hashes(sample_corpus, tmp_path):
+    import logging
+
+    from ui.app import create_app
+    from ui.retention import CLOSED_SESSION_TTL_S, RedactSessionHashes, SESSION_TTL_S
+    from ui.state import Shared
+
+    shared = Shared(documents=list(sample_corpus.documents.values()), corpus=sample_corpus, pdf_bytes={})
+    demo = create_app(shared).state.demo
+    assert SESSION_TTL_S <= 30 * 60 and CLOSED_SESSION_TTL_S <= 5 * 60
+    assert demo.state_holder["some-session"].STATE_TTL_WHEN_CLOSED == CLOSED_SESSION_TTL_S  # Gradio: 3600
+    assert demo.state_holder.capacity <= 1000
+    assert demo.delete_cache is not None and demo.delete_cache[1] <= 3600
+    record = logging.LogRecord("uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
+                               ("127.0.0.1:5", "GET", "/gradio_api/queue/data?session_hash=s3cr3tha5h", "1.1", 200),
+                               None)
+    RedactSessionHashes().filter(record)
+    assert "s3cr3tha5h" not in record.getMessage() and "/gradio_api/queue/data" in record.getMessage()
+    assert any(isinstance(f, RedactSessionHashes) for f in logging.getLogger("uvicorn.access").filters)
+
+
+def test_a_received_upload_is_deleted_once_read_and_cannot_be_downloaded(app_url, tmp_path):
+    import httpx
+
+    note = tmp_path / "retained.md"
+    note.write_text(f"---\nid: retained-{uuid.uuid4().hex[:6]}\n---\nA note that should not be kept.\n")
+    received = upload_raw(app_url, note)
+    assert Path(received["path"]).exists()
+    messages = queue_messages(app_url, "upload", [[received], "", "", "", "", "", None], f"s-{uuid.uuid4().hex[:8]}")
+    assert any(m.get("msg") == "process_completed" and m.get("success") for m in messages)
+    assert not Path(received["path"]).exists()
+    response = httpx.get(f"{app_url}gradio_api/file={received['path']}", timeout=30)
+    assert response.status_code >= 400 and b"should not be kept" not in response.content

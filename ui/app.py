@@ -14,7 +14,7 @@ from __future__ import annotations
 import gradio as gr
 from fastapi import FastAPI
 
-from . import panels, received
+from . import panels, received, retention
 from .layout import build_blocks
 from .state import MAX_FILE_BYTES, Shared, load_shared
 
@@ -42,5 +42,7 @@ def create_app(shared: Shared | None = None) -> FastAPI:
     # any server file. With it, an API call may only pass files that were uploaded (see ui.received).
     demo.has_launched = True
     received.track(demo)
+    retention.bound_sessions(demo)
+    retention.redact_access_log()
     app.state.demo = demo
     return app

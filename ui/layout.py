@@ -19,6 +19,7 @@ from . import handlers, panels, views
 from .check import HELP as CHECK_HELP
 from .demos import DEMOS
 from .handlers import bind
+from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
 
 DEFAULTS = Settings()
@@ -38,7 +39,7 @@ INTRO = (
 
 def build_blocks(shared: Shared) -> gr.Blocks:
     """The page with every event wired and the queue configured."""
-    with gr.Blocks(title=TITLE) as demo:
+    with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as demo:
         c = SimpleNamespace(session=gr.State(value=None, time_to_live=SESSION_TTL_S, delete_callback=delete_session))
         gr.Markdown(INTRO)
         with gr.Row():

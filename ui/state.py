@@ -17,6 +17,8 @@ from pipeline.contracts import Document, Trace
 from pipeline.errors import InputError
 from pipeline.index import Corpus
 
+from .retention import SESSION_TTL_S  # noqa: F401 (the layout imports it from here)
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "sample_docs" / "corpus"
 
@@ -25,7 +27,6 @@ MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_PDF_PAGES = 200
 MAX_SESSION_DOCUMENTS = 30
 MAX_SESSION_BYTES = 30 * 1024 * 1024  # all of a session's uploads together: a free host has 512 MB for everyone
-SESSION_TTL_S = 2 * 60 * 60
 
 
 @dataclass
@@ -88,6 +89,7 @@ class Session:
         self.trace_files: list[Path] = []  # folders of downloadable traces
         self._corpus: Corpus | None = None
         self._corpus_key: tuple = ()
+        self._vectors = None  # SessionVectors, made on the first upload
 
     def __deepcopy__(self, memo):  # Gradio deep-copies initial state values; a session is never shared
         return Session()
@@ -111,9 +113,15 @@ class Session:
             return shared.corpus
         key = tuple(sorted(d.digest for d in self.uploads.values()))
         if self._corpus is None or key != self._corpus_key:
-            from pipeline.load import corpus_from_documents
+            from pipeline.index import build_corpus
 
-            self._corpus = corpus_from_documents(self.documents(shared), progress=progress)
+            from .session_vectors import SessionVectors
+
+            # Vectors in this session's memory, never the shared Chroma collection (see ui.session_vectors).
+            self._vectors = self._vectors or SessionVectors(shared.corpus)
+            self._vectors.uploading(list(self.uploads.values()))
+            self._corpus = build_corpus(self.documents(shared), shared.corpus.embedder, self._vectors,
+                                        progress=progress)
             self._corpus_key = key
         return self._corpus
 
@@ -147,6 +155,7 @@ class Session:
         self.last_trace = None
         self.last_documents = {}
         self._corpus = None
+        self._vectors = None
         import shutil
 
         for folder in self.trace_files:
