@@ -101,11 +101,17 @@ def run_ask(args) -> int:
         trace_limit=args.trace_limit or 10**9,
     )
     trace = ask(corpus, request, settings, proposal=proposal)
+    print(trace.answer.model_dump_json(), flush=True)  # first: a failed --trace/--highlights must not lose it
     if args.trace:
-        args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
+        try:
+            args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
+        except OSError as error:
+            raise InputError(str(args.trace), f"cannot write the trace: {error.strerror}") from None
     if args.highlights:
-        _write_highlights(args, corpus, trace)
-    print(trace.answer.model_dump_json())
+        try:
+            _write_highlights(args, corpus, trace)
+        except OSError as error:
+            raise InputError(str(args.highlights), f"cannot write highlights: {error.strerror}") from None
     return 0
 
 
@@ -161,5 +167,9 @@ def main(argv: list[str] | None = None) -> int:
             return run_eval(args)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # e.g. the disk is full: one line naming the file, never a traceback
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"error: {where}{error.strerror or error}", file=sys.stderr)
         return 2
     return 1

@@ -479,3 +479,99 @@ def test_a_received_upload_is_deleted_once_read_and_cannot_be_downloaded(app_url
     assert not Path(received["path"]).exists()
     response = httpx.get(f"{app_url}gradio_api/file={received['path']}", timeout=30)
     assert response.status_code >= 400 and b"should not be kept" not in response.content
+
+
+# --------------------------------------------------------------------------- 7. faults end in one clear line
+
+
+def run_cli(*args: str, env: dict | None = None):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=Path(__file__).resolve().parents[1],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.startswith("error:") or "Traceback" in line]
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr[-2000:]
+    return lines[0]
+
+
+def test_an_empty_readable_set_abstains_instead_of_crashing(tmp_path):
+    (tmp_path / "secret.md").write_text("---\nid: secret\naccess: [x]\n---\nLodging is 100 yuan.\n")
+    result = run_cli("ask", "--docs", str(tmp_path), "--question", "lodging")
+    assert result.returncode == 0, result.stderr[-2000:]
+    answer = json.loads(result.stdout)
+    assert answer["status"] == "abstained" and answer["reason_code"] == "insufficient_evidence"
+
+
+@pytest.mark.parametrize("target,expected", [("missing/dir/trace.json", "No such file or directory"),
+                                             ("/dev/full", "No space left on device")])
+def test_a_trace_that_cannot_be_written_keeps_the_answer_and_says_one_line(tmp_path, target, expected):
+    if target == "/dev/full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here to simulate a full disk")
+    path = target if target.startswith("/") else str(tmp_path / target)
+    result = run_cli("ask", "--docs", str(CORPUS_DIR), "--question", "Beijing lodging", "--trace", path)
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["status"] == "answered"  # printed before the write failed
+    assert expected in one_error_line(result.stderr) and path in result.stderr
+
+
+def test_a_corrupt_vector_store_is_one_line_naming_its_path_for_the_cli_and_the_app(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    store = tmp_path / "store"
+    assert run_cli("ingest", "--store", str(store), str(CORPUS_DIR / "travel-v2.md")).returncode == 0
+    database = store / "chroma" / "chroma.sqlite3"
+    database.write_bytes(b"not a database" * 100)
+    result = run_cli("ask", "--store", str(store), "--question", "Beijing lodging")
+    assert result.returncode == 2 and str(store / "chroma") in one_error_line(result.stderr)
+    started = subprocess.run([sys.executable, "-c", "import app"], cwd=Path(__file__).resolve().parents[1],
+                             capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "RAG_CACHE_DIR": str(store / "chroma")})
+    assert started.returncode == 2 and str(store / "chroma") in one_error_line(started.stderr)
+
+
+def test_a_chroma_server_that_dies_is_one_line_and_the_store_stays_consistent(tmp_path):
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from pipeline.errors import InputError
+    from pipeline.vectors import ChromaVectorCache
+
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
+                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(240):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.25)
+        env = {"CHROMA_HOST": "127.0.0.1", "CHROMA_PORT": str(port)}
+        store = tmp_path / "store"
+        assert run_cli("ingest", "--store", str(store), str(CORPUS_DIR / "travel-v2.md"), env=env).returncode == 0
+        cache = ChromaVectorCache("test-embedder", host="127.0.0.1", port=port)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    import numpy as np
+
+    with pytest.raises(InputError) as caught:  # the server died between two calls of one ingest
+        cache.store(["k1"], np.ones((1, 4), dtype=np.float32))
+    assert "\n" not in str(caught.value) and f"chroma server http://127.0.0.1:{port}" in str(caught.value)
+    manifest = (store / "manifest.json").read_text()
+    result = run_cli("ingest", "--store", str(store), str(CORPUS_DIR / "travel-v1.md"), env=env)
+    assert result.returncode == 2 and "chroma server" in one_error_line(result.stderr)
+    assert (store / "manifest.json").read_text() == manifest  # nothing half-added
