@@ -575,3 +575,32 @@ def test_a_chroma_server_that_dies_is_one_line_and_the_store_stays_consistent(tm
     result = run_cli("ingest", "--store", str(store), str(CORPUS_DIR / "travel-v1.md"), env=env)
     assert result.returncode == 2 and "chroma server" in one_error_line(result.stderr)
     assert (store / "manifest.json").read_text() == manifest  # nothing half-added
+
+
+# --------------------------------------------------------------------------- 8. uploads end with the session: say so
+
+
+def test_the_page_says_uploads_end_with_the_session_or_a_restart(app_url):
+    import httpx
+
+    config = httpx.get(app_url + "config", timeout=30).text
+    assert "when the server restarts" in config
+
+
+def test_a_page_listing_uploads_the_server_lost_is_told_so(sample_corpus):
+    import warnings
+
+    from ui.layout import build_blocks
+    from ui.restart import uploads_gone
+    from ui.state import Session, Shared
+
+    fresh = Session()  # what a restarted server holds for the page's session
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # outside a request gr.Warning is a Python warning
+        note = uploads_gone({"documents": ["my-policy", "<b>x</b>"]}, fresh)
+    assert "no longer has your uploads (my-policy, &lt;b&gt;x&lt;/b&gt;)" in note
+    assert uploads_gone({"documents": []}, fresh) == {"__type__": "update"}
+    shared = Shared(documents=list(sample_corpus.documents.values()), corpus=sample_corpus, pdf_bytes={})
+    demo = build_blocks(shared)
+    checks = [fn for fn in demo.fns.values() if getattr(fn.fn, "__name__", "") == "uploads_gone"]
+    assert len(checks) == 3  # on Ask, on Enter in the question, on Check

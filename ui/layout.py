@@ -20,7 +20,9 @@ from .check import HELP as CHECK_HELP
 from .demos import DEMOS
 from .handlers import bind
 from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
-from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
+from . import restart
+from .state import (MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, MAX_SESSION_BYTES, SESSION_TTL_S, Shared,
+                    delete_session)
 
 DEFAULTS = Settings()
 UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
@@ -87,7 +89,8 @@ def _collection(c: SimpleNamespace) -> None:
         c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=TEXT_TYPES,
                           type="filepath", elem_id="upload-files")
         gr.Markdown(f"At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
-                    f"{MAX_PDF_PAGES} pages each. For files without front matter (and PDFs):")
+                    f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all. {restart.NOTICE} "
+                    "For files without front matter (and PDFs):")
         with gr.Row():
             c.meta_version = gr.Textbox(value="", label="version", max_lines=1)
             c.meta_topic = gr.Textbox(value="", label="topic", max_lines=1)
@@ -169,6 +172,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
                **answering)
     c.ask_button.click(**ask, api_name="ask").success(**render, api_name="panels", api_visibility="undocumented")
     c.question.submit(**ask, **private).success(**render, **private)
+    for trigger in (c.ask_button.click, c.question.submit, c.check_button.click):  # after a restart, say so
+        trigger(restart.uploads_gone, [c.upload_report, c.session], [c.upload_html], **private)
 
     c.check_button.click(bind(handlers.do_check, shared), [c.check_text, *request_inputs, c.session],
                          [c.trace_json, c.session], api_name="check_answer", **answering).success(**render_check, **private)
