@@ -604,3 +604,28 @@ def test_a_page_listing_uploads_the_server_lost_is_told_so(sample_corpus):
     demo = build_blocks(shared)
     checks = [fn for fn in demo.fns.values() if getattr(fn.fn, "__name__", "") == "uploads_gone"]
     assert len(checks) == 3  # on Ask, on Enter in the question, on Check
+
+
+def test_front_matter_dates_must_be_exactly_yyyy_mm_dd():
+    from pipeline.errors import InputError
+    from pipeline.parse import parse
+
+    for value in ("20260914", "'20260914'", "2026-W37-1"):
+        with pytest.raises(InputError, match="valid_from: unknown date format"):
+            parse(f"---\nvalid_from: {value}\n---\nbody\n".encode(), "dates.md")
+
+
+# --------------------------------------------------------------------------- 9. the load test reports, it does not assert time
+
+
+def test_the_load_benchmark_table_reports_latency_errors_and_memory():
+    from benchmarks.bench_load import percentile, render
+
+    figures = {"sessions": 16, "questions_per_session": 10, "upload_per_session": True, "asks_ok": 158,
+               "errors": 2, "first_error": "AppError: x", "p50_s": 0.4, "p95_s": 2.5, "max_s": 3.0,
+               "upload_p50_s": 1.0, "wall_s": 60.0, "asks_per_s": 2.6, "rss_idle_mb": 300.0, "rss_peak_mb": 480.0,
+               "rss_end_mb": 450.0}
+    table = render(figures)
+    assert "16 × 10 (+1 upload each)" in table and "158 / 2" in table and "0.40 / 2.50 / 3.00" in table
+    assert "300 / 480 / 450" in table and "first error: AppError: x" in table
+    assert percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.95) == 10
