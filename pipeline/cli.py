@@ -15,7 +15,10 @@ from .errors import InputError
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
     return value
@@ -78,29 +81,38 @@ def _load_proposal(path: Path) -> Proposal:
         raise InputError(str(path), f"not a valid proposal: {where}: {first['msg']}") from None
 
 
+def _settings(args) -> Settings:
+    try:
+        return Settings(
+            window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
+            min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
+            trace_limit=args.trace_limit or 10**9,
+        )
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise InputError("settings", f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+
+
 def run_ask(args) -> int:
-    from .engine import ask
+    from .config import EngineConfig, build_engine
     from .limits import check_question, parse_groups, parse_iso_date
-    from .load import corpus_from_documents, corpus_from_store, parse_paths, stderr_progress
+    from .load import corpus_from_store, stderr_progress
 
     # Checked before any slow work, each a one-line error (exit 2).
     question, groups = check_question(args.question), parse_groups(args.groups)
     day = parse_iso_date(args.date, "--date") if args.date else None
     proposal = _load_proposal(args.proposal) if args.proposal else None
+    settings = _settings(args)
+    engine = build_engine(EngineConfig.from_env(settings=settings))
     if args.store:
-        corpus = corpus_from_store(args.store, progress=stderr_progress)
+        corpus = corpus_from_store(engine, args.store, progress=stderr_progress)
     else:
-        corpus = corpus_from_documents(parse_paths(args.docs), progress=stderr_progress)
+        corpus = engine.corpus(engine.parse_paths(args.docs), progress=stderr_progress)
     request = Request(
         question=question, date=day or dt.date.today(), date_given=day is not None,
         topic=args.topic, groups=groups,
     )
-    settings = Settings(
-        window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
-        min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
-        trace_limit=args.trace_limit or 10**9,
-    )
-    trace = ask(corpus, request, settings, proposal=proposal)
+    trace = engine.ask(corpus, request, settings, proposal=proposal)
     print(trace.answer.model_dump_json(), flush=True)  # first: a failed --trace/--highlights must not lose it
     if args.trace:
         try:
@@ -116,7 +128,6 @@ def run_ask(args) -> int:
 
 
 def _write_highlights(args, corpus, trace) -> None:
-    from .index import can_read
     from .render import write_highlights
     from .store import DocumentStore
 
@@ -125,15 +136,16 @@ def _write_highlights(args, corpus, trace) -> None:
             return DocumentStore(args.store).blob(document.digest)
         return Path(document.filename).read_bytes()
 
-    readable = {sid: d for sid, d in corpus.documents.items() if can_read(d, trace.request.groups)}
+    readable = corpus.readable_documents(trace.request.groups)
     for path in write_highlights(trace.answer, readable, original_bytes, args.highlights):
         print(f"highlight: {path}", file=sys.stderr)
 
 
 def run_ingest(args) -> int:
+    from .config import build_engine
     from .load import ingest, stderr_progress
 
-    added, unchanged = ingest(args.store, args.paths, progress=stderr_progress)
+    added, unchanged = ingest(build_engine(), args.store, args.paths, progress=stderr_progress)
     print(json.dumps({"store": str(args.store), "added": added, "unchanged": unchanged}))
     return 0
 

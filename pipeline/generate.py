@@ -1,30 +1,29 @@
 """Generate: packed context → a proposed answer with citations (not yet trusted).
 
-A generator is any callable `Context -> Proposal`. The default, `local-extractive-v1`, is an
-exact-source extractive composer (seed 000, §45.4): it copies the packed evidence that best
-answers the question, the whole span for an annotated support span, otherwise the sentence
-(with the lines it sits on), and cites it. It abstains when no sentence covers enough of the
-question, and when sibling sources (same topic, authority, valid_from) that both answer the
-question disagree on their numbers or negation.
+A generator is anything with a `name` that maps a `Context` to a `Proposal` (the `Generator`
+protocol in `pipeline.interfaces`). The default, `local-extractive-v1`, is an exact-source
+extractive composer (seed 000, §45.4): it copies the packed evidence that best answers the
+question, the whole span for an annotated support span, otherwise the sentence (with the lines
+it sits on), and cites it. It abstains when no sentence covers enough of the question.
+Disagreeing sibling sources are the engine's conflict step (`pipeline.conflicts`), which judges
+every producer's proposal alike.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .contracts import Context, PackedSource, Proposal, ProposedCitation
+from .citations import marker
+from .contracts import Context, PackedSource, Proposal, ProposedCitation, Settings
 from .tokenize import Tokenizer, has_cjk, is_cjk_char, numbers_in
 
-Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
 # Chosen on SQuAD 2.0's public half (README, Results): accuracy 0.517 at 0.6 → 0.557 at 0.7
 # (the maximum, 0.577, lies at 0.85-0.9, but a seed scenario's answer covers 0.72 of its question).
-DEFAULT_MIN_SUPPORT = 0.7
+DEFAULT_MIN_SUPPORT = Settings().min_support
 _CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!?]+$")
-_NEGATION = re.compile(r"\b(?:not|no|never|none|without|prohibited|forbidden)\b|不|没有|禁止|无", re.IGNORECASE)
 _NUMBER_QUESTION = re.compile(
     r"\b(?:how (?:many|much|long|old|far)|what (?:time|year|date|percentage|amount)|when|which year)\b"
     r"|多少|几|何时|哪一年|什么时候",
@@ -42,7 +41,7 @@ class Unit:
     quote: str
 
     def marker(self) -> str:
-        return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
+        return marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
 
 
 def join_lines(quote: str) -> str:
@@ -53,11 +52,6 @@ def join_lines(quote: str) -> str:
         gap = "" if is_cjk_char(joined[-1]) or is_cjk_char(line[0]) else " "
         joined = f"{joined}{gap}{line}"
     return joined
-
-
-def citation_marker(source_id: str, page: int | None, start_line: int, end_line: int) -> str:
-    lines = f"{start_line}" if start_line == end_line else f"{start_line}-{end_line}"
-    return f"[{source_id}:p{page}:{lines}]" if page is not None else f"[{source_id}:{lines}]"
 
 
 @lru_cache(maxsize=2)
@@ -135,19 +129,15 @@ class LocalExtractive:
         scored = []
         for source in context.sources:
             for unit in units_of(source):
-                coverage, matched = self._score(unit, weights, wants_number)
-                scored.append((coverage, -len(unit.quote), unit, matched))
+                coverage, _ = self._score(unit, weights, wants_number)
+                scored.append((coverage, -len(unit.quote), unit))
         scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        best_score, _, best, best_terms = scored[0]
+        best_score, _, best = scored[0]
         if best_score < self.min_support:
             return Proposal(
-                producer=self.name,
-                abstain_reason="insufficient_evidence",
+                producer=self.name, abstain_reason="insufficient_evidence", score=round(best_score, 4),
                 note=f"no packed sentence covers enough of the question (best {best_score:.2f} < {self.min_support})",
             )
-        conflict = self._conflict(scored, best, best_terms)
-        if conflict:
-            return Proposal(producer=self.name, abstain_reason="conflicting_evidence", note=conflict)
         claim = join_lines(best.quote)
         return Proposal(
             producer=self.name,
@@ -158,31 +148,6 @@ class LocalExtractive:
                     start_line=best.start_line, end_line=best.end_line, quote=best.quote,
                 )
             ],
+            score=round(best_score, 4),
             note=f"best evidence covers {best_score:.2f} of the question's weighted terms",
         )
-
-    def _conflict(self, scored: list, best: Unit, best_terms: frozenset[str]) -> str | None:
-        """Sibling sources whose best units answer the same terms but disagree → a conflict."""
-        if not best.source.sibling_group:
-            return None
-        best_of_source: dict[str, Unit] = {}
-        for coverage, _, unit, matched in scored:
-            sid = unit.source.source_id
-            if (
-                sid not in best_of_source and unit.source.sibling_group == best.source.sibling_group
-                and coverage >= self.min_support and matched == best_terms
-            ):
-                best_of_source[sid] = unit
-        for sid, unit in best_of_source.items():
-            if sid == best.source.source_id:
-                continue
-            numbers_differ = sorted(numbers_in(unit.quote)) != sorted(numbers_in(best.quote))
-            negation_differs = bool(_NEGATION.search(unit.quote)) != bool(_NEGATION.search(best.quote))
-            if numbers_differ or negation_differs:
-                what = "numbers" if numbers_differ else "negation"
-                return (
-                    f"{best.source.source_id} {best.marker()} and {sid} {unit.marker()} have the same topic, "
-                    f"authority and start date but disagree ({what}): "
-                    f"{' '.join(best.quote.split())!r} vs {' '.join(unit.quote.split())!r}"
-                )
-        return None

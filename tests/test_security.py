@@ -38,6 +38,14 @@ def forged_file(path: str) -> dict:
     return {"path": path, "orig_name": "x.txt", "meta": {"_type": "gradio.FileData"}}
 
 
+@pytest.fixture(scope="session")
+def shared_samples(engine):
+    """The app's shared state (engine + samples), as `create_app` builds it."""
+    from ui.state import load_shared
+
+    return load_shared(engine)
+
+
 ASK_DEFAULTS = ["2026-09-14", "", "", 3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid"]
 
 
@@ -304,16 +312,15 @@ def test_five_megabytes_of_text_chunk_in_linear_time():
     assert elapsed < 30, f"chunking 5 MB took {elapsed:.1f} s"
 
 
-def test_the_chunks_panel_shows_the_chunks_the_corpus_indexed(sample_documents):
-    """The panel lists `corpus.chunks` (here a corpus chunked by line) instead of chunking again."""
+def test_the_chunks_panel_shows_the_chunks_the_corpus_indexed(sample_documents, logic_engine):
+    """The panel lists the corpus's chunks (here a corpus chunked by line) instead of chunking again."""
     from pipeline.chunk import line_chunks
-    from pipeline.embed import default_embedder
     from pipeline.index import build_corpus
     from ui.panels import chunks_html
 
     document = next(d for d in sample_documents if d.source_id == "travel-v2")
-    corpus = build_corpus([document], default_embedder(), chunker=line_chunks)
-    html = chunks_html([document], indexed=corpus.chunks)
+    corpus = build_corpus([document], logic_engine.embedder, chunker=line_chunks)
+    html = chunks_html(corpus, [document])
     assert f"{len(corpus.chunks)} retrieval chunks" in html
     assert ">line<" in html and ">window<" not in html
 
@@ -355,15 +362,11 @@ def test_the_api_caps_every_input(app_url, field, value, expected):
                        3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid", api_name="/check_answer")
 
 
-def test_uploads_and_answers_run_in_separate_bounded_pools(sample_documents):
+def test_uploads_and_answers_run_in_separate_bounded_pools(shared_samples):
     """One user's upload cannot hold every other event: uploads and answers have their own limited pools."""
-    from pipeline.load import corpus_from_documents
     from ui.layout import build_blocks
-    from ui.state import Shared
 
-    shared = Shared(documents=list(sample_documents), corpus=corpus_from_documents(list(sample_documents)),
-                    pdf_bytes={})
-    demo = build_blocks(shared)
+    demo = build_blocks(shared_samples)
     pools = {fn.api_name: (fn.concurrency_id, fn.concurrency_limit) for fn in demo.fns.values() if fn.api_name}
     assert pools["upload"][0] == "upload" and pools["upload"][1] >= 1
     assert pools["ask"][0] == pools["check_answer"][0] == pools["run_demo"][0] == "answer"
@@ -403,13 +406,12 @@ def test_the_upload_limit_reads_20_mb_everywhere():
 # --------------------------------------------------------------------------- 6. memory stays bounded
 
 
-def test_random_groups_do_not_grow_the_corpus_caches(make_corpus):
+def test_random_groups_do_not_grow_the_corpus_caches(make_corpus, logic_engine):
     """Every distinct readable set used to keep its own BM25 index and copy of the vectors, forever."""
     import datetime as dt
     import random
 
-    from pipeline.contracts import Request, Settings
-    from pipeline.engine import ask
+    from pipeline.contracts import Request
 
     files = [(f"team-{i}.md", f"---\nid: team-{i}\naccess: [g{i}]\n---\nTeam {i} may book lodging up to "
               f"{500 + i} yuan.\n") for i in range(10)]
@@ -417,20 +419,21 @@ def test_random_groups_do_not_grow_the_corpus_caches(make_corpus):
     rng = random.Random(9)
     for _ in range(40):
         groups = tuple(sorted({f"g{rng.randrange(10)}" for _ in range(3)} | {f"x{rng.random()}"}))
-        ask(corpus, Request(question="lodging limit", date=dt.date(2026, 9, 14), groups=groups), Settings())
-    assert len(corpus._lexical) <= 4 and len(corpus._readable) <= 64 and len(corpus.memo) <= 16
+        logic_engine.ask(corpus, Request(question="lodging limit", date=dt.date(2026, 9, 14), groups=groups))
+    from pipeline.index import GROUPS_CACHE_SIZE, VIEW_CACHE_SIZE
+
+    assert len(corpus._views) <= VIEW_CACHE_SIZE <= 16 and len(corpus._groups) <= GROUPS_CACHE_SIZE <= 1000
 
 
-def test_session_uploads_stay_out_of_the_shared_vector_store_and_are_embedded_per_session(sample_corpus):
+def test_session_uploads_stay_out_of_the_shared_vector_store_and_are_embedded_per_session(shared_samples, engine):
     """Uploads used to land in the shared Chroma collection (kept forever; a cache hit revealed that another
     session had uploaded the same text, or that a restricted sample holds it)."""
     from pipeline.chunk import retrieval_chunks
     from pipeline.embed import vector_key
     from pipeline.parse import parse
-    from pipeline.vectors import ChromaVectorCache
-    from ui.state import Session, Shared
+    from ui.state import Session
 
-    shared = Shared(documents=list(sample_corpus.documents.values()), corpus=sample_corpus, pdf_bytes={})
+    shared, sample_corpus = shared_samples, shared_samples.corpus
     restricted = shared.corpus.documents[RESTRICTED]
     restricted_copy = parse((CORPUS_DIR / f"{RESTRICTED}.md").read_bytes(), "copy.md")
     note = parse(f"---\nid: ferry-note-{uuid.uuid4().hex[:6]}\n---\nThe {uuid.uuid4().hex} ferry sails at 9.\n"
@@ -442,19 +445,17 @@ def test_session_uploads_stay_out_of_the_shared_vector_store_and_are_embedded_pe
     assert first.corpus(shared).embedded_now == len(retrieval_chunks(note))
     assert second.corpus(shared).embedded_now == len(chunks)  # nothing borrowed from another session or a sample
     keys = [vector_key(sample_corpus.embedder.name, c.text) for c in retrieval_chunks(note)]
-    assert ChromaVectorCache(sample_corpus.embedder.name).fetch(keys) == {}
+    assert engine.vector_store.fetch(keys) == {}  # the shared (Chroma) store never saw the upload
     assert second.corpus(shared).embedded_now == len(chunks) and len(second.corpus(shared).chunks) > len(chunks)
 
 
-def test_sessions_and_received_files_expire_and_the_access_log_hides_session_hashes(sample_corpus, tmp_path):
+def test_sessions_and_received_files_expire_and_the_access_log_hides_session_hashes(shared_samples, tmp_path):
     import logging
 
     from ui.app import create_app
     from ui.retention import CLOSED_SESSION_TTL_S, RedactSessionHashes, SESSION_TTL_S
-    from ui.state import Shared
 
-    shared = Shared(documents=list(sample_corpus.documents.values()), corpus=sample_corpus, pdf_bytes={})
-    demo = create_app(shared).state.demo
+    demo = create_app(shared_samples).state.demo
     assert SESSION_TTL_S <= 30 * 60 and CLOSED_SESSION_TTL_S <= 5 * 60
     assert demo.state_holder["some-session"].STATE_TTL_WHEN_CLOSED == CLOSED_SESSION_TTL_S  # Gradio: 3600
     assert demo.state_holder.capacity <= 1000
@@ -587,12 +588,12 @@ def test_the_page_says_uploads_end_with_the_session_or_a_restart(app_url):
     assert "when the server restarts" in config
 
 
-def test_a_page_listing_uploads_the_server_lost_is_told_so(sample_corpus):
+def test_a_page_listing_uploads_the_server_lost_is_told_so(shared_samples):
     import warnings
 
     from ui.layout import build_blocks
     from ui.restart import uploads_gone
-    from ui.state import Session, Shared
+    from ui.state import Session
 
     fresh = Session()  # what a restarted server holds for the page's session
     with warnings.catch_warnings():
@@ -600,8 +601,7 @@ def test_a_page_listing_uploads_the_server_lost_is_told_so(sample_corpus):
         note = uploads_gone({"documents": ["my-policy", "<b>x</b>"]}, fresh)
     assert "no longer has your uploads (my-policy, &lt;b&gt;x&lt;/b&gt;)" in note
     assert uploads_gone({"documents": []}, fresh) == {"__type__": "update"}
-    shared = Shared(documents=list(sample_corpus.documents.values()), corpus=sample_corpus, pdf_bytes={})
-    demo = build_blocks(shared)
+    demo = build_blocks(shared_samples)
     checks = [fn for fn in demo.fns.values() if getattr(fn.fn, "__name__", "") == "uploads_gone"]
     assert len(checks) == 3  # on Ask, on Enter in the question, on Check
 

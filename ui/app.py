@@ -34,7 +34,7 @@ def create_app(shared: Shared | None = None) -> FastAPI:
     def healthz() -> dict:
         # Only what anyone may read: the count or digest of every document would reveal restricted ones.
         return {"status": "ok", "documents": len(shared.corpus.readable_documents(())),
-                "embedder": shared.corpus.embedder.name, "corpus_digest": shared.corpus.readable_digest(())}
+                "embedder": shared.engine.embedder.name, "corpus_digest": shared.corpus.readable_digest(())}
 
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
                               max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True)

@@ -1,11 +1,11 @@
-"""One-click demos: each runs a frozen seed scenario (pipeline.evaluate.scenarios.SCENARIOS),
-with exactly that scenario's documents, request, settings and proposal."""
+"""One-click demos: each runs a frozen seed scenario (`pipeline.SCENARIOS`), with exactly that
+scenario's documents, request, settings and proposal."""
 
 from __future__ import annotations
 
-from pipeline.contracts import Request, Settings, Trace
-from pipeline.engine import ask
-from pipeline.evaluate.scenarios import REQUEST_DATE, SCENARIOS, Scenario
+import dataclasses
+
+from pipeline import SCENARIOS, InputError, Scenario, Trace, run_scenario
 
 from .state import Shared
 
@@ -51,11 +51,8 @@ def run_demo(shared: Shared, name: str, declared: tuple[str, ...] = ()) -> tuple
     restricted document for someone who did not say they are in its group."""
     scenario = BY_NAME.get(name)
     if scenario is None:
-        from pipeline.errors import InputError
-
         raise InputError("demo", f"unknown demo {name!r}; choose one of: {', '.join(BY_NAME)}")
     corpus = shared.demo_corpus(scenario.exclude, scenario.include_conflict)
-    groups = tuple(g for g in scenario.groups if g in set(declared))
-    request = Request(question=scenario.question, date=REQUEST_DATE, topic=scenario.topic, groups=groups)
-    trace = ask(corpus, request, Settings(**scenario.settings), proposal=scenario.proposal)
+    declared_groups = tuple(g for g in scenario.groups if g in set(declared))
+    trace = run_scenario(shared.engine, corpus, dataclasses.replace(scenario, groups=declared_groups))
     return scenario, trace, corpus.documents

@@ -18,14 +18,10 @@ from pathlib import Path
 import gradio as gr
 from pydantic import ValidationError
 
-from pipeline.contracts import Document, Request, Settings, Trace
-from pipeline.engine import ask
-from pipeline.errors import InputError
-from pipeline.index import can_read
-from pipeline.limits import check_question, megabytes, parse_groups, parse_iso_date
+from pipeline import Document, InputError, Request, Settings, Trace, can_read, parse_answer, strip_markers
+from pipeline.limits import check_answer_text, check_question, megabytes, parse_groups, parse_iso_date
 
 from . import panels
-from .check import parse_answer
 from .demos import run_demo
 from .received import forget_file, received_file
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared, session_quota_left
@@ -105,15 +101,10 @@ def parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, 
             except (TypeError, ValueError):
                 raise InputError("settings", f"{key} must be a whole number") from None
     try:
-        settings = Settings(**values)
+        return Settings(**values)
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError("settings", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
-    if settings.top_k < 1:
-        raise InputError("settings", "top-k must be at least 1")
-    if settings.window < 0 or settings.reserve < 0:
-        raise InputError("settings", "window and reserve must not be negative")
-    return settings
 
 
 def remember(session: Session, trace: Trace, documents: dict) -> dict:
@@ -136,7 +127,7 @@ def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, mi
     request = parse_request(question, date, topic, groups)
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
-    trace = ask(corpus, request, settings)
+    trace = shared.engine.ask(corpus, request, settings)
     session.last_demo = None
     return remember(session, trace, corpus.documents), session
 
@@ -148,15 +139,13 @@ def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, 
     {"answer", "citations": [{"source_id","start_line","end_line","page"?,"quote"?}]}. Each citation is
     verified or dropped against the session's documents; returns the trace (JSON)."""
     session = session_of(session)
-    proposal = parse_answer(answer_text)
+    proposal = parse_answer(check_answer_text(answer_text))  # capped: claim splitting grows faster than linearly
     if not (question or "").strip():
-        from pipeline.verify import MARKER
-
-        question = MARKER.sub("", proposal.answer or "").strip() or "checked answer"
+        question = strip_markers(proposal.answer or "") or "checked answer"
     request = parse_request(question, date, topic, groups)
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
-    trace = ask(corpus, request, settings, proposal=proposal)
+    trace = shared.engine.ask(corpus, request, settings, proposal=proposal)
     session.last_demo = None
     return remember(session, trace, corpus.documents), session
 
@@ -195,11 +184,10 @@ def _upload_metadata(version, topic, authority, valid_from, valid_to) -> dict[st
     return {k: v.strip() for k, v in metadata.items() if isinstance(v, str) and v.strip()}
 
 
-def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, str],
+def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_digests: dict[str, str],
                   known_ids: set[str], quota_left: int) -> tuple[Document, bytes]:
     """Read and parse one uploaded file; InputError (labelled with the file's name) if it cannot be added."""
-    from pipeline.parse import parse, sha256
-    from pipeline.parse_pdf import PdfLimits
+    from pipeline import PdfLimits, sha256
 
     name = Path(path).name  # a label only: the file is read from Gradio's temporary copy
     size = os.path.getsize(path)
@@ -216,7 +204,7 @@ def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, 
     has_front_matter = data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
     given = metadata if metadata and (name.lower().endswith(".pdf") or not has_front_matter) else None
     limits = PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES)
-    document = parse(data, name, metadata=given, pdf_limits=limits)
+    document = shared.engine.parse(data, name, given, limits)
     if document.source_id in known_ids:
         raise InputError(name, f"its id {document.source_id!r} is already used by another document; "
                                "give it a different `id` in its front matter")
@@ -224,7 +212,7 @@ def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, 
 
 
 def _added(document: Document) -> dict:
-    from pipeline.parse import document_warnings
+    from pipeline import document_warnings
 
     return {"source_id": document.source_id, "filename": document.filename, "kind": document.kind,
             "pages": len(document.pages), "lines": sum(len(p.lines) for p in document.pages),
@@ -255,7 +243,8 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
             received = received_file(path)  # never a server file named by a forged request
             try:
                 quota_left = session_quota_left(session) - sum(len(d) for d in data_by_digest.values())
-                document, data = _parse_upload(str(received), metadata, known_digests, known_ids, quota_left)
+                document, data = _parse_upload(shared, str(received), metadata, known_digests, known_ids,
+                                               quota_left)
             finally:
                 forget_file(received)
         except InputError as error:

@@ -13,10 +13,9 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from pipeline.contracts import Settings
+from pipeline import ANSWER_HELP, Settings
 
 from . import handlers, panels, views
-from .check import HELP as CHECK_HELP
 from .demos import DEMOS
 from .handlers import bind
 from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
@@ -115,7 +114,7 @@ def _result_tabs(c: SimpleNamespace) -> None:
     with gr.Tabs(selected="answer") as c.tabs:
         with gr.Tab("1 Chunks", id="chunks"):
             c.chunk_docs = gr.Dropdown(label="Documents", multiselect=True, choices=[], elem_id="chunk-docs")
-            c.chunks_out = gr.HTML(panels.chunks_html([]))
+            c.chunks_out = gr.HTML(panels.chunks_html(None, []))
         with gr.Tab("2 Candidates", id="candidates"):
             c.candidates_plot = gr.BarPlot(
                 x="candidate", y="fused", color="status", color_map=panels.CANDIDATE_COLORS, sort="x",
@@ -139,7 +138,7 @@ def _result_tabs(c: SimpleNamespace) -> None:
             c.source_html = gr.HTML(visible=False, elem_id="source-text")
         with gr.Tab("Check an answer", id="check"):
             gr.Markdown("Paste an answer written elsewhere; its citations are checked against your collection "
-                        "with the request above (question, date, topic, groups). " + CHECK_HELP.capitalize())
+                        "with the request above (question, date, topic, groups). " + ANSWER_HELP.capitalize())
             c.check_text = gr.Textbox(label="Answer with citations, or proposal JSON", lines=6,
                                       value="The lodging limit is 600 yuan. [travel-v2:1-3]", elem_id="check-text")
             c.check_button = gr.Button("Check citations", variant="primary", elem_id="check")

@@ -13,17 +13,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline.chunk import retrieval_chunks
-from pipeline.contracts import Document
+from pipeline.chunk import Chunker
+from pipeline.contracts import Document, IndexSettings
 from pipeline.embed import vector_key
 from pipeline.index import Corpus
 
 
 class SessionVectors:
-    """A VectorCache (fetch/store by content key) over the samples' vectors plus this session's own."""
+    """A VectorStore (fetch/store by content key) over the samples' vectors plus this session's own."""
 
-    def __init__(self, samples: Corpus) -> None:
+    location = "session memory"
+
+    def __init__(self, samples: Corpus, index: IndexSettings) -> None:
         self.embedder_name = samples.embedder.name
+        self._chunker = Chunker(index.chunk_window, index.chunk_overlap)  # the engine's chunks, so keys match
         self._samples = {vector_key(self.embedder_name, chunk.text): row
                          for chunk, row in zip(samples.chunks, samples.vectors)}
         self._own: dict[str, np.ndarray] = {}
@@ -32,7 +35,7 @@ class SessionVectors:
     def uploading(self, documents: Sequence[Document]) -> None:
         """Before embedding `documents`: their chunk texts must be embedded, not looked up in the samples."""
         self._repeated.update(vector_key(self.embedder_name, chunk.text)
-                              for document in documents for chunk in retrieval_chunks(document))
+                              for document in documents for chunk in self._chunker(document))
 
     def fetch(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found = {}
@@ -48,5 +51,5 @@ class SessionVectors:
 
     def forget(self, keep: Sequence[Document]) -> None:
         """Keep only the vectors of chunks of `keep` (after uploads are dropped)."""
-        wanted = {vector_key(self.embedder_name, c.text) for d in keep for c in retrieval_chunks(d)}
+        wanted = {vector_key(self.embedder_name, c.text) for d in keep for c in self._chunker(d)}
         self._own = {k: v for k, v in self._own.items() if k in wanted}

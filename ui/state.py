@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.contracts import Document, Trace
-from pipeline.errors import InputError
-from pipeline.index import Corpus
+from pipeline import Corpus, Document, Engine, InputError, Trace
 
 from .retention import SESSION_TTL_S  # noqa: F401 (the layout imports it from here)
 
@@ -31,8 +29,9 @@ MAX_SESSION_BYTES = 30 * 1024 * 1024  # all of a session's uploads together: a f
 
 @dataclass
 class Shared:
-    """The sample collection, built once at start; read-only afterwards."""
+    """The engine and the sample collection, built once at start; read-only afterwards."""
 
+    engine: Engine
     documents: list[Document]
     corpus: Corpus
     pdf_bytes: dict[str, bytes]  # by digest
@@ -41,36 +40,25 @@ class Shared:
 
     def demo_corpus(self, exclude: tuple[str, ...], include_conflict: bool) -> Corpus:
         """The corpus a scenario names (samples minus `exclude`, plus the conflicting copy)."""
-        from pipeline.evaluate.scenarios import scenario_documents
-        from pipeline.load import corpus_from_documents
+        from pipeline import scenario_documents
 
         key = (tuple(exclude), include_conflict)
         with self._lock:
             if key == ((), False):
                 return self.corpus
             if key not in self._demo_corpora:
-                self._demo_corpora[key] = corpus_from_documents(scenario_documents(self.documents, *key))
+                self._demo_corpora[key] = self.engine.corpus(scenario_documents(self.documents, *key))
             return self._demo_corpora[key]
 
 
-_shared: Shared | None = None
-_shared_lock = threading.Lock()
+def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR) -> Shared:
+    """Build the engine (unless given) and parse and index the samples; PDFs keep their bytes for page images."""
+    from pipeline import build_engine
 
-
-def load_shared(samples_dir: Path = SAMPLES_DIR) -> Shared:
-    """Parse and index the samples (once per process); PDFs keep their bytes for page images."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            from pipeline.load import corpus_from_documents, parse_paths
-
-            documents = parse_paths([samples_dir]) if samples_dir.is_dir() else []
-            pdf_bytes = {}
-            for document in documents:
-                if document.kind == "pdf":
-                    pdf_bytes[document.digest] = Path(document.filename).read_bytes()
-            _shared = Shared(documents=documents, corpus=corpus_from_documents(documents), pdf_bytes=pdf_bytes)
-        return _shared
+    engine = engine or build_engine()
+    documents = engine.parse_paths([samples_dir]) if samples_dir.is_dir() else []
+    pdf_bytes = {d.digest: Path(d.filename).read_bytes() for d in documents if d.paged}
+    return Shared(engine=engine, documents=documents, corpus=engine.corpus(documents), pdf_bytes=pdf_bytes)
 
 
 class Session:
@@ -113,15 +101,12 @@ class Session:
             return shared.corpus
         key = tuple(sorted(d.digest for d in self.uploads.values()))
         if self._corpus is None or key != self._corpus_key:
-            from pipeline.index import build_corpus
-
             from .session_vectors import SessionVectors
 
             # Vectors in this session's memory, never the shared Chroma collection (see ui.session_vectors).
-            self._vectors = self._vectors or SessionVectors(shared.corpus)
+            self._vectors = self._vectors or SessionVectors(shared.corpus, shared.engine.config.index)
             self._vectors.uploading(list(self.uploads.values()))
-            self._corpus = build_corpus(self.documents(shared), shared.corpus.embedder, self._vectors,
-                                        progress=progress)
+            self._corpus = shared.engine.corpus(self.documents(shared), progress=progress, vector_store=self._vectors)
             self._corpus_key = key
         return self._corpus
 
@@ -130,16 +115,18 @@ class Session:
 
     def add(self, shared: Shared, new: list[Document], data: dict[str, bytes], progress=None) -> None:
         """Add parsed documents; ids must stay unique across samples and uploads."""
-        from pipeline.metadata import check_unique_ids
-
         if len(self.uploads) + len(new) > MAX_SESSION_DOCUMENTS:
             raise InputError("upload", f"a session holds at most {MAX_SESSION_DOCUMENTS} uploaded documents")
-        check_unique_ids(self.documents(shared, adding=new) + new)
+        taken = {d.source_id for d in self.documents(shared, adding=new)}
+        for document in new:
+            if document.source_id in taken:
+                raise InputError(Path(document.filename).name, f"duplicate id {document.source_id!r}")
+            taken.add(document.source_id)
         previous = (dict(self.uploads), dict(self.pdf_bytes))
         for document in new:
             self.uploads[document.source_id] = document
             self.upload_sizes[document.source_id] = len(data.get(document.digest, b""))
-            if document.kind == "pdf":
+            if document.paged:
                 self.pdf_bytes[document.digest] = data[document.digest]
         try:
             self.corpus(shared, progress=progress)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from pipeline.contracts import Settings
+from pipeline import REQUEST_DATE, scenario_settings
 
 from . import evaluation, panels
 from .demos import BY_NAME, describe
@@ -36,8 +36,7 @@ def _readable_choices(shared: Shared, session: Session, groups) -> list[tuple[st
 
 def _chunks(shared: Shared, session: Session, groups, chosen) -> str:
     readable = {d.source_id: d for d in session.readable(shared, parse_groups(groups))}
-    return panels.chunks_html([readable[s] for s in (chosen or []) if s in readable],
-                              indexed=session.corpus(shared).chunks)
+    return panels.chunks_html(session.corpus(shared), [readable[s] for s in (chosen or []) if s in readable])
 
 
 def _trace_file(session: Session) -> str | None:
@@ -150,9 +149,7 @@ def upload_status(shared: Shared, report, session, groups):
 def fill_form(name):
     """The request form and the check text of the demo scenario `name`."""
     scenario = BY_NAME[name]
-    settings = Settings(**scenario.settings)
-    from pipeline.evaluate.scenarios import REQUEST_DATE
-
+    settings = scenario_settings(scenario)
     check_text = scenario.proposal.model_dump_json(include={"answer", "citations"}, indent=1) \
         if scenario.proposal is not None else gr.update()
     return (scenario.question, REQUEST_DATE.isoformat(), scenario.topic or "", ", ".join(scenario.groups),
