@@ -27,6 +27,7 @@ _EXPORTS = {
     ".parse_pdf": ["PdfLimits"],
     ".render": ["highlight_for", "render_pdf_page", "render_text_html"],
     ".load": ["parse_paths", "stderr_progress"],
+    ".accounts": ["Accounts", "add_user"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)

@@ -61,6 +61,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
     add_eval_parser(commands)
     commands.add_parser("bench", help="performance benchmarks (prints a table; `bench --help` for options)")
+    users = commands.add_parser("users", help="manage the app's users file (sign-in and access groups)")
+    users_commands = users.add_subparsers(dest="users_command", required=True)
+    add = users_commands.add_parser("add", help="add or replace a user (the password is asked for)")
+    add.add_argument("name")
+    add.add_argument("--file", type=Path, required=True, metavar="USERS_YAML")
+    add.add_argument("--groups", default="", help="comma-separated access groups (library-admin may add to the library)")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    add.add_argument("--no-password", action="store_true", help="a user who signs in through a proxy header only")
     return parser
 
 
@@ -159,6 +167,23 @@ def run_schema(args) -> int:
     return 0
 
 
+def run_users(args) -> int:
+    import getpass
+
+    from .accounts import add_user
+
+    if args.no_password:
+        password = None
+    elif args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"password for {args.name}: ")
+    groups = tuple(sorted({g.strip() for g in args.groups.split(",") if g.strip()}))
+    add_user(args.file, args.name, password, groups)
+    print(json.dumps({"file": str(args.file), "user": args.name, "groups": list(groups)}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["bench"]:  # argparse's REMAINDER refuses options ("--json") after a subcommand
@@ -173,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_ingest(args)
         if args.command == "schema":
             return run_schema(args)
+        if args.command == "users":
+            return run_users(args)
         if args.command == "eval":
             from .evaluate.cli import run_eval
 

@@ -133,7 +133,7 @@ def test_demo_and_check_an_answer(page):
     fill(page, "topic", "travel")
     page.locator("#check").click()
     result = page.locator("#check-result")
-    result.get_by_text("✗ dropped: travel-v2 lines 1–3").wait_for()
+    result.get_by_text("✗ dropped: travel-v2 lines 1–3", exact=True).wait_for()
     text = result.inner_text()
     assert "numbers_match" in text and "unsupported_claim" in text
     shot(page, "check-answer.png")

@@ -321,7 +321,7 @@ def test_the_chunks_panel_shows_the_chunks_the_corpus_indexed(sample_documents, 
     document = next(d for d in sample_documents if d.source_id == "travel-v2")
     corpus = build_corpus([document], logic_engine.embedder, chunker=line_chunks)
     html = chunks_html(corpus, [document])
-    assert f"{len(corpus.chunks)} retrieval chunks" in html
+    assert f"{len(corpus.chunks)} indexed retrieval chunks" in html
     assert ">line<" in html and ">window<" not in html
 
 

@@ -15,6 +15,7 @@ import gradio as gr
 from fastapi import FastAPI
 
 from . import panels, received, retention
+from .accounts import mount_options
 from .layout import build_blocks
 from .state import MAX_FILE_BYTES, Shared, load_shared
 
@@ -37,7 +38,8 @@ def create_app(shared: Shared | None = None) -> FastAPI:
                 "embedder": shared.engine.embedder.name, "corpus_digest": shared.corpus.readable_digest(())}
 
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
-                              max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True)
+                              max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True,
+                              **mount_options(shared.accounts))
     # mount_gradio_app never sets this (launch() does); without it Gradio accepts a FileData path naming
     # any server file. With it, an API call may only pass files that were uploaded (see ui.received).
     demo.has_launched = True

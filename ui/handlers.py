@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import html
+import inspect
 import logging
 import os
 from pathlib import Path
@@ -19,9 +20,10 @@ import gradio as gr
 from pydantic import ValidationError
 
 from pipeline import Document, InputError, Request, Settings, Trace, can_read, parse_answer, strip_markers
-from pipeline.limits import check_answer_text, check_question, megabytes, parse_groups, parse_iso_date
+from pipeline.limits import check_answer_text, check_question, megabytes, parse_iso_date
 
 from . import panels
+from .accounts import parse_groups, requester_groups
 from .demos import run_demo
 from .received import forget_file, received_file
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared, session_quota_left
@@ -63,13 +65,17 @@ def guarded(fn):
 
 
 def bind(fn, *args, **kwargs):
-    """`functools.partial` that keeps the handler's name and docstring (Gradio's API page shows the docstring).
+    """Bind leading arguments, keeping the handler's name, docstring and annotations (Gradio's API page shows the
+    docstring, and finds the injected `gr.Request` parameter by its annotation, which a plain partial hides).
 
-    The signature Gradio inspects is the partial's: the bound arguments are left out of the endpoint.
+    The signature Gradio inspects leaves the bound arguments out of the endpoint.
     """
-    bound = functools.partial(fn, *args, **kwargs)
-    bound.__name__ = getattr(fn, "__name__", "partial")
-    bound.__doc__ = fn.__doc__
+
+    @functools.wraps(fn)
+    def bound(*more, **more_kwargs):
+        return fn(*args, *more, **kwargs, **more_kwargs)
+
+    bound.__signature__ = inspect.signature(functools.partial(fn, *args, **kwargs))
     return bound
 
 
@@ -80,7 +86,7 @@ def session_of(value) -> Session:
 # --------------------------------------------------------------------------- request parsing
 
 
-def parse_request(question: str | None, date: str | None, topic: str | None, groups: str | None) -> Request:
+def parse_request(question: str | None, date: str | None, topic: str | None, groups) -> Request:
     question = check_question(question)
     text = (date or "").strip()
     day = parse_iso_date(text, "request date") if text else dt.date.today()
@@ -119,22 +125,23 @@ def remember(session: Session, trace: Trace, documents: dict) -> dict:
 
 @guarded
 def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, min_dense, window, reserve,
-           eligibility, retrieval, session):
+           eligibility, retrieval, session, request: gr.Request = None):
     """Answer a question from the session's collection (samples + its uploads), or abstain with a reason.
     Returns the full trace (JSON): trace["answer"] is the public answer-v1 object, trace["explanation"]
     says why in plain language."""
     session = session_of(session)
-    request = parse_request(question, date, topic, groups)
+    groups = requester_groups(shared.accounts, session, groups, request)
+    asked = parse_request(question, date, topic, groups)
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
-    trace = shared.engine.ask(corpus, request, settings)
+    trace = shared.engine.ask(corpus, asked, settings)
     session.last_demo = None
     return remember(session, trace, corpus.documents), session
 
 
 @guarded
 def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, min_lexical, min_dense, window,
-             reserve, eligibility, retrieval, session):
+             reserve, eligibility, retrieval, session, request: gr.Request = None):
     """Check an answer written elsewhere: citation markers like [travel-v2:1-3] or a proposal JSON
     {"answer", "citations": [{"source_id","start_line","end_line","page"?,"quote"?}]}. Each citation is
     verified or dropped against the session's documents; returns the trace (JSON)."""
@@ -142,20 +149,30 @@ def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, 
     proposal = parse_answer(check_answer_text(answer_text))  # capped: claim splitting grows faster than linearly
     if not (question or "").strip():
         question = strip_markers(proposal.answer or "") or "checked answer"
-    request = parse_request(question, date, topic, groups)
+    groups = requester_groups(shared.accounts, session, groups, request)
+    asked = parse_request(question, date, topic, groups)
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
-    trace = shared.engine.ask(corpus, request, settings, proposal=proposal)
+    trace = shared.engine.ask(corpus, asked, settings, proposal=proposal)
     session.last_demo = None
     return remember(session, trace, corpus.documents), session
 
 
 @guarded
-def do_demo(shared: Shared, name, session, groups=""):
-    """Run one seed scenario by name (e.g. "propose-600-cite-v2") with the access groups you declare
-    (comma-separated; a scenario never reads more than you declared); returns its trace (JSON)."""
+def do_demo(shared: Shared, name, session, groups="", request: gr.Request = None):
+    """Run one seed scenario by name (e.g. "propose-600-cite-v2"); returns its trace (JSON). A scenario reads
+    only the groups you have: your account's when signed in, else those you declare (comma-separated)."""
     session = session_of(session)
-    scenario, trace, documents = run_demo(shared, (name or "").strip(), declared=parse_groups(groups))
+    if shared.accounts is not None:  # signed in: a demo may not lend groups the account lacks
+        from .demos import BY_NAME
+
+        needed = set(BY_NAME[name].groups) if name in BY_NAME else set()
+        missing = needed - set(requester_groups(shared.accounts, session, "", request))
+        if missing:
+            raise InputError("demo", f"this demo needs the group(s) {', '.join(sorted(missing))}, "
+                                     "which your account does not have")
+    declared = requester_groups(shared.accounts, session, groups, request)
+    scenario, trace, documents = run_demo(shared, (name or "").strip(), declared=declared)
     session.last_demo = scenario.name
     return remember(session, trace, documents), session
 
@@ -164,9 +181,11 @@ def do_demo(shared: Shared, name, session, groups=""):
 
 
 @guarded
-def do_documents(shared: Shared, groups, session):
-    """The documents this session can read with these access groups (comma-separated)."""
+def do_documents(shared: Shared, groups, session, request: gr.Request = None):
+    """The documents this session can read with these access groups (comma-separated; with sign-in, the
+    account's groups are used instead)."""
     session = session_of(session)
+    groups = requester_groups(shared.accounts, session, groups, request)
     uploaded = set(session.uploads)
     return [{"source_id": d.source_id, "title": d.meta.title, "version": d.meta.version, "topic": d.meta.topic,
              "authority": d.meta.authority, "valid_from": str(d.meta.valid_from or "") or None,

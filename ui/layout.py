@@ -16,6 +16,7 @@ import gradio as gr
 from pipeline import ANSWER_HELP, Settings
 
 from . import handlers, panels, views
+from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
 from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
@@ -45,7 +46,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
         gr.Markdown(INTRO)
         with gr.Row():
             with gr.Column(scale=3):
-                _request_form(c)
+                _request_form(c, signed_in=shared.accounts is not None)
             with gr.Column(scale=2):
                 _collection(c)
         _demo_buttons(c)
@@ -58,16 +59,16 @@ def build_blocks(shared: Shared) -> gr.Blocks:
 # --------------------------------------------------------------------------- layout
 
 
-def _request_form(c: SimpleNamespace) -> None:
+def _request_form(c: SimpleNamespace, signed_in: bool = False) -> None:
     c.question = gr.Textbox(label="Question", value="Beijing lodging", lines=1, max_lines=3,
                             placeholder="e.g. What is the lodging limit in Beijing?", elem_id="question")
     with gr.Row():
         c.date = gr.Textbox(label="Request date (YYYY-MM-DD)", value=dt.date.today().isoformat(),
                             info="“Current” is judged against this date.", elem_id="request-date")
         c.topic = gr.Textbox(label="Topic", value="travel", info="Empty: any topic.", elem_id="topic")
-        c.groups = gr.Textbox(label="Access groups", value="", placeholder="e.g. executives",
-                              info="Comma-separated; restricted documents need one. Demo mode: until sign-in "
-                                   "exists, groups are self-declared.", elem_id="groups")
+        c.groups = gr.Textbox(label="Access groups", value="", placeholder="" if signed_in else "e.g. executives",
+                              info=ACCOUNT_GROUPS_INFO if signed_in else DEMO_GROUPS_INFO, elem_id="groups",
+                              interactive=not signed_in)
     with gr.Accordion("Advanced settings", open=False):
         with gr.Row():
             c.top_k = gr.Slider(1, 20, value=DEFAULTS.top_k, step=1, label="top-k")
@@ -204,6 +205,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     demo.load(**refresh)
     demo.load(**evaluation)
     demo.load(views.today, None, c.date, **private)
+    if shared.accounts is not None:
+        demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
 
 
 def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, form: list, render: dict) -> None:

@@ -35,6 +35,7 @@ class Shared:
     documents: list[Document]
     corpus: Corpus
     pdf_bytes: dict[str, bytes]  # by digest
+    accounts: Any = None  # pipeline.Accounts when a users file is configured; None in demo mode
     _demo_corpora: dict[tuple, Corpus] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -51,14 +52,20 @@ class Shared:
             return self._demo_corpora[key]
 
 
-def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR) -> Shared:
-    """Build the engine (unless given) and parse and index the samples; PDFs keep their bytes for page images."""
+def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR, accounts: Any = None) -> Shared:
+    """Build the engine (unless given) and parse and index the samples; PDFs keep their bytes for page images.
+
+    `accounts` (a `pipeline.Accounts`) turns on sign-in; by default it comes from AUTH_USERS_FILE.
+    """
     from pipeline import build_engine
+
+    from .accounts import load_accounts
 
     engine = engine or build_engine()
     documents = engine.parse_paths([samples_dir]) if samples_dir.is_dir() else []
     pdf_bytes = {d.digest: Path(d.filename).read_bytes() for d in documents if d.paged}
-    return Shared(engine=engine, documents=documents, corpus=engine.corpus(documents), pdf_bytes=pdf_bytes)
+    return Shared(engine=engine, documents=documents, corpus=engine.corpus(documents), pdf_bytes=pdf_bytes,
+                  accounts=accounts if accounts is not None else load_accounts())
 
 
 class Session:
@@ -74,6 +81,7 @@ class Session:
         self.last_trace: Trace | None = None
         self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
         self.last_demo: str | None = None
+        self.user: str | None = None  # the signed-in user, when the app has a users file
         self.trace_files: list[Path] = []  # folders of downloadable traces
         self._corpus: Corpus | None = None
         self._corpus_key: tuple = ()
