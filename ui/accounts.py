@@ -35,7 +35,7 @@ def mount_options(accounts) -> dict[str, Any]:
 
 
 def parse_groups(value) -> tuple[str, ...]:
-    from pipeline.limits import parse_groups as bounded_groups  # length and count are capped
+    from pipeline import parse_groups as bounded_groups  # length and count are capped
 
     if isinstance(value, tuple):
         return value

@@ -20,7 +20,7 @@ import gradio as gr
 from pydantic import ValidationError
 
 from pipeline import Document, InputError, Request, Settings, Trace, can_read, parse_answer, strip_markers
-from pipeline.limits import check_answer_text, check_question, megabytes, parse_iso_date
+from pipeline import check_answer_text, check_question, megabytes, parse_iso_date
 
 from . import panels
 from .accounts import parse_groups, requester_groups

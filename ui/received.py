@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gradio.utils import get_upload_folder
 
-from pipeline.errors import InputError
+from pipeline import InputError
 
 
 _received_sets: list[set] = []  # Gradio's own sets of files its /upload route wrote (Blocks.upload_file_set)

@@ -13,10 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline.chunk import Chunker
-from pipeline.contracts import Document, IndexSettings
-from pipeline.embed import vector_key
-from pipeline.index import Corpus
+from pipeline import Chunker, Corpus, Document, IndexSettings, vector_key
 
 
 class SessionVectors:
