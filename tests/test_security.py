@@ -629,3 +629,14 @@ def test_the_load_benchmark_table_reports_latency_errors_and_memory():
     assert "16 × 10 (+1 upload each)" in table and "158 / 2" in table and "0.40 / 2.50 / 3.00" in table
     assert "300 / 480 / 450" in table and "first error: AppError: x" in table
     assert percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.95) == 10
+
+
+def test_the_library_endpoint_reads_only_received_files_too(server_file):
+    """/add_to_library (signed-in admins) takes files like /upload: a named server file is refused."""
+    from pipeline.errors import InputError
+    from ui.handlers import _read_upload
+
+    for path in (str(server_file), "/etc/hostname"):
+        with pytest.raises(InputError, match="was not uploaded through this page|was not received"):
+            _read_upload(path)
+    assert server_file.exists()  # refused, not read and not deleted

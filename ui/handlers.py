@@ -292,12 +292,16 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
 
 def _read_upload(path: str) -> tuple[str, bytes]:
     """(label, bytes) of one received file, refusing oversize files before reading them."""
-    name = Path(path).name
-    size = os.path.getsize(path)
-    if size > MAX_FILE_BYTES:
-        raise InputError(name, f"is {size / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES // 2**20} MB")
-    with open(path, "rb") as handle:
-        return name, handle.read()
+    received = received_file(path)  # never a server file named by a forged request
+    try:
+        name = received.name
+        size = os.path.getsize(received)
+        if size > MAX_FILE_BYTES:
+            raise InputError(name, f"is {megabytes(size)}; the limit is {megabytes(MAX_FILE_BYTES)}")
+        with open(received, "rb") as handle:
+            return name, handle.read()
+    finally:
+        forget_file(received)
 
 
 @guarded

@@ -21,12 +21,13 @@ class SessionVectors:
 
     location = "session memory"
 
-    def __init__(self, samples: Corpus, index: IndexSettings) -> None:
+    def __init__(self, samples: Corpus, index: IndexSettings, previous: SessionVectors | None = None) -> None:
         self.embedder_name = samples.embedder.name
+        self.samples = samples  # the shared corpus lent from (it changes when the library does)
         self._chunker = Chunker(index.chunk_window, index.chunk_overlap)  # the engine's chunks, so keys match
         self._samples = {vector_key(self.embedder_name, chunk.text): row
                          for chunk, row in zip(samples.chunks, samples.vectors)}
-        self._own: dict[str, np.ndarray] = {}
+        self._own: dict[str, np.ndarray] = dict(previous._own) if previous is not None else {}
         self._repeated: set[str] = set()  # sample keys an upload repeats: never lent
 
     def uploading(self, documents: Sequence[Document]) -> None:

@@ -153,7 +153,8 @@ class Session:
             from .session_vectors import SessionVectors
 
             # Vectors in this session's memory, never the shared Chroma collection (see ui.session_vectors).
-            self._vectors = self._vectors or SessionVectors(shared.corpus, shared.engine.config.index)
+            if self._vectors is None or self._vectors.samples is not shared.corpus:
+                self._vectors = SessionVectors(shared.corpus, shared.engine.config.index, previous=self._vectors)
             self._vectors.uploading(list(self.uploads.values()))
             self._corpus = shared.engine.corpus(self.documents(shared), progress=progress, vector_store=self._vectors)
             self._corpus_key = key
