@@ -19,9 +19,14 @@ from . import endpoints, export, handlers, history, panels, viewer, views
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
-from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
+from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
+from . import restart
+from .state import (MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, MAX_SESSION_BYTES, SESSION_TTL_S, Shared,
+                    delete_session)
 
 DEFAULTS = Settings()
+UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
+ANSWER_CONCURRENCY = 2
 TEXT_TYPES = [".pdf", ".md", ".markdown", ".txt"]
 ELIGIBILITY = [("before the top-k cut-off (filter, then rank)", "before_cutoff"),
                ("after selection (baseline: rank, then filter)", "after_selection")]
@@ -36,7 +41,7 @@ INTRO = (
 
 def build_blocks(shared: Shared) -> gr.Blocks:
     """The page with every event wired and the queue configured."""
-    with gr.Blocks(title=TITLE) as demo:
+    with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as demo:
         c = SimpleNamespace(session=gr.State(value=None, time_to_live=SESSION_TTL_S, delete_callback=delete_session))
         gr.Markdown(INTRO, elem_id="intro")
         with gr.Row():
@@ -102,7 +107,8 @@ def _collection(c: SimpleNamespace, signed_in: bool = False) -> None:
         c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=TEXT_TYPES,
                           type="filepath", elem_id="upload-files")
         gr.Markdown(f"At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
-                    f"{MAX_PDF_PAGES} pages each. For files without front matter (and PDFs):")
+                    f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all. {restart.NOTICE} "
+                    "For files without front matter (and PDFs):")
         with gr.Row():
             c.meta_version = gr.Textbox(value="", label="version", max_lines=1)
             c.meta_topic = gr.Textbox(value="", label="topic", max_lines=1)
@@ -208,24 +214,31 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     c.source_html.change(None, None, None, js=viewer.SCROLL_JS, api_visibility="private")
     private = dict(api_visibility="private")
 
-    ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session])
+    # Heavy work runs in bounded pools so one user cannot stall the others: uploads (parse + embed) one at
+    # a time, answers (ask, check, demos) two at a time, each pool with its own queue slot.
+    answering = dict(concurrency_id="answer", concurrency_limit=ANSWER_CONCURRENCY)
+    ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session],
+               **answering)
     # The page's follow-up switch is applied first (a private step): API clients' /ask is never rewritten.
     follow_up = dict(fn=history.set_follow_ups, inputs=[c.follow_up, c.session], outputs=[c.session], **private)
     c.ask_button.click(**follow_up).then(**ask, api_name="ask").success(**render, api_name="panels",
                                                                         api_visibility="undocumented")
     c.question.submit(**follow_up).then(**ask, **private).success(**render, **private)
+    for trigger in (c.ask_button.click, c.question.submit, c.check_button.click):  # after a restart, say so
+        trigger(restart.uploads_gone, [c.upload_report, c.session], [c.upload_html], **private)
     _wire_conversation(c, shared, render)
 
     c.check_button.click(views.clear_check, None, [c.check_out], queue=False, **private).then(
         bind(handlers.do_check, shared), [c.check_text, *request_inputs, c.session], [c.trace_json, c.session],
-        api_name="check_answer").success(**render_check, **private)
+        api_name="check_answer", **answering).success(**render_check, **private)
 
     # The button is disabled for the whole upload (no second click) and the progress bar shows on the
     # visible status area (the report itself is a hidden JSON, where Gradio would draw it unseen).
     c.upload_button.click(views.upload_started, None, [c.upload_button, c.upload_html], queue=False, **private).then(
         bind(handlers.do_upload, shared),
         [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],
-        [c.upload_report, c.session], api_name="upload", show_progress_on=[c.upload_html],
+        [c.upload_report, c.session], api_name="upload", show_progress_on=[c.upload_html], concurrency_id="upload",
+        concurrency_limit=UPLOAD_CONCURRENCY,
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private
     ).then(views.upload_finished, [c.session], [c.upload_button, c.delete_pick], queue=False, **private
@@ -241,8 +254,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     ).then(bind(views.refresh_documents, shared), [c.session, c.groups], [c.docs_html, c.chunk_docs, c.session],
            **private)
 
-    c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session], [c.trace_json, c.session],
-                        api_name="run_demo").success(**render, **private)
+    c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session, c.groups], [c.trace_json, c.session],
+                        api_name="run_demo", **answering).success(**render, **private)
     # A demo fills only the visible request fields; its own settings run explicitly and the Answer panel
     # names them, so the Advanced settings and the Check-an-answer text are never changed behind the user.
     _wire_demo_buttons(c, shared, form=[c.question, c.date, c.topic, c.groups], render=render)
@@ -306,5 +319,6 @@ def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, form: list, render: d
     """Each demo button fills the form with its scenario, runs it, then renders the panels."""
     for button, name in c.demo_buttons:
         button.click(bind(views.fill_form, name), None, form, api_visibility="private").then(
-            bind(handlers.do_demo, shared, name), [c.session], [c.trace_json, c.session], api_visibility="private"
+            bind(handlers.do_demo, shared, name), [c.session, c.groups], [c.trace_json, c.session],
+            api_visibility="private", concurrency_id="answer", concurrency_limit=ANSWER_CONCURRENCY
         ).success(**render, api_visibility="private")
