@@ -175,15 +175,22 @@ class Request(_Frozen):
 
 
 class Settings(_Frozen):
-    top_k: int = 3
-    min_lexical: float = 0.6
-    min_dense: float = 0.9
+    # Product defaults chosen on the natural-question dev set (README, "Choices and limits"):
+    # five hits, a low relevance gate (the calibrated answer scorer decides answerability),
+    # and a window that holds several whole parents. The seed scenarios use SEED_SETTINGS.
+    top_k: int = 5
+    min_lexical: float = 0.3
+    min_dense: float = 0.8
     rrf_k: int = 60
-    window: int = 1400
+    window: int = 6000
     reserve: int = 200
     eligibility: Literal["before_cutoff", "after_selection"] = "before_cutoff"
     retrieval: Literal["hybrid", "bm25", "dense"] = "hybrid"
     trace_limit: int = 100
+
+
+# The seed's settings (seed 000): the frozen scenarios and demos run with these.
+SEED_SETTINGS = {"top_k": 3, "min_lexical": 0.6, "min_dense": 0.9, "window": 1400, "reserve": 200}
 
 
 class Candidate(_Frozen):
@@ -277,6 +284,13 @@ class Proposal(BaseModel):
     producer: str = "proposal"
     abstain_reason: ReasonCode | None = None
     note: str | None = None
+    # A scoring producer's calibrated confidence in its best unit, the cut it applied, and the
+    # runner-up (shown in the trace; None for a person's or a model's proposal).
+    score: float | None = None
+    threshold: float | None = None
+    best_unit: str | None = None
+    runner_up: str | None = None
+    runner_up_score: float | None = None
 
 
 class CheckResult(_Frozen):

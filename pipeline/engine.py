@@ -98,7 +98,7 @@ def ask(
     model); it goes through exactly the same checks.
     """
     settings = settings or Settings()
-    generator = generator or LocalExtractive(corpus.tokenizer)
+    generator = generator or LocalExtractive(corpus.tokenizer, embedder=corpus.embedder)
     producer = proposal.producer if proposal is not None else getattr(generator, "name", type(generator).__name__)
     clock = _Clock()
     readable = corpus.readable_documents(request.groups)

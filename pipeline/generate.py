@@ -1,153 +1,134 @@
 """Generate: packed context → a proposed answer with citations (not yet trusted).
 
 A generator is any callable `Context -> Proposal`. The default, `local-extractive-v1`, is an
-exact-source extractive composer (seed 000, §45.4): it copies the packed evidence that best
-answers the question, the whole span for an annotated support span, otherwise the sentence
-(with the lines it sits on), and cites it. It abstains when no sentence covers enough of the
-question, and when sibling sources (same topic, authority, valid_from) that both answer the
-question disagree on their numbers or negation.
+exact-source extractive composer (seed 000, §45.4): it splits the packed evidence into units
+(sentences across wrapped lines, list items, table rows; `units.py`), scores each with a
+small learned model of meaning, words and expected answer type (`answer_model.py`), and
+copies and cites the best unit — or abstains when the best unit's calibrated probability is
+below the model's threshold, or when sibling sources (same topic, authority, valid_from)
+that both answer the question disagree on their numbers or negation.
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache
 
-from .contracts import Context, PackedSource, Proposal, ProposedCitation
-from .tokenize import Tokenizer, has_cjk, is_cjk_char, numbers_in
+import numpy as np
+
+from .answer_model import AnswerModel, Pair, feature_vector, found_types, shipped_model, wanted_types
+from .contracts import Context, Proposal, ProposedCitation
+from .tokenize import Tokenizer, numbers_in
+from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
-# Chosen on SQuAD 2.0's public half (README, Results): accuracy 0.517 at 0.6 → 0.557 at 0.7
-# (the maximum, 0.577, lies at 0.85-0.9, but a seed scenario's answer covers 0.72 of its question).
-DEFAULT_MIN_SUPPORT = 0.7
-_CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!?]+$")
+# The calibrated answer probability below which the composer abstains (answer_model.json).
+DEFAULT_MIN_SUPPORT = shipped_model().threshold
+# Sibling units that cover this much of the question are compared for a conflict.
+_CONFLICT_COVERAGE = 0.7
 _NEGATION = re.compile(r"\b(?:not|no|never|none|without|prohibited|forbidden)\b|不|没有|禁止|无", re.IGNORECASE)
-_NUMBER_QUESTION = re.compile(
-    r"\b(?:how (?:many|much|long|old|far)|what (?:time|year|date|percentage|amount)|when|which year)\b"
-    r"|多少|几|何时|哪一年|什么时候",
-    re.IGNORECASE,
-)
+_UNIT_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_UNIT_VECTOR_LIMIT = 50_000
 
 
-@dataclass(frozen=True)
-class Unit:
-    """A candidate piece of evidence: exact text and the lines it sits on."""
-
-    source: PackedSource
-    start_line: int
-    end_line: int
-    quote: str
-
-    def marker(self) -> str:
-        return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
-
-
-def join_lines(quote: str) -> str:
-    """A quote as one answer sentence: lines joined by a space (none between Chinese lines)."""
-    lines = [line.strip() for line in quote.split("\n") if line.strip()]
-    joined = lines[0] if lines else ""
-    for line in lines[1:]:
-        gap = "" if is_cjk_char(joined[-1]) or is_cjk_char(line[0]) else " "
-        joined = f"{joined}{gap}{line}"
-    return joined
+def unit_vectors(embedder, texts: list[str]) -> np.ndarray:
+    """Unit-length passage vectors, cached in memory by (model, exact text)."""
+    missing = [t for t in dict.fromkeys(texts) if (embedder.name, t) not in _UNIT_VECTORS]
+    if missing:
+        vectors = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
+        for text, vector in zip(missing, vectors):
+            _UNIT_VECTORS[(embedder.name, text)] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        while len(_UNIT_VECTORS) > _UNIT_VECTOR_LIMIT:
+            _UNIT_VECTORS.popitem(last=False)
+    return np.vstack([_UNIT_VECTORS[(embedder.name, t)] for t in texts]) if texts else np.zeros((0, 1))
 
 
-def citation_marker(source_id: str, page: int | None, start_line: int, end_line: int) -> str:
-    lines = f"{start_line}" if start_line == end_line else f"{start_line}-{end_line}"
-    return f"[{source_id}:p{page}:{lines}]" if page is not None else f"[{source_id}:{lines}]"
+def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int):
+    """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
+    weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
+    total = sum(weights.values()) or 1.0
+    question_terms = set(tokenizer.tokens(context.question))
+    wanted = wanted_types(context.question)
+    rows = []
+    for source in context.sources:
+        for unit in units_of(source):
+            tokens = set(tokenizer.tokens(unit.quote))
+            scored_tokens = tokens | set(tokenizer.tokens(unit.header)) if unit.header else tokens
+            matched = frozenset(t for t in weights if t in scored_tokens)
+            lexical = sum(weights[t] for t in matched) / total
+            found = found_types(unit.quote)
+            pair = Pair(dense=0.0, lexical=lexical, wanted=wanted, found=found, novel_terms=len(tokens - question_terms),
+                        rank=source.n, length=len(unit.quote), row=unit.kind == "row")
+            type_hit = sum(1 for t in wanted if t in found) / len(wanted) if wanted else 0.0
+            rows.append((lexical + 0.25 * type_hit + 0.1 / source.n, pair, unit, matched))
+    if not rows:
+        return [], np.zeros((0, 0)), [], []
+    # Words and type choose the few units worth embedding; meaning then decides among them.
+    rows.sort(key=lambda row: row[0], reverse=True)
+    rows = rows[:prefilter]
+    query = embedder.embed_query(context.question)
+    query = query / max(float(np.linalg.norm(query)), 1e-12)
+    texts = [join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "") for _, _, unit, _ in rows]
+    dense = unit_vectors(embedder, texts) @ query
+    features = np.vstack([
+        feature_vector(Pair(float(d), p.lexical, p.wanted, p.found, p.novel_terms, p.rank, p.length, p.row))
+        for d, (_, p, _, _) in zip(dense, rows)
+    ])
+    return [r[2] for r in rows], features, [r[1].lexical for r in rows], [r[3] for r in rows]
 
 
-@lru_cache(maxsize=2)
-def _segmenter(language: str):
-    import pysbd
-
-    return pysbd.Segmenter(language=language, clean=False, char_span=True)
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Sentence boundaries as code-point spans (pysbd for English, punctuation for Chinese)."""
-    if has_cjk(text):
-        spans = [(m.start(), m.end()) for m in _CJK_SENTENCE.finditer(text)]
-    else:
-        spans = [(s.start, s.end) for s in _segmenter("en").segment(text)]
-    trimmed = []
-    for start, end in spans:
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end > start:
-            trimmed.append((start, end))
-    return trimmed
-
-
-def units_of(source: PackedSource) -> list[Unit]:
-    """The whole span for an annotated support span; otherwise sentences.
-
-    Text documents split at line breaks first (a line is a paragraph or a list item); PDF
-    lines are visual lines, so their sentences may run across lines.
-    """
-    if source.support_span:
-        quote = "\n".join(line.text for line in source.lines)
-        return [Unit(source, source.start_line, source.end_line, quote)]
-    blocks = [[line] for line in source.lines] if source.page is None else [list(source.lines)]
-    units = []
-    for block in blocks:
-        text, starts = "", []
-        for line in block:
-            starts.append(len(text) + (1 if text else 0))
-            text = f"{text}\n{line.text}" if text else line.text
-        # Split on the text with line breaks as spaces (a PDF line break is not a sentence end),
-        # then quote the exact text, line breaks included: the offsets are the same.
-        for start, end in sentence_spans(text.replace("\n", " ")):
-            touched = [line.number for line, s in zip(block, starts) if s < end and s + len(line.text) > start]
-            if touched:
-                units.append(Unit(source, touched[0], touched[-1], text[start:end]))
-    return units
+def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel) -> list[tuple[float, Unit, float, frozenset[str]]]:
+    """(probability, unit, lexical coverage, matched terms) for the units scored by meaning, best first."""
+    units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter)
+    if not units:
+        return []
+    probabilities = model.probability(features)
+    out = [(float(p), u, c, m) for p, u, c, m in zip(probabilities, units, lexical, matched)]
+    out.sort(key=lambda row: (row[0], -len(row[1].quote)), reverse=True)
+    return out
 
 
 class LocalExtractive:
-    """The default producer: exact copies of packed evidence, cited; no model involved."""
+    """The default producer: exact copies of packed evidence, cited; no generative model involved."""
 
     name = PRODUCER
 
-    def __init__(self, tokenizer: Tokenizer | None = None, min_support: float = DEFAULT_MIN_SUPPORT):
+    def __init__(self, tokenizer: Tokenizer | None = None, min_support: float | None = None, embedder=None,
+                 model: AnswerModel | None = None):
         self.tokenizer = tokenizer or Tokenizer()
-        self.min_support = min_support
+        self.model = model or shipped_model()
+        self.min_support = self.model.threshold if min_support is None else min_support
+        if embedder is None:
+            from .embed import default_embedder
 
-    def _score(self, unit: Unit, weights: dict[str, float], wants_number: bool) -> tuple[float, frozenset[str]]:
-        tokens = set(self.tokenizer.tokens(unit.quote))
-        matched = frozenset(t for t in weights if t in tokens)
-        total = sum(weights.values()) or 1.0
-        coverage = sum(weights[t] for t in matched) / total
-        if wants_number and numbers_in(unit.quote):
-            coverage += 0.05  # a "how much / when" question is answered by a sentence with a number
-        return coverage, matched
+            embedder = default_embedder()
+        self.embedder = embedder
 
     def __call__(self, context: Context) -> Proposal:
-        weights = context.term_weights or {t: 1.0 for t in self.tokenizer.query_tokens(context.question)}
-        if not context.sources or not weights:
+        if not context.sources:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
-        wants_number = bool(_NUMBER_QUESTION.search(context.question))
-        scored = []
-        for source in context.sources:
-            for unit in units_of(source):
-                coverage, matched = self._score(unit, weights, wants_number)
-                scored.append((coverage, -len(unit.quote), unit, matched))
-        scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        best_score, _, best, best_terms = scored[0]
+        scored = scored_units(context, self.tokenizer, self.embedder, self.model)
+        if not scored:
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
+        best_score, best, _, best_terms = scored[0]
+        runner_up = scored[1] if len(scored) > 1 else None
+        fields = {
+            "score": round(best_score, 4), "threshold": self.min_support,
+            "best_unit": f"{best.marker()} {join_lines(best.quote)}"[:300],
+            "runner_up": f"{runner_up[1].marker()} {join_lines(runner_up[1].quote)}"[:300] if runner_up else None,
+            "runner_up_score": round(runner_up[0], 4) if runner_up else None,
+        }
         if best_score < self.min_support:
             return Proposal(
-                producer=self.name,
-                abstain_reason="insufficient_evidence",
-                note=f"no packed sentence covers enough of the question (best {best_score:.2f} < {self.min_support})",
+                producer=self.name, abstain_reason="insufficient_evidence", **fields,
+                note=f"found and eligible, but no unit answers the question: the best unit {best.marker()} scores "
+                f"{best_score:.2f} < threshold {self.min_support:.2f}",
             )
-        conflict = self._conflict(scored, best, best_terms)
+        conflict = self._conflict([(lexical, -len(u.quote), u, m) for _, u, lexical, m in scored], best, best_terms)
         if conflict:
-            return Proposal(producer=self.name, abstain_reason="conflicting_evidence", note=conflict)
+            return Proposal(producer=self.name, abstain_reason="conflicting_evidence", note=conflict, **fields)
         claim = join_lines(best.quote)
         return Proposal(
             producer=self.name,
@@ -158,7 +139,9 @@ class LocalExtractive:
                     start_line=best.start_line, end_line=best.end_line, quote=best.quote,
                 )
             ],
-            note=f"best evidence covers {best_score:.2f} of the question's weighted terms",
+            note=f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}"
+            + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
+            **fields,
         )
 
     def _conflict(self, scored: list, best: Unit, best_terms: frozenset[str]) -> str | None:
@@ -170,7 +153,7 @@ class LocalExtractive:
             sid = unit.source.source_id
             if (
                 sid not in best_of_source and unit.source.sibling_group == best.source.sibling_group
-                and coverage >= self.min_support and matched == best_terms
+                and coverage >= _CONFLICT_COVERAGE and matched == best_terms
             ):
                 best_of_source[sid] = unit
         for sid, unit in best_of_source.items():

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..contracts import Document, Proposal, ProposedCitation, Request, Settings, Trace
+from ..contracts import SEED_SETTINGS, Document, Proposal, ProposedCitation, Request, Settings, Trace
 from ..engine import ask
 from ..load import corpus_from_documents, parse_paths
 
@@ -148,7 +148,7 @@ def run_all(progress=None) -> list[tuple[Scenario, Trace, list[str]]]:
         if key not in corpora:
             corpora[key] = corpus_from_documents(scenario_documents(base, *key), progress=progress)
         request = Request(question=scenario.question, date=REQUEST_DATE, topic=scenario.topic, groups=scenario.groups)
-        trace = ask(corpora[key], request, Settings(**scenario.settings), proposal=scenario.proposal)
+        trace = ask(corpora[key], request, Settings(**{**SEED_SETTINGS, **scenario.settings}), proposal=scenario.proposal)
         results.append((scenario, trace, check(scenario, trace)))
     return results
 

@@ -125,7 +125,7 @@ def _grid(trace, corpus, req, readable, settings: Settings, question) -> dict:
                         proposal = LocalExtractive(corpus.tokenizer, min_support=0.0)(context)
                         if proposal.citations:
                             memo[key] = (
-                                _score_of(proposal.note),
+                                (proposal.score or 0.0),
                                 _proposal_outcome(proposal, corpus, req, readable),
                                 not question.impossible and contains_gold(proposal.citations[0].quote or "", question.answers),
                             )
@@ -231,7 +231,7 @@ def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: T
                 zero = None
                 if trace.context is not None and trace.context.sources and trace.generator_called:
                     zero = LocalExtractive(corpus.tokenizer, min_support=0.0)(trace.context)
-                row["composer_score"] = _score_of(zero.note) if zero is not None else None
+                row["composer_score"] = (zero.score or 0.0) if zero is not None else None
                 row["zero_verified"] = bool(zero is not None and _proposal_outcome(zero, corpus, req, readable))
                 row["zero_correct"] = bool(
                     zero is not None and zero.citations and not question.impossible
