@@ -34,6 +34,9 @@ EXPLANATIONS = {
     "request; correct words do not repair a wrong source.",
 }
 
+NO_ANSWERING_UNIT = ("Eligible sources were found and packed, but no sentence, list item or table row in them answers "
+                     "the question with enough confidence (best candidate and its score below).")
+
 
 def document_records(corpus: Corpus, request: Request) -> list[DocumentRecord]:
     """Every readable document with its digest; restricted ones are left out entirely."""
@@ -139,6 +142,9 @@ def _decide(proposal: Proposal, readable, request: Request, corpus: Corpus, prod
     if proposal.abstain_reason or not (proposal.answer or "").strip():
         reason = proposal.abstain_reason or "insufficient_evidence"
         note = f" ({proposal.note})" if proposal.note else ""
+        if reason == "insufficient_evidence" and proposal.score is not None:
+            # Retrieval and packing worked; the composer's calibrated scorer found no answer.
+            return _abstain(reason, producer), [], NO_ANSWERING_UNIT + note
         return _abstain(reason, producer), [], EXPLANATIONS[reason] + note
     checks = verify(proposal, readable, request, Verifier(corpus.tokenizer))
     citations = [_citation(check, corpus) for check in checks]

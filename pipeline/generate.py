@@ -19,7 +19,7 @@ import numpy as np
 
 from .answer_model import AnswerModel, Pair, feature_vector, found_types, shipped_model, wanted_types
 from .contracts import Context, Proposal, ProposedCitation
-from .tokenize import Tokenizer, numbers_in
+from .tokenize import Tokenizer, has_cjk, numbers_in
 from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
@@ -45,6 +45,22 @@ def unit_vectors(embedder, texts: list[str]) -> np.ndarray:
     return np.vstack([_UNIT_VECTORS[(embedder.name, t)] for t in texts]) if texts else np.zeros((0, 1))
 
 
+def _compound_credit(weights: dict[str, float], matched: frozenset[str], text: str) -> float:
+    """Partial credit for Chinese terms the segmenter cut differently in the unit.
+
+    jieba may split 中英文 in a question against 中文 / 英文 in a document, or keep 增加 whole
+    against a question's 加: an unmatched Han term earns the share of its character bigrams
+    (its character, if it has one) found in the unit's text.
+    """
+    credit = 0.0
+    for term, weight in weights.items():
+        if term in matched or not has_cjk(term):
+            continue
+        grams = [term] if len(term) == 1 else [term[i : i + 2] for i in range(len(term) - 1)]
+        credit += weight * sum(1 for g in grams if g in text) / len(grams)
+    return credit
+
+
 def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int):
     """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
     weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
@@ -57,7 +73,7 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
             tokens = set(tokenizer.tokens(unit.quote))
             scored_tokens = tokens | set(tokenizer.tokens(unit.header)) if unit.header else tokens
             matched = frozenset(t for t in weights if t in scored_tokens)
-            lexical = sum(weights[t] for t in matched) / total
+            lexical = (sum(weights[t] for t in matched) + _compound_credit(weights, matched, unit.quote)) / total
             found = found_types(unit.quote)
             pair = Pair(dense=0.0, lexical=lexical, wanted=wanted, found=found, novel_terms=len(tokens - question_terms),
                         rank=source.n, length=len(unit.quote), row=unit.kind == "row")
