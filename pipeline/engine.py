@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from .contracts import (
     Answer, Citation, CitationCheck, DocumentRecord, Proposal, Request, Settings, Trace,
 )
-from .generate import Generator, LocalExtractive
+from .generate import Generator, LocalExtractive, chunk_vector_lookup
 from .index import Corpus
 from .pack import PackError, pack
 from .retrieve import retrieve
@@ -101,7 +101,8 @@ def ask(
     model); it goes through exactly the same checks.
     """
     settings = settings or Settings()
-    generator = generator or LocalExtractive(corpus.tokenizer, embedder=corpus.embedder)
+    generator = generator or LocalExtractive(
+        corpus.tokenizer, embedder=corpus.embedder, known_vectors=chunk_vector_lookup(corpus))
     producer = proposal.producer if proposal is not None else getattr(generator, "name", type(generator).__name__)
     clock = _Clock()
     readable = corpus.readable_documents(request.groups)

@@ -33,8 +33,29 @@ _UNIT_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _UNIT_VECTOR_LIMIT = 50_000
 
 
-def unit_vectors(embedder, texts: list[str]) -> np.ndarray:
-    """Unit-length passage vectors, cached in memory by (model, exact text)."""
+def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
+    """A unit whose text is a whole chunk's text reuses the vector computed at index time."""
+    key = ("chunk-rows-by-text",)
+    if key not in corpus.memo:
+        corpus.memo[key] = {chunk.text: row for row, chunk in enumerate(corpus.chunks)}
+    rows = corpus.memo[key]
+
+    def lookup(text: str) -> np.ndarray | None:
+        row = rows.get(text)
+        return None if row is None else corpus.vectors[row]
+
+    return lookup
+
+
+def unit_vectors(embedder, texts: list[str], known: Callable[[str], np.ndarray | None] | None = None) -> np.ndarray:
+    """Unit-length passage vectors: from the index where a unit is a whole chunk, else embedded
+    once and cached in memory by (model, exact text)."""
+    if known is not None:
+        for text in texts:
+            if (embedder.name, text) not in _UNIT_VECTORS:
+                vector = known(text)
+                if vector is not None:
+                    _UNIT_VECTORS[(embedder.name, text)] = vector
     missing = [t for t in dict.fromkeys(texts) if (embedder.name, t) not in _UNIT_VECTORS]
     if missing:
         vectors = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
@@ -61,7 +82,7 @@ def _compound_credit(weights: dict[str, float], matched: frozenset[str], text: s
     return credit
 
 
-def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int):
+def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
     """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
     weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
     total = sum(weights.values()) or 1.0
@@ -87,7 +108,7 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
     query = embedder.embed_query(context.question)
     query = query / max(float(np.linalg.norm(query)), 1e-12)
     texts = [join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "") for _, _, unit, _ in rows]
-    dense = unit_vectors(embedder, texts) @ query
+    dense = unit_vectors(embedder, texts, known) @ query
     features = np.vstack([
         feature_vector(Pair(float(d), p.lexical, p.wanted, p.found, p.novel_terms, p.rank, p.length, p.row))
         for d, (_, p, _, _) in zip(dense, rows)
@@ -95,9 +116,10 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
     return [r[2] for r in rows], features, [r[1].lexical for r in rows], [r[3] for r in rows]
 
 
-def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel) -> list[tuple[float, Unit, float, frozenset[str]]]:
+def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel,
+                 known=None) -> list[tuple[float, Unit, float, frozenset[str]]]:
     """(probability, unit, lexical coverage, matched terms) for the units scored by meaning, best first."""
-    units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter)
+    units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter, known)
     if not units:
         return []
     probabilities = model.probability(features)
@@ -112,8 +134,9 @@ class LocalExtractive:
     name = PRODUCER
 
     def __init__(self, tokenizer: Tokenizer | None = None, min_support: float | None = None, embedder=None,
-                 model: AnswerModel | None = None):
+                 model: AnswerModel | None = None, known_vectors: Callable[[str], np.ndarray | None] | None = None):
         self.tokenizer = tokenizer or Tokenizer()
+        self.known_vectors = known_vectors  # e.g. chunk_vector_lookup(corpus): index-time vectors
         self.model = model or shipped_model()
         self.min_support = self.model.threshold if min_support is None else min_support
         if embedder is None:
@@ -125,7 +148,7 @@ class LocalExtractive:
     def __call__(self, context: Context) -> Proposal:
         if not context.sources:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
-        scored = scored_units(context, self.tokenizer, self.embedder, self.model)
+        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.known_vectors)
         if not scored:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
         best_score, best, _, best_terms = scored[0]

@@ -27,7 +27,7 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivx
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-_NUMBER_END = re.compile(r"[\d)%]\s*$")
+_NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ with exactly that scenario's documents, request, settings and proposal."""
 
 from __future__ import annotations
 
-from pipeline.contracts import Request, Settings, Trace
+from pipeline.contracts import SEED_SETTINGS, Request, Settings, Trace
 from pipeline.engine import ask
 from pipeline.evaluate.scenarios import REQUEST_DATE, SCENARIOS, Scenario
 
@@ -53,5 +53,5 @@ def run_demo(shared: Shared, name: str) -> tuple[Scenario, Trace, dict]:
         raise InputError("demo", f"unknown demo {name!r}; choose one of: {', '.join(BY_NAME)}")
     corpus = shared.demo_corpus(scenario.exclude, scenario.include_conflict)
     request = Request(question=scenario.question, date=REQUEST_DATE, topic=scenario.topic, groups=scenario.groups)
-    trace = ask(corpus, request, Settings(**scenario.settings), proposal=scenario.proposal)
+    trace = ask(corpus, request, Settings(**{**SEED_SETTINGS, **scenario.settings}), proposal=scenario.proposal)
     return scenario, trace, corpus.documents

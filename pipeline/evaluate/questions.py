@@ -113,6 +113,7 @@ def evaluate(path: Path = QUESTIONS, limit: int | None = None, settings: Setting
         latencies.append(time.perf_counter() - started)
         row = score_item(item, trace)
         row["answer"] = trace.answer.answer
+        row["score"] = trace.proposal.score if trace.proposal is not None else None
         rows.append(row)
         progress(index)
     return summarize(rows, latencies)
