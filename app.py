@@ -1,4 +1,5 @@
-"""Start the web app: `python app.py` (127.0.0.1:7860, or 0.0.0.0:$PORT when PORT is set).
+"""Start the web app: `python app.py` (127.0.0.1:7860; 0.0.0.0:$PORT when PORT is set, as on Render;
+GRADIO_SERVER_NAME/GRADIO_SERVER_PORT when set, as on Hugging Face Spaces).
 
 The sample documents load at start; Gradio is mounted on FastAPI with GET /healthz.
 `uvicorn app:app` works too.
@@ -20,6 +21,8 @@ def main() -> None:
 
     port = os.environ.get("PORT")
     host, port = ("0.0.0.0", int(port)) if port else ("127.0.0.1", 7860)
+    host = os.environ.get("GRADIO_SERVER_NAME", host)
+    port = int(os.environ.get("GRADIO_SERVER_PORT", port))
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 

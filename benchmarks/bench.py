@@ -22,7 +22,6 @@ import datetime as dt
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -103,6 +102,8 @@ def bench_embedding(count: int) -> dict:
 class StandInCache:
     """The bench cache; a key it lacks gets a real vector of another sentence, perturbed."""
 
+    location = "bench stand-in cache (real vectors where cached, perturbed copies elsewhere)"
+
     def __init__(self, embedder_name: str):
         from pipeline.vectors import ChromaVectorCache
 
@@ -178,11 +179,11 @@ def questions(n: int) -> list[str]:
 
 
 def latency(corpus, qs: list[str]) -> dict:
-    from pipeline.contracts import Settings
-    from pipeline.engine import ask
+    from pipeline import build_engine
     from pipeline.evaluate.common import request
 
-    settings = Settings()
+    engine = build_engine(embedder=corpus.embedder)
+    ask, settings = engine.ask, engine.settings
     for q in qs[:3]:  # warm-up: the BM25 index is built on first use
         ask(corpus, request(q), settings)
     totals, retrieve_ms, embed_ms = [], [], []
@@ -221,18 +222,19 @@ def bench_latency(sizes: list[int], n: int) -> dict:
 
 
 def bench_collection(name: str, n: int, abstracts: int | None) -> dict:
+    from pipeline import build_engine
     from pipeline.load import stderr_progress
-    from pipeline.load import corpus_from_documents, parse_paths
 
+    engine = build_engine()
     start = time.perf_counter()
     if name == "sample_docs":
-        corpus = corpus_from_documents(parse_paths([SAMPLES]))
+        corpus = engine.corpus(engine.parse_paths([SAMPLES]))
         qs = ["How much is the meals allowance?", "Can I bring my dog on the ferry?", "How long must a password be?"] * 10
     else:
         from pipeline.evaluate.data import abstract_document, load_scifact_corpus
 
         chosen = load_scifact_corpus()[:abstracts] if abstracts else load_scifact_corpus()
-        corpus = corpus_from_documents([abstract_document(a) for a in chosen], progress=stderr_progress)
+        corpus = engine.corpus([abstract_document(a) for a in chosen], progress=stderr_progress)
         qs = questions(n)
     ingest = time.perf_counter() - start
     figures = latency(corpus, qs[: n + 3])
@@ -257,17 +259,17 @@ _PEAK = (
 MEMORY_SNIPPETS = {
     "idle_app": (
         _PEAK + "import resource, sys; sys.path.insert(0, {root!r})\n"
-        "from pipeline.load import corpus_from_documents, parse_paths\n"
+        "from pipeline import build_engine\n"
         "import pipeline.engine, pipeline.verify, pipeline.render\n"
         "try:\n    import ui.app\nexcept Exception as e:\n    print('ui not importable:', e, file=sys.stderr)\n"
-        "corpus_from_documents(parse_paths([__import__('pathlib').Path({samples!r})]))\n"
+        "engine = build_engine(); engine.corpus(engine.parse_paths([__import__('pathlib').Path({samples!r})]))\n"
         "print(_peak())\n"
     ),
     "after_scifact": (
         _PEAK + "import resource, sys; sys.path.insert(0, {root!r})\n"
-        "from pipeline.load import corpus_from_documents\n"
+        "from pipeline import build_engine\n"
         "from pipeline.evaluate.data import abstract_document, load_scifact_corpus\n"
-        "corpus = corpus_from_documents([abstract_document(a) for a in load_scifact_corpus()[:{limit}]])\n"
+        "corpus = build_engine().corpus([abstract_document(a) for a in load_scifact_corpus()[:{limit}]])\n"
         "print(_peak())\n"
     ),
 }

@@ -61,7 +61,7 @@ def measure_pdf(path: Path, reps: int = 7, zoom: float = DEFAULT_ZOOM) -> dict:
                       label="[1] verified", chunk_start=0, chunk_end=page.lines[min(8, n) - 1].end),
             Highlight(page=page.number, start_line=max(n - 2, 1), end_line=n, quote=None, verified=False,
                       label="[2] dropped: numbers_match")]
-        times = [_timed(lambda: render_pdf_page(data, document, page.number, highlights, zoom=zoom))
+        times = [_timed(lambda p=page.number, h=highlights: render_pdf_page(data, document, p, h, zoom=zoom))
                  for _ in range(max(1, reps // 2))]
         render.append(statistics.median(times))
     f, o, c = statistics.median(floor), statistics.median(ours), statistics.median(chunked)

@@ -76,12 +76,12 @@ def _uncovered_runs(document: Document, page: Page) -> list[list[Line]]:
     return [run for run in runs if run]
 
 
-def _cut_point(text: str, start: int, limit: int, hard_end: int) -> int:
+def _cut_point(text: str, start: int, limit: int, hard_end: int, size: int) -> int:
     """Best end for a window starting at `start`: a paragraph break, a sentence end, a line
     break, then a space — so a window rarely ends mid-sentence (PDF lines are visual lines)."""
     if limit >= hard_end:
         return hard_end
-    floor = start + WINDOW_SIZE // 2
+    floor = start + size // 2
     paragraph = text.rfind("\n\n", floor, limit)
     if paragraph > floor:
         return paragraph
@@ -95,15 +95,15 @@ def _cut_point(text: str, start: int, limit: int, hard_end: int) -> int:
     return limit
 
 
-def _next_start(text: str, end: int, start: int) -> int:
-    """Where the next window starts: about WINDOW_OVERLAP before `end`, at a sentence start if
+def _next_start(text: str, end: int, start: int, overlap: int) -> int:
+    """Where the next window starts: about `overlap` before `end`, at a sentence start if
     one is near, otherwise at a word start, so no word is cut in two."""
-    earliest = max(end - 2 * WINDOW_OVERLAP, start + 1)
+    earliest = max(end - 2 * overlap, start + 1)
     sentence_ends = [m.end() for m in _SENTENCE_END.finditer(text, earliest, max(end - 10, earliest))]
     if sentence_ends:
         position = sentence_ends[-1]
     else:
-        position = max(end - WINDOW_OVERLAP, start + 1)
+        position = max(end - overlap, start + 1)
         while position < end and not text[position - 1].isspace() and not is_cjk_char(text[position]):
             position += 1
     while position < end and text[position].isspace():
@@ -111,11 +111,11 @@ def _next_start(text: str, end: int, start: int) -> int:
     return position if position < end else end
 
 
-def _windows(page: Page, run: list[Line]) -> list[tuple[int, int]]:
+def _windows(page: Page, run: list[Line], size: int, overlap: int) -> list[tuple[int, int]]:
     text, start, hard_end = page.text, run[0].start, run[-1].end
     spans = []
     while start < hard_end:
-        end = _cut_point(text, start, start + WINDOW_SIZE, hard_end)
+        end = _cut_point(text, start, start + size, hard_end, size)
         trimmed_start, trimmed_end = start, end
         while trimmed_start < trimmed_end and text[trimmed_start].isspace():
             trimmed_start += 1
@@ -125,7 +125,7 @@ def _windows(page: Page, run: list[Line]) -> list[tuple[int, int]]:
             spans.append((trimmed_start, trimmed_end))
         if end >= hard_end:
             break
-        start = _next_start(text, end, start)
+        start = _next_start(text, end, start, overlap)
     return spans
 
 
@@ -134,11 +134,11 @@ def _lines_touching(page: Page, start: int, end: int) -> tuple[int, int]:
     return numbers[0], numbers[-1]
 
 
-def window_chunks(document: Document) -> list[Chunk]:
+def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WINDOW_OVERLAP) -> list[Chunk]:
     chunks = []
     for page in document.pages:
         for run in _uncovered_runs(document, page):
-            for start, end in _windows(page, run):
+            for start, end in _windows(page, run, size, overlap):
                 first, last = _lines_touching(page, start, end)
                 text = page.text[start:end]
                 chunks.append(
@@ -156,6 +156,18 @@ def window_chunks(document: Document) -> list[Chunk]:
     return chunks
 
 
-def retrieval_chunks(document: Document) -> list[Chunk]:
+def retrieval_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WINDOW_OVERLAP) -> list[Chunk]:
     """Cards where authored, windows over every line no card covers."""
-    return card_chunks(document) + window_chunks(document)
+    return card_chunks(document) + window_chunks(document, size, overlap)
+
+
+class Chunker:
+    """The chunk stage with its index settings: document → retrieval chunks (cards and windows)."""
+
+    def __init__(self, size: int = WINDOW_SIZE, overlap: int = WINDOW_OVERLAP):
+        if not 0 <= overlap < size:
+            raise ValueError(f"chunk overlap {overlap} must be smaller than the window {size}")
+        self.size, self.overlap = size, overlap
+
+    def __call__(self, document: Document) -> list[Chunk]:
+        return retrieval_chunks(document, self.size, self.overlap)

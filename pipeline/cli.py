@@ -22,7 +22,10 @@ def _date(text: str) -> dt.date:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
     return value
@@ -65,6 +68,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
     add_eval_parser(commands)
     commands.add_parser("bench", help="performance benchmarks (prints a table; `bench --help` for options)")
+    users = commands.add_parser("users", help="manage the app's users file (sign-in and access groups)")
+    users_commands = users.add_subparsers(dest="users_command", required=True)
+    add = users_commands.add_parser("add", help="add or replace a user (the password is asked for)")
+    add.add_argument("name")
+    add.add_argument("--file", type=Path, required=True, metavar="USERS_YAML")
+    add.add_argument("--groups", default="", help="comma-separated access groups (library-admin may add to the library)")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    add.add_argument("--no-password", action="store_true", help="a user who signs in through a proxy header only")
     return parser
 
 
@@ -79,25 +90,34 @@ def _load_proposal(path: Path) -> Proposal:
         raise InputError(str(path), f"not a valid proposal: {where}: {first['msg']}") from None
 
 
+def _settings(args) -> Settings:
+    try:
+        return Settings(
+            window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
+            min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
+            trace_limit=args.trace_limit or 10**9,
+        )
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise InputError("settings", f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+
+
 def run_ask(args) -> int:
-    from .engine import ask
-    from .load import corpus_from_documents, corpus_from_store, parse_paths, stderr_progress
+    from .config import EngineConfig, build_engine
+    from .load import corpus_from_store, stderr_progress
 
     proposal = _load_proposal(args.proposal) if args.proposal else None
+    settings = _settings(args)
+    engine = build_engine(EngineConfig.from_env(settings=settings))
     if args.store:
-        corpus = corpus_from_store(args.store, progress=stderr_progress)
+        corpus = corpus_from_store(engine, args.store, progress=stderr_progress)
     else:
-        corpus = corpus_from_documents(parse_paths(args.docs), progress=stderr_progress)
+        corpus = engine.corpus(engine.parse_paths(args.docs), progress=stderr_progress)
     request = Request(
         question=args.question, date=args.date or dt.date.today(), date_given=args.date is not None,
         topic=args.topic, groups=tuple(g.strip() for g in args.groups.split(",") if g.strip()),
     )
-    settings = Settings(
-        window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
-        min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
-        trace_limit=args.trace_limit or 10**9,
-    )
-    trace = ask(corpus, request, settings, proposal=proposal)
+    trace = engine.ask(corpus, request, settings, proposal=proposal)
     if args.trace:
         args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
     if args.highlights:
@@ -107,7 +127,6 @@ def run_ask(args) -> int:
 
 
 def _write_highlights(args, corpus, trace) -> None:
-    from .index import can_read
     from .render import write_highlights
     from .store import DocumentStore
 
@@ -116,15 +135,16 @@ def _write_highlights(args, corpus, trace) -> None:
             return DocumentStore(args.store).blob(document.digest)
         return Path(document.filename).read_bytes()
 
-    readable = {sid: d for sid, d in corpus.documents.items() if can_read(d, trace.request.groups)}
+    readable = corpus.readable_documents(trace.request.groups)
     for path in write_highlights(trace.answer, readable, original_bytes, args.highlights):
         print(f"highlight: {path}", file=sys.stderr)
 
 
 def run_ingest(args) -> int:
+    from .config import build_engine
     from .load import ingest, stderr_progress
 
-    added, unchanged = ingest(args.store, args.paths, progress=stderr_progress)
+    added, unchanged = ingest(build_engine(), args.store, args.paths, progress=stderr_progress)
     print(json.dumps({"store": str(args.store), "added": added, "unchanged": unchanged}))
     return 0
 
@@ -135,6 +155,23 @@ def run_schema(args) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(Answer.model_json_schema(), indent=2) + "\n", "utf-8")
     print(args.out)
+    return 0
+
+
+def run_users(args) -> int:
+    import getpass
+
+    from .accounts import add_user
+
+    if args.no_password:
+        password = None
+    elif args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"password for {args.name}: ")
+    groups = tuple(sorted({g.strip() for g in args.groups.split(",") if g.strip()}))
+    add_user(args.file, args.name, password, groups)
+    print(json.dumps({"file": str(args.file), "user": args.name, "groups": list(groups)}))
     return 0
 
 
@@ -152,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_ingest(args)
         if args.command == "schema":
             return run_schema(args)
+        if args.command == "users":
+            return run_users(args)
         if args.command == "eval":
             from .evaluate.cli import run_eval
 

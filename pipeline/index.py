@@ -8,20 +8,26 @@ scored), and never over an eligibility-filtered remainder (seed 000, §45.3).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import bm25s
 import numpy as np
 
-from .chunk import retrieval_chunks
-from .contracts import Chunk, Document
-from .embed import Embedder, Progress, VectorCache, embed_texts
+from .chunk import Chunker
+from .contracts import Chunk, Document, DocumentRecord, IndexSettings
+from .embed import embed_texts
+from .interfaces import Embedder, Progress, VectorStore
 from .metadata import check_unique_ids
 from .tokenize import Tokenizer
 
-BM25_K1 = 1.2
-BM25_B = 0.75
+# Views of a corpus kept per distinct readable set (and group sets remembered): bounded, so a
+# caller sending ever new groups strings cannot grow memory (each view may copy the vectors).
+VIEW_CACHE_SIZE = 8
+GROUPS_CACHE_SIZE = 256
 
 
 def corpus_digest(documents: Iterable[Document]) -> str:
@@ -45,12 +51,12 @@ class LexicalIndex:
     vectors: np.ndarray | None = None  # the rows' unit vectors, copied once per readable set
 
     @classmethod
-    def build(cls, rows: np.ndarray, chunk_tokens: Sequence[list[str]]) -> LexicalIndex:
+    def build(cls, rows: np.ndarray, chunk_tokens: Sequence[list[str]], k1: float = 1.2, b: float = 0.75) -> LexicalIndex:
         vocabulary: dict[str, int] = {}
         ids = []
         for tokens in chunk_tokens:
             ids.append([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
-        bm25 = bm25s.BM25(k1=BM25_K1, b=BM25_B)
+        bm25 = bm25s.BM25(k1=k1, b=b)
         # bm25s takes (token ids, vocabulary) so our tokenizer, not its own, defines terms.
         bm25.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocabulary), show_progress=False)
         frequency = np.zeros(len(vocabulary), dtype=np.int64)
@@ -116,9 +122,59 @@ class SourceTable:
         return mask
 
 
-@dataclass
+class _Bounded:
+    """A small thread-safe LRU map: the corpus's derived views, never more than `size` of them."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[Hashable, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, make: Callable[[], object]):
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()  # outside the lock: building a view can take a while
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def document_record(document: Document) -> DocumentRecord:
+    meta = document.meta
+    return DocumentRecord(
+        source_id=meta.source_id, version=meta.version, filename=Path(document.filename).name,
+        kind=document.kind, digest=document.digest, valid_from=meta.valid_from, valid_to=meta.valid_to,
+        updated=meta.updated, topic=meta.topic, authority=meta.authority, license=meta.license,
+        uri=meta.uri, restricted=meta.access is not None,
+    )
+
+
+@dataclass(frozen=True)
+class ReadableView:
+    """What one requester may read: its documents, their digest and records, and BM25 over their chunks."""
+
+    sources: frozenset[str]
+    documents: dict[str, Document]
+    digest: str
+    records: tuple[DocumentRecord, ...]
+    lexical: LexicalIndex
+
+
+@dataclass(frozen=True, eq=False)
 class Corpus:
-    """Documents, their chunks, token lists and unit-length vectors, ready to query."""
+    """Documents, their chunks, token lists and unit-length vectors, ready to query.
+
+    Immutable once built (by `build_corpus`); per-requester views are derived on demand and
+    kept in a small bounded cache.
+    """
 
     documents: dict[str, Document]
     chunks: list[Chunk]
@@ -127,63 +183,74 @@ class Corpus:
     tokenizer: Tokenizer
     embedder: Embedder
     digest: str
+    source_order: list[str]
+    chunk_source: np.ndarray  # per chunk, the index of its document in source_order
+    sources: SourceTable
+    index_settings: IndexSettings = IndexSettings()
     embedded_now: int = 0
-    source_order: list[str] = field(default_factory=list)
-    chunk_source: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    sources: SourceTable | None = None
-    _lexical: dict[frozenset[str], LexicalIndex] = field(default_factory=dict, repr=False)
-    _readable: dict[frozenset[str], frozenset[str]] = field(default_factory=dict, repr=False)
-    memo: dict = field(default_factory=dict, repr=False)  # values derived per readable set
+    _views: _Bounded = field(default_factory=lambda: _Bounded(VIEW_CACHE_SIZE), repr=False)
+    _groups: _Bounded = field(default_factory=lambda: _Bounded(GROUPS_CACHE_SIZE), repr=False)
 
     def readable_sources(self, groups: Sequence[str]) -> frozenset[str]:
         key = frozenset(groups)
-        if key not in self._readable:
-            self._readable[key] = frozenset(sid for sid, doc in self.documents.items() if can_read(doc, groups))
-        return self._readable[key]
+        return self._groups.get(key, lambda: frozenset(
+            sid for sid, doc in self.documents.items() if can_read(doc, groups)))
+
+    def view(self, groups: Sequence[str]) -> ReadableView:
+        readable = self.readable_sources(groups)
+        return self._views.get(readable, lambda: self._build_view(readable))
+
+    def _build_view(self, readable: frozenset[str]) -> ReadableView:
+        documents = {sid: doc for sid, doc in self.documents.items() if sid in readable}
+        rows = np.array([i for i, c in enumerate(self.chunks) if c.source_id in readable], dtype=np.int64)
+        settings = self.index_settings
+        lexical = LexicalIndex.build(rows, [self.chunk_tokens[i] for i in rows], settings.bm25_k1, settings.bm25_b)
+        # Everything readable (the usual case): share the matrix instead of copying it.
+        lexical.vectors = self.vectors if len(rows) == len(self.chunks) else self.vectors[rows]
+        return ReadableView(
+            sources=readable, documents=documents, digest=corpus_digest(documents.values()),
+            records=tuple(document_record(d) for d in documents.values()), lexical=lexical,
+        )
+
+    def readable_documents(self, groups: Sequence[str]) -> dict[str, Document]:
+        return self.view(groups).documents
 
     def readable_digest(self, groups: Sequence[str]) -> str:
         """The corpus digest of what this requester may read: recomputable from the trace's
         document list, and silent about documents the requester may not see."""
-        key = ("digest", self.readable_sources(groups))
-        if key not in self.memo:
-            self.memo[key] = corpus_digest(self.readable_documents(groups).values())
-        return self.memo[key]
-
-    def readable_documents(self, groups: Sequence[str]) -> dict[str, Document]:
-        readable = self.readable_sources(groups)
-        key = ("documents", readable)
-        if key not in self.memo:
-            self.memo[key] = {sid: doc for sid, doc in self.documents.items() if sid in readable}
-        return self.memo[key]
+        return self.view(groups).digest
 
     def lexical_index(self, readable: frozenset[str]) -> LexicalIndex:
-        """BM25 over every chunk of the readable documents (cached per readable set)."""
-        if readable not in self._lexical:
-            rows = np.array([i for i, c in enumerate(self.chunks) if c.source_id in readable], dtype=np.int64)
-            index = LexicalIndex.build(rows, [self.chunk_tokens[i] for i in rows])
-            # Everything readable (the usual case): share the matrix instead of copying it.
-            index.vectors = self.vectors if len(rows) == len(self.chunks) else self.vectors[rows]
-            self._lexical[readable] = index
-        return self._lexical[readable]
+        """BM25 over every chunk of the readable documents."""
+        return self._views.get(readable, lambda: self._build_view(readable)).lexical
+
+    def chunks_of(self, source_id: str) -> list[Chunk]:
+        """The chunks that were actually indexed for one document, in index order."""
+        return [chunk for chunk in self.chunks if chunk.source_id == source_id]
 
 
 def build_corpus(
     documents: Sequence[Document],
     embedder: Embedder,
-    cache: VectorCache | None = None,
+    cache: VectorStore | None = None,
     tokenizer: Tokenizer | None = None,
     progress: Progress | None = None,
-    chunker: Callable[[Document], list[Chunk]] = retrieval_chunks,
+    chunker: Callable[[Document], list[Chunk]] | None = None,
+    index_settings: IndexSettings | None = None,
 ) -> Corpus:
     """Chunk, tokenize and embed `documents` (vectors come from the cache where known)."""
     check_unique_ids(documents)
-    tokenizer = tokenizer or Tokenizer()
+    settings = index_settings or IndexSettings()
+    tokenizer = tokenizer or Tokenizer(settings.cjk)
+    chunker = chunker or Chunker(settings.chunk_window, settings.chunk_overlap)
     chunks = [chunk for document in documents for chunk in chunker(document)]
     if progress:
         progress(0, len(chunks), "tokenizing")
     chunk_tokens = [tokenizer.tokens(chunk.text) for chunk in chunks]
     vectors, embedded_now = embed_texts([c.text for c in chunks], embedder, cache, progress)
-    corpus = Corpus(
+    source_order = [d.source_id for d in documents]
+    position = {sid: i for i, sid in enumerate(source_order)}
+    return Corpus(
         documents={d.source_id: d for d in documents},
         chunks=chunks,
         chunk_tokens=chunk_tokens,
@@ -191,10 +258,9 @@ def build_corpus(
         tokenizer=tokenizer,
         embedder=embedder,
         digest=corpus_digest(documents),
-        embedded_now=embedded_now,
-        source_order=[d.source_id for d in documents],
+        source_order=source_order,
+        chunk_source=np.array([position[c.source_id] for c in chunks], dtype=np.int64),
         sources=SourceTable.build(documents),
+        index_settings=settings,
+        embedded_now=embedded_now,
     )
-    position = {sid: i for i, sid in enumerate(corpus.source_order)}
-    corpus.chunk_source = np.array([position[c.source_id] for c in chunks], dtype=np.int64)
-    return corpus

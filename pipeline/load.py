@@ -1,29 +1,41 @@
-"""Loading documents from paths or a store into a Corpus (the CLI's and the app's entry)."""
+"""Loading documents from paths or a store into a Corpus (the CLI's and the app's entry).
+
+Every function takes the `Engine` (from `config.build_engine`) whose parsers, embedder and
+vector store it uses, so nothing here chooses a component itself.
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .contracts import Document
-from .embed import Embedder, Progress, default_embedder
-from .index import Corpus, build_corpus
-from .metadata import check_unique_ids
 from .errors import InputError
-from .parse import document_warnings, iter_input_files, parse_path, sha256
+from .index import Corpus
+from .interfaces import Progress
+from .metadata import check_unique_ids
+from .parse import document_warnings, iter_input_files, parse, parse_path, sha256
 from .store import DocumentStore
-from .tokenize import Tokenizer
-from .vectors import ChromaVectorCache
+
+if TYPE_CHECKING:
+    from .config import Engine
 
 
-def parse_paths(paths: Sequence[Path]) -> list[Document]:
+def stderr_warning(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def parse_paths(paths: Sequence[Path], parse: Callable = parse,
+                warn: Callable[[str], None] | None = stderr_warning) -> list[Document]:
     """Parse every file under `paths`; the first bad file raises InputError naming it."""
-    documents = [parse_path(path) for path in iter_input_files(list(paths))]
+    documents = [parse_path(path, parse=parse) for path in iter_input_files(list(paths))]
     check_unique_ids(documents)
     for document in documents:
         for warning in document_warnings(document):
-            print(f"warning: {warning}", file=sys.stderr)
+            if warn is not None:
+                warn(warning)
     return documents
 
 
@@ -34,19 +46,17 @@ def stderr_progress(done: int, total: int, stage: str) -> None:
               file=sys.stderr, flush=True)
 
 
-def corpus_from_documents(
-    documents: Sequence[Document],
-    cache_path: Path | None = None,
-    embedder: Embedder | None = None,
-    tokenizer: Tokenizer | None = None,
-    progress: Progress | None = None,
-) -> Corpus:
-    embedder = embedder or default_embedder()
-    cache = ChromaVectorCache(embedder.name, path=cache_path)
-    return build_corpus(documents, embedder, cache, tokenizer=tokenizer, progress=progress)
+def _store_vectors(engine: Engine, store: DocumentStore):
+    """A store keeps its vectors in its own embedded Chroma folder, unless the engine uses a server."""
+    if engine.config.chroma_host or engine.config.chroma_port or engine.config.vector_store != "chroma":
+        return engine.vector_store
+    from .vectors import ChromaVectorCache
+
+    return ChromaVectorCache(engine.embedder.name, path=store.chroma_path)
 
 
-def ingest(store_dir: Path, paths: Sequence[Path], progress: Progress | None = None) -> tuple[list[str], list[str]]:
+def ingest(engine: Engine, store_dir: Path, paths: Sequence[Path],
+           progress: Progress | None = None) -> tuple[list[str], list[str]]:
     """Add files to a store: (added ids, unchanged ids). Bad input leaves the store as it was.
 
     A file whose bytes (sha256) are already stored is neither parsed nor embedded again.
@@ -60,12 +70,12 @@ def ingest(store_dir: Path, paths: Sequence[Path], progress: Progress | None = N
             unchanged.append(stored[sha256(data)])
         else:
             fresh_files.append((path, data))
-    documents = [parse_path(path) for path, _ in fresh_files]
+    documents = [parse_path(path, parse=engine.parse) for path, _ in fresh_files]
     fresh, _ = store.plan(documents)  # raises on an id the store holds with other bytes
     check_unique_ids(store.documents() + fresh)
     # Embed before the manifest changes: vectors are a cache keyed by content hash, so a
     # failure here leaves, at worst, unused vectors, never a half-visible document.
-    corpus_from_documents(fresh, cache_path=store.chroma_path, progress=progress)
+    engine.corpus(fresh, progress=progress, vector_store=_store_vectors(engine, store))
     store.commit(fresh, {sha256(data): data for _, data in fresh_files})
     return [d.source_id for d in fresh], unchanged
 
@@ -77,8 +87,8 @@ def _read(path: Path) -> bytes:
         raise InputError(str(path), f"cannot read: {error.strerror}") from None
 
 
-def corpus_from_store(store_dir: Path, progress: Progress | None = None) -> Corpus:
+def corpus_from_store(engine: Engine, store_dir: Path, progress: Progress | None = None) -> Corpus:
     store = DocumentStore(store_dir)
     if not (store_dir / "manifest.json").exists():
         raise InputError(str(store_dir), "no store here (run `python -m pipeline ingest --store DIR PATH ...` first)")
-    return corpus_from_documents(store.documents(), cache_path=store.chroma_path, progress=progress)
+    return engine.corpus(store.documents(), progress=progress, vector_store=_store_vectors(engine, store))

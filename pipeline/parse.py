@@ -99,29 +99,73 @@ def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
     return Document(meta=meta, kind="text", filename=filename, digest=sha256(data), pages=pages)
 
 
+class TextParser:
+    """Text and Markdown with optional YAML front matter."""
+
+    name = "text"
+    suffixes = (".txt", ".md", ".markdown")
+    media_types = ("text/plain", "text/markdown")
+
+    def sniff(self, data: bytes) -> bool:
+        return False  # text has no signature; it is chosen by its name
+
+    def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
+        return parse_text(data, filename, metadata)
+
+
+class PdfParser:
+    """PDF pages, lines and word boxes (PyMuPDF is imported only when a PDF arrives)."""
+
+    name = "pdf"
+    suffixes = (".pdf",)
+    media_types = ("application/pdf",)
+
+    def sniff(self, data: bytes) -> bool:
+        return data[:1024].lstrip().startswith(b"%PDF")
+
+    def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
+        from .parse_pdf import parse_pdf
+
+        return parse_pdf(data, filename, metadata=metadata, limits=limits)
+
+
+DEFAULT_PARSERS = (TextParser(), PdfParser())
+
+
+def choose_parser(parsers, data: bytes, filename: str):
+    """The parser whose signature the bytes carry, else the one the name's suffix asks for.
+
+    Bytes that carry another type's signature under this name are refused (a PDF named .txt).
+    """
+    suffix = Path(filename).suffix.lower()
+    by_suffix = next((p for p in parsers if suffix in p.suffixes), None)
+    sniffed = next((p for p in parsers if p.sniff(data)), None)
+    if sniffed is not None and by_suffix is not sniffed:
+        if by_suffix is None and not suffix:
+            return sniffed
+        kind = f"a {by_suffix.name}" if by_suffix is not None else f"an unsupported {suffix}"
+        raise InputError(filename, f"this is a {sniffed.name.upper()} file with {kind} extension; "
+                                   f"rename it to {sniffed.suffixes[0]}")
+    if by_suffix is None:
+        known = ", ".join(s for p in parsers for s in p.suffixes)
+        raise InputError(filename, f"unsupported file type {suffix or '(none)'}; use {known}")
+    return by_suffix
+
+
 def parse(
     data: bytes,
     filename: str,
     metadata: Mapping[str, Any] | None = None,
     pdf_limits: Any = None,
+    parsers=DEFAULT_PARSERS,
 ) -> Document:
     """Parse one file's bytes. `filename` is only a label (it never becomes a path)."""
-    suffix = Path(filename).suffix.lower()
-    looks_like_pdf = data[:1024].lstrip().startswith(b"%PDF")
-    if suffix in PDF_SUFFIXES or looks_like_pdf:
-        if suffix not in PDF_SUFFIXES and looks_like_pdf:
-            raise InputError(filename, "this is a PDF file with a text extension; rename it to .pdf")
-        from .parse_pdf import parse_pdf  # PyMuPDF is imported only when a PDF arrives
-
-        return parse_pdf(data, filename, metadata=metadata, limits=pdf_limits)
-    if suffix not in TEXT_SUFFIXES:
-        raise InputError(filename, f"unsupported file type {suffix or '(none)'}; use .txt, .md or .pdf")
-    return parse_text(data, filename, metadata)
+    return choose_parser(parsers, data, filename).parse(data, filename, metadata, pdf_limits)
 
 
 def document_warnings(document: Document) -> list[str]:
     """What a user should know about a document that was accepted (not errors)."""
-    if document.kind != "pdf":
+    if not document.paged:
         return []
     from .parse_pdf import pages_without_text
 
@@ -150,7 +194,7 @@ def iter_input_files(paths: list[Path]) -> list[Path]:
     return found
 
 
-def parse_path(path: Path, pdf_limits: Any = None) -> Document:
+def parse_path(path: Path, pdf_limits: Any = None, parse=parse) -> Document:
     """Parse a file on disk; a PDF may carry a sidecar NAME.pdf.yaml with its metadata."""
     try:
         data = path.read_bytes()
@@ -160,4 +204,4 @@ def parse_path(path: Path, pdf_limits: Any = None) -> Document:
     sidecar = path.with_name(path.name + ".yaml")
     if path.suffix.lower() in PDF_SUFFIXES and sidecar.is_file():
         metadata, _ = split_front_matter("---\n" + sidecar.read_text("utf-8") + "\n---\n", str(sidecar))
-    return parse(data, str(path), metadata=metadata, pdf_limits=pdf_limits)
+    return parse(data, str(path), metadata, pdf_limits)

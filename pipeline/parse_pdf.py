@@ -26,7 +26,6 @@ How a page becomes lines
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass

@@ -62,8 +62,8 @@ def write_highlights(answer, documents: dict[str, Document], original_bytes, out
     written = []
     for (source_id, page), highlights in grouped.items():
         document = documents[source_id]
-        if document.kind == "pdf":
-            if page is None or document.page(page) is None:
+        if document.paged:
+            if document.page_for(page) is None:
                 continue
             path = out / f"{source_id}-p{page}.png"
             path.write_bytes(render_pdf_page(original_bytes(document), document, page, highlights))
@@ -300,10 +300,10 @@ def render_text_html(document: Document, highlights: list[Highlight], context_li
     """
     parts = [f"<style>{_CSS}</style>", '<div class="ev">']
     for page in document.pages:
-        mine = [h for h in highlights if document.kind == "text" or h.page == page.number]
+        mine = [h for h in highlights if not document.paged or h.page == page.number]
         if context_lines is not None and not mine:
             continue
-        if document.kind == "pdf":
+        if document.paged:
             parts.append(f"<h4>Page {page.number}</h4>")
         line_kinds: dict[int, set[str]] = {}
         tags: dict[int, list[Highlight]] = {}

@@ -211,10 +211,10 @@ def _candidate(
     )
 
 
-def retrieve(corpus: Corpus, request: Request, settings: Settings) -> tuple[Retrieval, dict[str, float]]:
+def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
     """Score everything readable, select eligible hits and their siblings.
 
-    Returns the retrieval record and the query terms' IDF weights (the composer uses them).
+    The record also holds the query terms' IDF weights (the composer uses them).
     """
     scores = score_collection(corpus, request, settings)
     ranked = _rank(corpus, request, settings, scores)
@@ -244,5 +244,30 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> tuple[Retr
         eligibility=settings.eligibility,
         scored=len(ranked.order),
         notes=tuple(notes),
+        term_weights=scores.term_weights,
     )
-    return retrieval, scores.term_weights
+    return retrieval
+
+
+def why_nothing_selected(retrieval: Retrieval, settings: Settings) -> str:
+    """Which gate removed every candidate: nothing readable, the minimum score, or eligibility (and why)."""
+    candidates = retrieval.candidates
+    if not candidates:
+        return "no readable document holds any text to search"
+    passing = [c for c in candidates if c.passes_threshold]
+    if not passing:
+        best = min(candidates, key=lambda c: c.fused_rank)
+        top_lexical = max(c.lexical_coverage for c in candidates)
+        top_dense = max((c.dense for c in candidates if c.dense is not None), default=None)
+        dense = f", best dense similarity {top_dense:.2f} < {settings.min_dense}" if top_dense is not None else ""
+        where = f"p{best.parent.page}:" if best.parent.page is not None else ""
+        return (f"nothing passes the minimum score: best question-term coverage {top_lexical:.2f} < "
+                f"{settings.min_lexical}{dense}; the top candidate was {best.source_id} "
+                f"{where}{best.parent.start_line}-{best.parent.end_line}")
+    reasons: dict[str, str] = {}
+    for candidate in passing:
+        if not candidate.eligible and candidate.source_id not in reasons:
+            reasons[candidate.source_id] = "; ".join(candidate.ineligible_reasons) or "ineligible"
+    listed = "; ".join(f"{sid}: {why}" for sid, why in list(reasons.items())[:4])
+    more = f" (and {len(reasons) - 4} more)" if len(reasons) > 4 else ""
+    return f"relevant sources were found but none is eligible for this request — {listed}{more}"

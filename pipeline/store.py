@@ -70,7 +70,7 @@ class DocumentStore:
         (self.root / "blobs").mkdir(parents=True, exist_ok=True)
         manifest = self.manifest()
         for document in documents:
-            suffix = ".pdf" if document.kind == "pdf" else ".txt"
+            suffix = ".pdf" if document.paged else ".txt"
             _atomic_write(self.root / "documents" / f"{document.digest}.json", document.model_dump_json().encode("utf-8"))
             _atomic_write(self.root / "blobs" / f"{document.digest}{suffix}", originals[document.digest])
             manifest[document.source_id] = {

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .citations import marker
 from .contracts import PackedLine, PackedSource
 from .tokenize import has_cjk, is_cjk_char
 
@@ -45,9 +46,7 @@ class Unit:
         return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
 
 
-def citation_marker(source_id: str, page: int | None, start_line: int, end_line: int) -> str:
-    lines = f"{start_line}" if start_line == end_line else f"{start_line}-{end_line}"
-    return f"[{source_id}:p{page}:{lines}]" if page is not None else f"[{source_id}:{lines}]"
+citation_marker = marker  # one marker format for every producer (citations.py)
 
 
 def join_lines(quote: str) -> str:

@@ -37,8 +37,6 @@ class ChromaVectorCache:
     def __init__(self, embedder_name: str, path: Path | None = None, host: str | None = None, port: int | None = None):
         import chromadb
 
-        host = host or os.environ.get("CHROMA_HOST")
-        port = port or (int(os.environ["CHROMA_PORT"]) if os.environ.get("CHROMA_PORT") else None)
         if host or port:
             self.location = f"chroma server http://{host or 'localhost'}:{port or 8000}"
             try:

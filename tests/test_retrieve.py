@@ -34,7 +34,8 @@ def test_ranks_skip_excluded_items():
 
 
 def test_supported_path_selects_only_the_current_card(sample_corpus):
-    retrieval, weights = retrieve(sample_corpus, _request(), Settings())
+    retrieval = retrieve(sample_corpus, _request(), Settings())
+    weights = retrieval.term_weights
     assert set(weights) == {"beij", "lodg"}
     assert retrieval.selected[0].chunk_id == "travel-v2#card:B"
     expired = next(c for c in retrieval.candidates if c.source_id == "travel-v1")
@@ -46,22 +47,22 @@ def test_supported_path_selects_only_the_current_card(sample_corpus):
 
 def test_eligibility_never_recomputes_document_frequency(sample_corpus):
     """The v2 card's BM25 score is the same whether or not the topic/date filter removes v1."""
-    filtered, _ = retrieve(sample_corpus, _request(topic="travel"), Settings())
-    unfiltered, _ = retrieve(sample_corpus, Request(question="Beijing lodging", date=REQUEST_DATE), Settings())
+    filtered = retrieve(sample_corpus, _request(topic="travel"), Settings())
+    unfiltered = retrieve(sample_corpus, Request(question="Beijing lodging", date=REQUEST_DATE), Settings())
     score = {c.chunk_id: c.bm25 for c in filtered.candidates}
     assert score == {c.chunk_id: c.bm25 for c in unfiltered.candidates}
     # …while a collection that really lacks v1 has other statistics (so the test can fail).
-    from pipeline.load import corpus_from_documents
+    from pipeline import build_engine
 
-    without_v1 = corpus_from_documents([d for d in sample_corpus.documents.values() if d.source_id != "travel-v1"])
-    other, _ = retrieve(without_v1, _request(), Settings())
+    without_v1 = build_engine().corpus([d for d in sample_corpus.documents.values() if d.source_id != "travel-v1"])
+    other = retrieve(without_v1, _request(), Settings())
     assert {c.chunk_id: c.bm25 for c in other.candidates}["travel-v2#card:B"] != score["travel-v2#card:B"]
 
 
 def test_restricted_documents_are_removed_before_scoring(sample_corpus):
-    outsider, _ = retrieve(sample_corpus, _request("executive lodging Beijing"), Settings())
+    outsider = retrieve(sample_corpus, _request("executive lodging Beijing"), Settings())
     assert all(c.source_id != "executive-travel" for c in outsider.candidates)
-    insider, _ = retrieve(sample_corpus, _request("executive lodging Beijing", groups=("executives",)), Settings())
+    insider = retrieve(sample_corpus, _request("executive lodging Beijing", groups=("executives",)), Settings())
     assert insider.selected[0].source_id == "executive-travel"
     # Statistics come from what the requester may read: the restricted document changes them.
     outsider_v2 = next(c for c in outsider.candidates if c.chunk_id == "travel-v2#card:B")
@@ -70,34 +71,31 @@ def test_restricted_documents_are_removed_before_scoring(sample_corpus):
 
 
 def test_minimum_score_retrieves_nothing_for_an_unanswerable_question(sample_corpus):
-    retrieval, _ = retrieve(sample_corpus, Request(question="Can I bring a parrot on board?", date=REQUEST_DATE), Settings())
+    retrieval = retrieve(sample_corpus, Request(question="Can I bring a parrot on board?", date=REQUEST_DATE), Settings())
     assert retrieval.selected == ()
     assert not any(c.passes_threshold for c in retrieval.candidates)
     assert len(retrieval.candidates) > 0  # everything was still scored and is visible
 
 
 def test_top_k_cuts_after_eligibility(sample_corpus):
-    retrieval, _ = retrieve(sample_corpus, _request(), Settings(top_k=1))
+    retrieval = retrieve(sample_corpus, _request(), Settings(top_k=1))
     assert [c.chunk_id for c in retrieval.selected] == ["travel-v2#card:B"]
 
 
 def test_baseline_applies_eligibility_after_selection_and_loses_the_answer(sample_corpus):
     """With k=1 the expired card wins the cut (it ties v2 and comes first), then is dropped."""
-    before, _ = retrieve(sample_corpus, _request(), Settings(top_k=1))
-    after, _ = retrieve(sample_corpus, _request(), Settings(top_k=1, eligibility="after_selection"))
+    before = retrieve(sample_corpus, _request(), Settings(top_k=1))
+    after = retrieve(sample_corpus, _request(), Settings(top_k=1, eligibility="after_selection"))
     assert [c.source_id for c in before.selected] == ["travel-v2"]
     top = next(c for c in after.candidates if c.fused_rank == 1)
     assert top.source_id == "travel-v1"  # same BM25; its dense score is a hair higher
     assert after.selected == () and after.eligibility == "after_selection"
 
 
-def test_siblings_are_selected_so_conflicts_become_visible(sample_documents):
+def test_siblings_are_selected_so_conflicts_become_visible(engine, sample_documents):
     conflict = (SAMPLES / "diagnostic" / "travel-v2-800.md").read_text("utf-8")
-    from pipeline.load import corpus_from_documents
-    from pipeline.parse import parse
-
-    corpus = corpus_from_documents(list(sample_documents) + [parse(conflict.encode(), "travel-v2-800.md")])
-    retrieval, _ = retrieve(corpus, _request(), Settings(top_k=1))
+    corpus = engine.corpus(list(sample_documents) + [engine.parse(conflict.encode(), "travel-v2-800.md")])
+    retrieval = retrieve(corpus, _request(), Settings(top_k=1))
     selected = {c.source_id: c for c in retrieval.selected}
     assert set(selected) >= {"travel-v2", "travel-v2-800"}
     sibling = next(c for c in selected.values() if c.selected_as == "sibling")
@@ -106,7 +104,7 @@ def test_siblings_are_selected_so_conflicts_become_visible(sample_documents):
 
 
 def test_undated_versions_are_ordered_by_updated_and_the_older_stays_visible(sample_corpus):
-    retrieval, _ = retrieve(
+    retrieval = retrieve(
         sample_corpus, Request(question="When does the island ferry depart?", date=REQUEST_DATE), Settings()
     )
     assert [c.source_id for c in retrieval.selected] == ["tt-2025"]

@@ -27,7 +27,8 @@ def test_the_table_rows_cover_all_six_reason_codes(results):
     from pipeline.contracts import REASON_CODES
 
     seen = {trace.answer.reason_code for _, trace, _ in results.values()}
-    assert set(REASON_CODES) <= seen
+    # generator_unavailable belongs to a language model's failures (tests/test_llm*), not to a seed row.
+    assert set(REASON_CODES) - {"generator_unavailable"} <= seen
 
 
 def test_the_suite_writes_traces_with_digest_and_producer(tmp_path, capsys):
@@ -50,7 +51,7 @@ def test_a_broken_expectation_is_reported_as_a_failure(results):
     """The suite can fail: check() flags a trace that does not match its expectation."""
     from dataclasses import replace
 
-    from pipeline.evaluate.scenarios import Expected, check
+    from pipeline.scenarios import Expected, check
 
     scenario, trace, _ = results["supported-en"]
     wrong = replace(scenario, expected=Expected("abstained", "insufficient_evidence"))

@@ -15,6 +15,7 @@ import gradio as gr
 from fastapi import FastAPI
 
 from . import panels
+from .accounts import mount_options
 from .layout import build_blocks
 from .state import MAX_FILE_BYTES, Shared, load_shared
 
@@ -32,10 +33,11 @@ def create_app(shared: Shared | None = None) -> FastAPI:
 
     @app.get("/healthz")
     def healthz() -> dict:
-        return {"status": "ok", "documents": len(shared.documents), "embedder": shared.corpus.embedder.name,
+        return {"status": "ok", "documents": len(shared.documents), "embedder": shared.engine.embedder.name,
                 "corpus_digest": shared.corpus.digest}
 
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
-                              max_file_size=MAX_FILE_BYTES + 1024 * 1024, footer_links=["api"], show_error=True)
+                              max_file_size=MAX_FILE_BYTES + 1024 * 1024, footer_links=["api"], show_error=True,
+                              **mount_options(shared.accounts))
     app.state.demo = demo
     return app

@@ -1,11 +1,9 @@
-"""One-click demos: each runs a frozen seed scenario (pipeline.evaluate.scenarios.SCENARIOS),
-with exactly that scenario's documents, request, settings and proposal."""
+"""One-click demos: each runs a frozen seed scenario (`pipeline.SCENARIOS`), with exactly that
+scenario's documents, request, settings and proposal."""
 
 from __future__ import annotations
 
-from pipeline.contracts import SEED_SETTINGS, Request, Settings, Trace
-from pipeline.engine import ask
-from pipeline.evaluate.scenarios import REQUEST_DATE, SCENARIOS, Scenario
+from pipeline import SCENARIOS, InputError, Scenario, Trace, run_scenario
 
 from .state import Shared
 
@@ -48,10 +46,6 @@ def run_demo(shared: Shared, name: str) -> tuple[Scenario, Trace, dict]:
     """Run one scenario; returns it, its trace and the documents the trace was built on."""
     scenario = BY_NAME.get(name)
     if scenario is None:
-        from pipeline.errors import InputError
-
         raise InputError("demo", f"unknown demo {name!r}; choose one of: {', '.join(BY_NAME)}")
     corpus = shared.demo_corpus(scenario.exclude, scenario.include_conflict)
-    request = Request(question=scenario.question, date=REQUEST_DATE, topic=scenario.topic, groups=scenario.groups)
-    trace = ask(corpus, request, Settings(**{**SEED_SETTINGS, **scenario.settings}), proposal=scenario.proposal)
-    return scenario, trace, corpus.documents
+    return scenario, run_scenario(shared.engine, corpus, scenario), corpus.documents

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import inspect
 import logging
 import os
 from pathlib import Path
@@ -17,13 +18,10 @@ from pathlib import Path
 import gradio as gr
 from pydantic import ValidationError
 
-from pipeline.contracts import Document, Request, Settings, Trace
-from pipeline.engine import ask
-from pipeline.errors import InputError
-from pipeline.index import can_read
+from pipeline import Document, InputError, Request, Settings, Trace, can_read, parse_answer, strip_markers
 
 from . import panels
-from .check import parse_answer
+from .accounts import parse_groups, requester_groups
 from .demos import run_demo
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared
 
@@ -58,13 +56,17 @@ def guarded(fn):
 
 
 def bind(fn, *args, **kwargs):
-    """`functools.partial` that keeps the handler's name and docstring (Gradio's API page shows the docstring).
+    """Bind leading arguments, keeping the handler's name, docstring and annotations (Gradio's API page shows the
+    docstring, and finds the injected `gr.Request` parameter by its annotation, which a plain partial hides).
 
-    The signature Gradio inspects is the partial's: the bound arguments are left out of the endpoint.
+    The signature Gradio inspects leaves the bound arguments out of the endpoint.
     """
-    bound = functools.partial(fn, *args, **kwargs)
-    bound.__name__ = getattr(fn, "__name__", "partial")
-    bound.__doc__ = fn.__doc__
+
+    @functools.wraps(fn)
+    def bound(*more, **more_kwargs):
+        return fn(*args, *more, **kwargs, **more_kwargs)
+
+    bound.__signature__ = inspect.signature(functools.partial(fn, *args, **kwargs))
     return bound
 
 
@@ -75,11 +77,7 @@ def session_of(value) -> Session:
 # --------------------------------------------------------------------------- request parsing
 
 
-def parse_groups(text: str | None) -> tuple[str, ...]:
-    return tuple(sorted({g.strip() for g in (text or "").split(",") if g.strip()}))
-
-
-def parse_request(question: str | None, date: str | None, topic: str | None, groups: str | None) -> Request:
+def parse_request(question: str | None, date: str | None, topic: str | None, groups) -> Request:
     question = (question or "").strip()
     if not question:
         raise InputError("question", "type a question first")
@@ -110,15 +108,10 @@ def parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, 
             except (TypeError, ValueError):
                 raise InputError("settings", f"{key} must be a whole number") from None
     try:
-        settings = Settings(**values)
+        return Settings(**values)
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError("settings", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
-    if settings.top_k < 1:
-        raise InputError("settings", "top-k must be at least 1")
-    if settings.window < 0 or settings.reserve < 0:
-        raise InputError("settings", "window and reserve must not be negative")
-    return settings
 
 
 def remember(session: Session, trace: Trace, documents: dict) -> dict:
@@ -133,43 +126,51 @@ def remember(session: Session, trace: Trace, documents: dict) -> dict:
 
 @guarded
 def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, min_dense, window, reserve,
-           eligibility, retrieval, session):
+           eligibility, retrieval, session, request: gr.Request = None):
     """Answer a question from the session's collection (samples + its uploads), or abstain with a reason.
     Returns the full trace (JSON): trace["answer"] is the public answer-v1 object, trace["explanation"]
     says why in plain language."""
     session = session_of(session)
-    request = parse_request(question, date, topic, groups)
+    groups = requester_groups(shared.accounts, session, groups, request)
+    asked = parse_request(question, date, topic, groups)
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
-    trace = ask(corpus, request, settings)
+    trace = shared.engine.ask(corpus, asked, settings)
     session.last_demo = None
     return remember(session, trace, corpus.documents), session
 
 
 @guarded
 def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, min_lexical, min_dense, window,
-             reserve, eligibility, retrieval, session):
+             reserve, eligibility, retrieval, session, request: gr.Request = None):
     """Check an answer written elsewhere: citation markers like [travel-v2:1-3] or a proposal JSON
     {"answer", "citations": [{"source_id","start_line","end_line","page"?,"quote"?}]}. Each citation is
     verified or dropped against the session's documents; returns the trace (JSON)."""
     session = session_of(session)
     proposal = parse_answer(answer_text)
     if not (question or "").strip():
-        from pipeline.verify import MARKER
-
-        question = MARKER.sub("", proposal.answer or "").strip() or "checked answer"
-    request = parse_request(question, date, topic, groups)
+        question = strip_markers(proposal.answer or "") or "checked answer"
+    groups = requester_groups(shared.accounts, session, groups, request)
+    asked = parse_request(question, date, topic, groups)
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
-    trace = ask(corpus, request, settings, proposal=proposal)
+    trace = shared.engine.ask(corpus, asked, settings, proposal=proposal)
     session.last_demo = None
     return remember(session, trace, corpus.documents), session
 
 
 @guarded
-def do_demo(shared: Shared, name, session):
+def do_demo(shared: Shared, name, session, request: gr.Request = None):
     """Run one seed scenario by name (e.g. "propose-600-cite-v2"); returns its trace (JSON)."""
     session = session_of(session)
+    if shared.accounts is not None:  # signed in: a demo may not lend groups the account lacks
+        from .demos import BY_NAME
+
+        needed = set(BY_NAME[name].groups) if name in BY_NAME else set()
+        missing = needed - set(requester_groups(shared.accounts, session, "", request))
+        if missing:
+            raise InputError("demo", f"this demo needs the group(s) {', '.join(sorted(missing))}, "
+                                     "which your account does not have")
     scenario, trace, documents = run_demo(shared, (name or "").strip())
     session.last_demo = scenario.name
     return remember(session, trace, documents), session
@@ -179,9 +180,11 @@ def do_demo(shared: Shared, name, session):
 
 
 @guarded
-def do_documents(shared: Shared, groups, session):
-    """The documents this session can read with these access groups (comma-separated)."""
+def do_documents(shared: Shared, groups, session, request: gr.Request = None):
+    """The documents this session can read with these access groups (comma-separated; with sign-in, the
+    account's groups are used instead)."""
     session = session_of(session)
+    groups = requester_groups(shared.accounts, session, groups, request)
     uploaded = set(session.uploads)
     return [{"source_id": d.source_id, "title": d.meta.title, "version": d.meta.version, "topic": d.meta.topic,
              "authority": d.meta.authority, "valid_from": str(d.meta.valid_from or "") or None,
@@ -199,11 +202,10 @@ def _upload_metadata(version, topic, authority, valid_from, valid_to) -> dict[st
     return {k: v.strip() for k, v in metadata.items() if isinstance(v, str) and v.strip()}
 
 
-def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, str],
+def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_digests: dict[str, str],
                   known_ids: set[str]) -> tuple[Document, bytes]:
     """Read and parse one uploaded file; InputError (labelled with the file's name) if it cannot be added."""
-    from pipeline.parse import parse, sha256
-    from pipeline.parse_pdf import PdfLimits
+    from pipeline import PdfLimits, sha256
 
     name = Path(path).name  # a label only: the file is read from Gradio's temporary copy
     size = os.path.getsize(path)
@@ -217,7 +219,7 @@ def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, 
     has_front_matter = data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
     given = metadata if metadata and (name.lower().endswith(".pdf") or not has_front_matter) else None
     limits = PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES)
-    document = parse(data, name, metadata=given, pdf_limits=limits)
+    document = shared.engine.parse(data, name, given, limits)
     if document.source_id in known_ids:
         raise InputError(name, f"its id {document.source_id!r} is already used by another document; "
                                "give it a different `id` in its front matter")
@@ -225,7 +227,7 @@ def _parse_upload(path: str, metadata: dict[str, str], known_digests: dict[str, 
 
 
 def _added(document: Document) -> dict:
-    from pipeline.parse import document_warnings
+    from pipeline import document_warnings
 
     return {"source_id": document.source_id, "filename": document.filename, "kind": document.kind,
             "pages": len(document.pages), "lines": sum(len(p.lines) for p in document.pages),
@@ -252,7 +254,7 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
         name = Path(path).name
         progress((i, len(paths)), desc=f"parsing {name}")
         try:
-            document, data = _parse_upload(path, metadata, known_digests, known_ids)
+            document, data = _parse_upload(shared, path, metadata, known_digests, known_ids)
         except InputError as error:
             errors.append(clean(str(error)))
             continue

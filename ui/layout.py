@@ -13,10 +13,10 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from pipeline.contracts import Settings
+from pipeline import ANSWER_HELP, Settings
 
 from . import handlers, panels, views
-from .check import HELP as CHECK_HELP
+from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
@@ -41,7 +41,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
         gr.Markdown(INTRO)
         with gr.Row():
             with gr.Column(scale=3):
-                _request_form(c)
+                _request_form(c, signed_in=shared.accounts is not None)
             with gr.Column(scale=2):
                 _collection(c)
         _demo_buttons(c)
@@ -54,15 +54,16 @@ def build_blocks(shared: Shared) -> gr.Blocks:
 # --------------------------------------------------------------------------- layout
 
 
-def _request_form(c: SimpleNamespace) -> None:
+def _request_form(c: SimpleNamespace, signed_in: bool = False) -> None:
     c.question = gr.Textbox(label="Question", value="Beijing lodging", lines=1, max_lines=3,
                             placeholder="e.g. What is the lodging limit in Beijing?", elem_id="question")
     with gr.Row():
         c.date = gr.Textbox(label="Request date (YYYY-MM-DD)", value=dt.date.today().isoformat(),
                             info="“Current” is judged against this date.", elem_id="request-date")
         c.topic = gr.Textbox(label="Topic", value="travel", info="Empty: any topic.", elem_id="topic")
-        c.groups = gr.Textbox(label="Access groups", value="", placeholder="e.g. executives",
-                              info="Comma-separated; restricted documents need one.", elem_id="groups")
+        c.groups = gr.Textbox(label="Access groups", value="", placeholder="" if signed_in else "e.g. executives",
+                              info=ACCOUNT_GROUPS_INFO if signed_in else DEMO_GROUPS_INFO, elem_id="groups",
+                              interactive=not signed_in)
     with gr.Accordion("Advanced settings", open=False):
         with gr.Row():
             c.top_k = gr.Slider(1, 20, value=DEFAULTS.top_k, step=1, label="top-k")
@@ -108,7 +109,7 @@ def _result_tabs(c: SimpleNamespace) -> None:
     with gr.Tabs(selected="answer") as c.tabs:
         with gr.Tab("1 Chunks", id="chunks"):
             c.chunk_docs = gr.Dropdown(label="Documents", multiselect=True, choices=[], elem_id="chunk-docs")
-            c.chunks_out = gr.HTML(panels.chunks_html([]))
+            c.chunks_out = gr.HTML(panels.chunks_html(None, []))
         with gr.Tab("2 Candidates", id="candidates"):
             c.candidates_plot = gr.BarPlot(
                 x="candidate", y="fused", color="status", color_map=panels.CANDIDATE_COLORS, sort="x",
@@ -132,7 +133,7 @@ def _result_tabs(c: SimpleNamespace) -> None:
             c.source_html = gr.HTML(visible=False, elem_id="source-text")
         with gr.Tab("Check an answer", id="check"):
             gr.Markdown("Paste an answer written elsewhere; its citations are checked against your collection "
-                        "with the request above (question, date, topic, groups). " + CHECK_HELP.capitalize())
+                        "with the request above (question, date, topic, groups). " + ANSWER_HELP.capitalize())
             c.check_text = gr.Textbox(label="Answer with citations, or proposal JSON", lines=6,
                                       value="The lodging limit is 600 yuan. [travel-v2:1-3]", elem_id="check-text")
             c.check_button = gr.Button("Check citations", variant="primary", elem_id="check")
@@ -191,6 +192,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     demo.load(**refresh)
     demo.load(**evaluation)
     demo.load(views.today, None, c.date, **private)
+    if shared.accounts is not None:
+        demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
 
 
 def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, form: list, render: dict) -> None:

@@ -10,9 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
-from pipeline.chunk import retrieval_chunks
-from pipeline.contracts import Candidate, Citation, Context, Document, Trace
-from pipeline.verify import MARKER
+from pipeline import MARKER, Candidate, Citation, Context, Corpus, Document, Trace, marker_key
 
 CSS = """
 .rag-table{border-collapse:collapse;width:100%;font-size:13px}
@@ -85,24 +83,25 @@ def documents_html(documents: Sequence[Document], uploaded: set[str]) -> str:
         m = d.meta
         rows.append([
             m.source_id, m.title or label(d), m.version, m.topic, m.authority,
-            m.valid_from or "—", m.valid_to or "open", d.kind + (f", {len(d.pages)} p." if d.kind == "pdf" else ""),
+            m.valid_from or "—", m.valid_to or "open", d.kind + (f", {len(d.pages)} p." if d.paged else ""),
             ", ".join(m.access) if m.access else "everyone", "uploaded" if m.source_id in uploaded else "sample",
         ])
     return table(["id", "title", "version", "topic", "authority", "valid from", "valid to", "kind", "access", "origin"],
                  rows)
 
 
-def chunks_html(documents: Sequence[Document], limit: int = 400) -> str:
-    if not documents:
+def chunks_html(corpus: Corpus | None, documents: Sequence[Document], limit: int = 400) -> str:
+    """The chunks the corpus actually indexed for `documents` (never re-chunked here)."""
+    if not documents or corpus is None:
         return '<p class="rag-note">Choose one or more documents above to see their chunks.</p>'
     rows, shown = [], 0
     for document in documents:
-        for chunk in retrieval_chunks(document):
+        for chunk in corpus.chunks_of(document.source_id):
             if shown >= limit:
                 break
             shown += 1
             parent = chunk.parent
-            span = _parent_text(document, parent.page, parent.start_line, parent.end_line)
+            span = document.span_text(parent.page, parent.start_line, parent.end_line) or ""
             if chunk.kind == "card":
                 text = (f"<b>card {_e(chunk.card_id)}:</b> {_e(chunk.text)}<details><summary>parent span, lines "
                         f"{_lines(parent.start_line, parent.end_line)}</summary><div class='rag-pre'>{_e(span)}</div></details>")
@@ -110,19 +109,13 @@ def chunks_html(documents: Sequence[Document], limit: int = 400) -> str:
                 text = f"<div class='rag-pre' style='max-height:160px'>{_e(chunk.text)}</div>"
             rows.append([label(document), chunk.source_id, chunk.kind, _page(parent.page),
                          _lines(parent.start_line, parent.end_line), text, chunk.chunk_id])
-    note = f'<p class="rag-note">{shown} retrieval chunks (cards and ~800-character windows; a window never crosses a page).'
+    size = corpus.index_settings.chunk_window
+    note = (f'<p class="rag-note">{shown} indexed retrieval chunks (cards and windows of at most {size} characters; '
+            "a window never crosses a page).")
     if shown >= limit:
         note += f" Only the first {limit} are shown."
     return note + "</p>" + table(["file", "source", "kind", "page", "lines", "text (card or window)", "chunk id"],
                                  rows, raw_columns=[5])
-
-
-def _parent_text(document: Document, page_number: int | None, start: int, end: int) -> str:
-    page = document.page(page_number) if document.kind == "pdf" else document.pages[0]
-    if page is None or not page.lines:
-        return ""
-    first, last = max(start, 1), min(end, len(page.lines))
-    return "\n".join(line.text for line in page.lines[first - 1:last])
 
 
 # --------------------------------------------------------------------------- candidates
@@ -229,7 +222,8 @@ def _answer_with_marks(answer: str, citations: Sequence[Citation], dropped: Sequ
     out, position = [], 0
     for match in MARKER.finditer(answer):
         out.append(_e(answer[position:match.start()]))
-        key = (match["sid"], int(match["start"]), int(match["end"] or match["start"]))
+        sid, _, start, end = marker_key(match)
+        key = (sid, start, end)
         if key in ok:
             out.append(f'<span class="rag-mark ok" title="verified">✓ {_e(match.group(0))}</span>')
         elif key in bad:
@@ -248,6 +242,19 @@ def citation_label(c: Citation) -> str:
     return f"{mark}: {c.source_id}{page} {lines} {_lines(c.start_line, c.end_line)}"
 
 
+def claims_html(answer) -> str:
+    """Each sentence of the proposed answer, ✓ verified (shown) or ✗ dropped, with its citations' failed checks."""
+    if not answer.claims:
+        return ""
+    rows = []
+    for claim in answer.claims:
+        mark = "✓ verified" if claim.status == "verified" else "✗ dropped"
+        cited = "; ".join(citation_label(c) + (f" (failed: {', '.join(c.failed_checks)})" if c.failed_checks else "")
+                          for c in claim.citations) or "no citation"
+        rows.append([mark, claim.text, cited])
+    return "<h4>Claims</h4>" + table(["status", "claim", "citations"], rows)
+
+
 def answer_html(trace: Trace | None) -> str:
     if trace is None:
         return '<p class="rag-note">Ask a question, run a demo or check an answer.</p>'
@@ -263,11 +270,12 @@ def answer_html(trace: Trace | None) -> str:
                          f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
     parts.append(f"<p><b>Why:</b> {_e(trace.explanation)}</p>")
     proposal = trace.proposal
-    if proposal is not None and proposal.score is not None:
+    if proposal is not None and proposal.score is not None and proposal.threshold is not None:
         parts.append(f"<p class='rag-note'>Answer scorer: best unit {proposal.score:.2f} "
                      f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
                      + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
                      + "</p>")
+    parts.append(claims_html(a))
     checks = {(_citation_key(ch.citation), ch.citation.page): ch for ch in trace.checks}
     all_citations = [*a.citations, *a.dropped_citations]
     if all_citations:

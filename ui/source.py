@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
-from pipeline.contracts import Citation, Document, Trace
+from pipeline import Citation, Document, Trace, highlight_for, render_pdf_page, render_text_html
 
 from .panels import citation_label
 
@@ -42,10 +42,8 @@ def source_view(
     if document is None:
         return None, None, f"{chosen.source_id} is not a document in this collection (or not readable by you)."
     same_doc = [c for c in citations if c.source_id == chosen.source_id]
-    if document.kind == "pdf":
+    if document.paged:
         from PIL import Image
-
-        from pipeline.render import highlight_for, render_pdf_page
 
         data = pdf_bytes(document.digest)
         page = chosen.page or 1
@@ -60,8 +58,6 @@ def source_view(
         image.load()
         note = f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page}"
         return image, None, note
-    from pipeline.render import highlight_for, render_text_html
-
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
     body = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
     return None, body, f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}"

@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.contracts import Document, Trace
-from pipeline.errors import InputError
-from pipeline.index import Corpus
+from pipeline import Corpus, Document, Engine, InputError, Trace
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "sample_docs" / "corpus"
@@ -29,46 +27,43 @@ SESSION_TTL_S = 2 * 60 * 60
 
 @dataclass
 class Shared:
-    """The sample collection, built once at start; read-only afterwards."""
+    """The engine and the sample collection, built once at start; read-only afterwards."""
 
+    engine: Engine
     documents: list[Document]
     corpus: Corpus
     pdf_bytes: dict[str, bytes]  # by digest
+    accounts: Any = None  # pipeline.Accounts when a users file is configured; None in demo mode
     _demo_corpora: dict[tuple, Corpus] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def demo_corpus(self, exclude: tuple[str, ...], include_conflict: bool) -> Corpus:
         """The corpus a scenario names (samples minus `exclude`, plus the conflicting copy)."""
-        from pipeline.evaluate.scenarios import scenario_documents
-        from pipeline.load import corpus_from_documents
+        from pipeline import scenario_documents
 
         key = (tuple(exclude), include_conflict)
         with self._lock:
             if key == ((), False):
                 return self.corpus
             if key not in self._demo_corpora:
-                self._demo_corpora[key] = corpus_from_documents(scenario_documents(self.documents, *key))
+                self._demo_corpora[key] = self.engine.corpus(scenario_documents(self.documents, *key))
             return self._demo_corpora[key]
 
 
-_shared: Shared | None = None
-_shared_lock = threading.Lock()
+def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR, accounts: Any = None) -> Shared:
+    """Build the engine (unless given) and parse and index the samples; PDFs keep their bytes for page images.
 
+    `accounts` (a `pipeline.Accounts`) turns on sign-in; by default it comes from AUTH_USERS_FILE.
+    """
+    from pipeline import build_engine
 
-def load_shared(samples_dir: Path = SAMPLES_DIR) -> Shared:
-    """Parse and index the samples (once per process); PDFs keep their bytes for page images."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            from pipeline.load import corpus_from_documents, parse_paths
+    from .accounts import load_accounts
 
-            documents = parse_paths([samples_dir]) if samples_dir.is_dir() else []
-            pdf_bytes = {}
-            for document in documents:
-                if document.kind == "pdf":
-                    pdf_bytes[document.digest] = Path(document.filename).read_bytes()
-            _shared = Shared(documents=documents, corpus=corpus_from_documents(documents), pdf_bytes=pdf_bytes)
-        return _shared
+    engine = engine or build_engine()
+    documents = engine.parse_paths([samples_dir]) if samples_dir.is_dir() else []
+    pdf_bytes = {d.digest: Path(d.filename).read_bytes() for d in documents if d.paged}
+    return Shared(engine=engine, documents=documents, corpus=engine.corpus(documents), pdf_bytes=pdf_bytes,
+                  accounts=accounts if accounts is not None else load_accounts())
 
 
 class Session:
@@ -83,6 +78,7 @@ class Session:
         self.last_trace: Trace | None = None
         self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
         self.last_demo: str | None = None
+        self.user: str | None = None  # the signed-in user, when the app has a users file
         self.trace_files: list[Path] = []  # folders of downloadable traces
         self._corpus: Corpus | None = None
         self._corpus_key: tuple = ()
@@ -101,9 +97,7 @@ class Session:
             return shared.corpus
         key = tuple(sorted(d.digest for d in self.uploads.values()))
         if self._corpus is None or key != self._corpus_key:
-            from pipeline.load import corpus_from_documents
-
-            self._corpus = corpus_from_documents(self.documents(shared), progress=progress)
+            self._corpus = shared.engine.corpus(self.documents(shared), progress=progress)
             self._corpus_key = key
         return self._corpus
 
@@ -112,15 +106,17 @@ class Session:
 
     def add(self, shared: Shared, new: list[Document], data: dict[str, bytes], progress=None) -> None:
         """Add parsed documents; ids must stay unique across samples and uploads."""
-        from pipeline.metadata import check_unique_ids
-
         if len(self.uploads) + len(new) > MAX_SESSION_DOCUMENTS:
             raise InputError("upload", f"a session holds at most {MAX_SESSION_DOCUMENTS} uploaded documents")
-        check_unique_ids(self.documents(shared) + new)
+        taken = {d.source_id for d in self.documents(shared)}
+        for document in new:
+            if document.source_id in taken:
+                raise InputError(Path(document.filename).name, f"duplicate id {document.source_id!r}")
+            taken.add(document.source_id)
         previous = (dict(self.uploads), dict(self.pdf_bytes))
         for document in new:
             self.uploads[document.source_id] = document
-            if document.kind == "pdf":
+            if document.paged:
                 self.pdf_bytes[document.digest] = data[document.digest]
         try:
             self.corpus(shared, progress=progress)

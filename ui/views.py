@@ -14,11 +14,12 @@ from pathlib import Path
 
 import gradio as gr
 
-from pipeline.contracts import Settings
+from pipeline import REQUEST_DATE, scenario_settings
 
 from . import evaluation, panels
 from .demos import BY_NAME, describe
-from .handlers import guarded, parse_groups, session_of
+from .accounts import parse_groups, requester_groups
+from .handlers import guarded, session_of
 from .source import citation_choices, source_view
 from .state import Session, Shared
 
@@ -36,7 +37,7 @@ def _readable_choices(shared: Shared, session: Session, groups) -> list[tuple[st
 
 def _chunks(shared: Shared, session: Session, groups, chosen) -> str:
     readable = {d.source_id: d for d in session.readable(shared, parse_groups(groups))}
-    return panels.chunks_html([readable[s] for s in (chosen or []) if s in readable])
+    return panels.chunks_html(session.corpus(shared), [readable[s] for s in (chosen or []) if s in readable])
 
 
 def _trace_file(session: Session) -> str | None:
@@ -80,9 +81,10 @@ def _chunk_documents(shared: Shared, session: Session, groups) -> list[str]:
 
 
 @guarded
-def render_panels(shared: Shared, session, groups, select="answer"):
+def render_panels(shared: Shared, session, groups, select="answer", request: gr.Request = None):
     """Every panel of the session's last result, and the tab to show (`select`)."""
     session = session_of(session)
+    groups = requester_groups(shared.accounts, session, groups, request)
     trace = session.last_trace
     choices = citation_choices(trace)
     image, body, note = _source(shared, session, choices[0][1] if choices else None)
@@ -117,19 +119,21 @@ def show_source(shared: Shared, session, choice):
 
 
 @guarded
-def show_chunks(shared: Shared, session, groups, chosen):
-    return _chunks(shared, session_of(session), groups, chosen)
+def show_chunks(shared: Shared, session, groups, chosen, request: gr.Request = None):
+    session = session_of(session)
+    return _chunks(shared, session, requester_groups(shared.accounts, session, groups, request), chosen)
 
 
 @guarded
-def refresh_documents(shared: Shared, session, groups):
+def refresh_documents(shared: Shared, session, groups, request: gr.Request = None):
     session = session_of(session)
+    groups = requester_groups(shared.accounts, session, groups, request)
     readable = session.readable(shared, parse_groups(groups))
     choices = _readable_choices(shared, session, groups)
     return panels.documents_html(readable, set(session.uploads)), gr.Dropdown(choices=choices), session
 
 
-def upload_status(shared: Shared, report, session, groups):
+def upload_status(shared: Shared, report, session, groups, request: gr.Request = None):
     """The upload report as a list of ✓/✗ lines, and the refreshed document list."""
     session = session_of(session)
     lines = []
@@ -142,16 +146,14 @@ def upload_status(shared: Shared, report, session, groups):
         for error in report.get("errors", []):
             lines.append(f"<li>✗ {panels._e(error)}</li>")
     status = f"<ul class='rag-note'>{''.join(lines)}</ul>" if lines else ""
-    docs, dropdown, session = refresh_documents(shared, session, groups)
+    docs, dropdown, session = refresh_documents(shared, session, groups, request)
     return status, docs, dropdown, session
 
 
 def fill_form(name):
     """The request form and the check text of the demo scenario `name`."""
     scenario = BY_NAME[name]
-    settings = Settings(**scenario.settings)
-    from pipeline.evaluate.scenarios import REQUEST_DATE
-
+    settings = scenario_settings(scenario)
     check_text = scenario.proposal.model_dump_json(include={"answer", "citations"}, indent=1) \
         if scenario.proposal is not None else gr.update()
     return (scenario.question, REQUEST_DATE.isoformat(), scenario.topic or "", ", ".join(scenario.groups),
@@ -166,3 +168,10 @@ def load_evaluation():
 def today() -> str:
     """The request date's default: the day the page is opened, not the day the server started."""
     return dt.date.today().isoformat()
+
+
+def account_groups(shared: Shared, session, request: gr.Request = None):
+    """The signed-in user's groups, shown (read-only) in the form."""
+    session = session_of(session)
+    groups = requester_groups(shared.accounts, session, "", request)
+    return ", ".join(groups), session

@@ -109,12 +109,12 @@ def _save(plt, fig, path: Path) -> Path:
 
 
 def _verifier(coverage, path: Path) -> Path:
-    from ..verify import SUPPORT_COVERAGE
+    from ..support import DEFAULT_COVERAGE as SUPPORT_COVERAGE
 
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for label, colour in (("SUPPORT", "tab:green"), ("CONTRADICT", "tab:red"), ("NOEVIDENCE", "tab:grey")):
-        values = [c for c, l in coverage if l == label]
+        values = [c for c, kind in coverage if kind == label]
         ax.hist(values, bins=20, range=(0, 1), alpha=0.5, color=colour, label=f"{label} ({len(values)})", density=True)
     ax.axvline(SUPPORT_COVERAGE, color="black", linestyle="--", label=f"SUPPORT_COVERAGE {SUPPORT_COVERAGE}")
     ax.set_xlabel("share of the claim's content words found in the cited abstract")

@@ -17,10 +17,9 @@ import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
+from ..citations import strip_markers
+from ..config import build_engine
 from ..contracts import Request, Settings
-from ..engine import ask
-from ..load import corpus_from_documents, parse_paths
-from ..verify import MARKER
 from . import data
 from .common import Progress
 
@@ -70,7 +69,7 @@ def score_item(item: dict, trace) -> dict:
     if not item["answerable"]:
         row["passed"] = not answered
         return row
-    text = MARKER.sub("", trace.answer.answer or "") if answered else ""
+    text = strip_markers(trace.answer.answer or "") if answered else ""
     quotes = [c for c in trace.answer.citations if c.verified and len(c.quote) <= MAX_QUOTE] if answered else []
     in_text = any(contains(text, g) for g in item["gold"])
     hits = [c for c in quotes if any(contains(c.quote, g) for g in item["gold"])]
@@ -99,17 +98,18 @@ def evaluate(path: Path = QUESTIONS, limit: int | None = None, settings: Setting
     """Ask every item (the first `limit`) at `settings` (default: the product defaults)."""
     items = load_items(path)[:limit] if limit else load_items(path)
     settings = settings or Settings()
+    engine = build_engine()
     corpora: dict[tuple[str, ...], object] = {}
     rows, latencies = [], []
     progress = Progress("questions", len(items))
     for index, item in enumerate(items, 1):
         key = tuple(item["docs"])
         if key not in corpora:
-            corpora[key] = corpus_from_documents(parse_paths([_doc_path(d, path.parent) for d in key]))
+            corpora[key] = engine.corpus(engine.parse_paths([_doc_path(d, path.parent) for d in key]))
         corpus = corpora[key]
         generator = generator_factory(corpus) if generator_factory else None
         started = time.perf_counter()
-        trace = ask(corpus, request_of(item), settings, generator=generator)
+        trace = engine.ask(corpus, request_of(item), settings, generator=generator)
         latencies.append(time.perf_counter() - started)
         row = score_item(item, trace)
         row["answer"] = trace.answer.answer

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from ..contracts import Settings
-from ..load import corpus_from_documents, stderr_progress
+from ..config import build_engine
+from ..load import stderr_progress
 from ..retrieve import ranks, reciprocal_rank_fusion, score_collection
 from . import data
 from .common import PaperTrail, Progress, request
@@ -87,7 +88,7 @@ def evaluate(corpus_path: Path = data.SCIFACT_CORPUS, claims_path: Path = data.S
     settings = settings or Settings()
     abstracts, queries, qrels = load(corpus_path, claims_path, qrels_path, limit)
     started = time.perf_counter()
-    corpus = corpus_from_documents([data.abstract_document(a) for a in abstracts], progress=stderr_progress)
+    corpus = build_engine().corpus([data.abstract_document(a) for a in abstracts], progress=stderr_progress)
     build_s = time.perf_counter() - started
     per_method: dict[str, dict[str, list[float]]] = {}
     progress = Progress("scifact queries", len(queries))

@@ -15,16 +15,15 @@ no verification).
 
 from __future__ import annotations
 
-import re
 import time
 import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
 from ..contracts import Settings
-from ..engine import ask
+from ..config import build_engine
 from ..generate import LocalExtractive
-from ..load import corpus_from_documents, stderr_progress
+from ..load import stderr_progress
 from ..pack import PackError, pack
 from ..tokenize import Tokenizer
 from ..verify import Verifier, claims_without_support, verify
@@ -32,7 +31,6 @@ from . import data
 from .common import PaperTrail, Progress, request, word_overlap_verified
 from .metrics import rounded
 
-_BEST = re.compile(r"(?:covers|best) (\d+(?:\.\d+)?)")
 
 
 def norm(text: str) -> str:
@@ -44,9 +42,8 @@ def contains_gold(quote: str, answers: tuple[str, ...]) -> bool:
     return any(norm(a) and norm(a) in quote_n for a in answers)
 
 
-def _score_of(note: str | None) -> float:
-    match = _BEST.search(note or "")
-    return float(match.group(1)) if match else 0.0
+def _score_of(proposal) -> float:
+    return proposal.score if proposal is not None and proposal.score is not None else 0.0
 
 
 def _covers_location(paragraph: str, quote: str, starts: tuple[int, ...]) -> bool:
@@ -73,7 +70,7 @@ def _proposal_outcome(proposal, corpus, req, readable) -> bool:
     """Would our verifier keep this proposal (every claim keeps a verified citation)?"""
     if proposal.abstain_reason or not (proposal.answer or "").strip():
         return False
-    checks = verify(proposal, readable, req, Verifier(corpus.tokenizer))
+    checks = verify(proposal, readable, req, Verifier())
     unsupported, _ = claims_without_support(proposal, checks)
     return not unsupported
 
@@ -125,7 +122,7 @@ def _grid(trace, corpus, req, readable, settings: Settings, question) -> dict:
                         proposal = LocalExtractive(corpus.tokenizer, min_support=0.0)(context)
                         if proposal.citations:
                             memo[key] = (
-                                (proposal.score or 0.0),
+                                _score_of(proposal),
                                 _proposal_outcome(proposal, corpus, req, readable),
                                 not question.impossible and contains_gold(proposal.citations[0].quote or "", question.answers),
                             )
@@ -179,6 +176,7 @@ def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: T
                                  tuple(q for q in first.questions if q.paragraph <= last))]
     paper = PaperTrail()
     settings = paper.settings if config == "papertrail" else Settings()
+    engine = build_engine(tokenizer=tokenizer) if tokenizer is not None else build_engine()
     total = sum(len(a.questions) for a in articles)
     if limit:
         total = min(total, limit)
@@ -189,7 +187,7 @@ def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: T
         if asked >= total:
             break
         documents = [data.paragraph_document(a_index, p_index, text) for p_index, text in enumerate(article.paragraphs)]
-        corpus = corpus_from_documents(documents, tokenizer=tokenizer, progress=stderr_progress)
+        corpus = engine.corpus(documents, progress=stderr_progress)
         readable = corpus.readable_documents(())
         generator = LocalExtractive(corpus.tokenizer, min_support=paper.min_support) if config == "papertrail" else None
         for question in article.questions:
@@ -198,7 +196,7 @@ def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: T
             asked += 1
             req = request(question.question)
             began = time.perf_counter()
-            trace = ask(corpus, req, settings, generator=generator)
+            trace = engine.ask(corpus, req, settings, generator=generator)
             latencies.append(time.perf_counter() - began)
             gold_sid = documents[question.paragraph].source_id
             row = {"impossible": question.impossible, "rank": _paragraph_rank(trace, gold_sid)}
@@ -231,7 +229,7 @@ def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: T
                 zero = None
                 if trace.context is not None and trace.context.sources and trace.generator_called:
                     zero = LocalExtractive(corpus.tokenizer, min_support=0.0)(trace.context)
-                row["composer_score"] = (zero.score or 0.0) if zero is not None else None
+                row["composer_score"] = _score_of(zero) if zero is not None else None
                 row["zero_verified"] = bool(zero is not None and _proposal_outcome(zero, corpus, req, readable))
                 row["zero_correct"] = bool(
                     zero is not None and zero.citations and not question.impossible

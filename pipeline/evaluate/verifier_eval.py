@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..contracts import ProposedCitation
 from ..tokenize import Tokenizer
+from ..support import ContainmentJudge
 from ..verify import Verifier
 from . import data
 from .common import request, word_overlap_verified
@@ -52,7 +53,7 @@ def scores(decisions: list[bool], labels: list[str]) -> dict:
 
 def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.SCIFACT_CORPUS, limit: int | None = None,
              tokenizer: Tokenizer | None = None) -> dict:
-    verifier = Verifier(tokenizer or Tokenizer())
+    verifier = Verifier(ContainmentJudge(tokenizer or Tokenizer()))
     ours, overlap, labels, coverage, failed = [], [], [], [], {}
     documents_cache = {}
     for claim, abstract, label in pairs(claims_path, corpus_path, limit):

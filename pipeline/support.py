@@ -1,0 +1,64 @@
+"""Support judges: does a cited span say what a claim says? (the `claim_supported` check)
+
+`ContainmentJudge` (the default, `containment-v1`) accepts a claim that is contained in the
+span, or whose content words are nearly all in it (`coverage`) with no negation flip. It
+rarely verifies a paraphrase, and almost never a contradiction (README, Results). Other judges
+implement the same `SupportJudge` protocol and are registered in `pipeline.config`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .citations import has_text
+from .contracts import SupportVerdict
+from .tokenize import Tokenizer
+
+NEGATION = re.compile(r"\b(?:not|no|never|none|without|cannot)\b|n't|不|没有|禁止|无", re.IGNORECASE)
+_CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+_CJK_GAP = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}\d])|(?<=[{_CJK}\d]) (?=[{_CJK}])")
+DEFAULT_COVERAGE = 0.85
+
+
+def normalize(text: str) -> str:
+    """Compare text, not typography: NFKC, case-folded, whitespace collapsed, quotes unified."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = " ".join(text.split())
+    # Chinese has no spaces between sentences or lines: a line break there is not a word gap.
+    return _CJK_GAP.sub("", text)
+
+
+def strip_edges(text: str) -> str:
+    return text.strip(" \t\n.,;:!?。，；：！？")
+
+
+class ContainmentJudge:
+    """Contained in the span, or ≥ `coverage` of the claim's content words in it without a negation flip."""
+
+    name = "containment-v1"
+
+    def __init__(self, tokenizer: Tokenizer | None = None, coverage: float = DEFAULT_COVERAGE):
+        self.tokenizer = tokenizer or Tokenizer()
+        self.coverage = coverage
+
+    def __call__(self, claim: str, span: str) -> SupportVerdict:
+        if not has_text(claim):
+            return SupportVerdict(supported=False, detail="the answer has no text for this citation")
+        claim_n, span_n = strip_edges(normalize(claim)), normalize(span)
+        if claim_n in span_n:
+            return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span")
+        claim_tokens = set(self.tokenizer.tokens(claim))
+        if not claim_tokens:
+            return SupportVerdict(supported=False, detail="no content words to check")
+        missing = sorted(claim_tokens - set(self.tokenizer.tokens(span)))
+        coverage = 1 - len(missing) / len(claim_tokens)
+        negation_flip = bool(NEGATION.search(claim_n)) != bool(NEGATION.search(span_n))
+        detail = f"{coverage:.0%} of the claim's content words are in the span"
+        if missing:
+            detail += f"; missing: {', '.join(missing[:8])}"
+        if negation_flip:
+            detail += "; negation differs between claim and span"
+        return SupportVerdict(supported=coverage >= self.coverage and not negation_flip, score=round(coverage, 4),
+                              detail=detail)

@@ -1,0 +1,50 @@
+"""Sign-in for the app: with a users file, a user's groups come from the file, never from the request.
+
+Configuration (environment): AUTH_USERS_FILE names the users file (see `pipeline.accounts`);
+AUTH_PROXY_HEADER (optional) names the header an authenticating proxy sets to the signed-in
+user (then no password is asked here — only deploy it behind that proxy). Without a users file
+the app runs in demo mode: groups are self-declared in the form, and the page says so.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+DEMO_GROUPS_INFO = "demo: groups are self-declared (comma-separated); restricted documents need one."
+ACCOUNT_GROUPS_INFO = "Your groups come from your account."
+
+
+def load_accounts():
+    """The users file named by AUTH_USERS_FILE, or None (demo mode)."""
+    from pipeline import Accounts
+
+    path = os.environ.get("AUTH_USERS_FILE")
+    return Accounts.from_file(Path(path)) if path else None
+
+
+def mount_options(accounts) -> dict[str, Any]:
+    """`gr.mount_gradio_app` keywords: a login page checking the users file, or the proxy's user header."""
+    if accounts is None:
+        return {}
+    header = os.environ.get("AUTH_PROXY_HEADER")
+    if header:
+        return {"auth_dependency": lambda request: request.headers.get(header) or None}
+    return {"auth": accounts.verify, "auth_message": "Sign in to read the documents your groups allow."}
+
+
+def parse_groups(value) -> tuple[str, ...]:
+    if isinstance(value, tuple):
+        return value
+    return tuple(sorted({g.strip() for g in (value or "").split(",") if g.strip()}))
+
+
+def requester_groups(accounts, session, typed, request=None) -> tuple[str, ...]:
+    """The groups a request carries: the account's when signed in, the typed ones only in demo mode."""
+    if accounts is None:
+        return parse_groups(typed)
+    username = getattr(request, "username", None) if request is not None else None
+    if username:
+        session.user = username
+    return accounts.groups(getattr(session, "user", None))
