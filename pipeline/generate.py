@@ -11,6 +11,7 @@ sibling sources are checked by the engine (conflicts.py), not here.
 
 from __future__ import annotations
 
+import copy
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -31,10 +32,11 @@ _UNIT_VECTOR_LIMIT = 50_000
 
 def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
     """A unit whose text is a whole chunk's text reuses the vector computed at index time."""
-    key = ("chunk-rows-by-text",)
-    if key not in corpus.memo:
-        corpus.memo[key] = {chunk.text: row for row, chunk in enumerate(corpus.chunks)}
-    rows = corpus.memo[key]
+    # Built once per corpus and kept on it (a corpus's chunks never change).
+    rows = getattr(corpus, "_chunk_rows_by_text", None)
+    if rows is None:
+        rows = {chunk.text: row for row, chunk in enumerate(corpus.chunks)}
+        object.__setattr__(corpus, "_chunk_rows_by_text", rows)
 
     def lookup(text: str) -> np.ndarray | None:
         row = rows.get(text)
@@ -140,6 +142,14 @@ class LocalExtractive:
 
             embedder = default_embedder()
         self.embedder = embedder
+
+    def for_corpus(self, corpus) -> LocalExtractive:
+        """This composer, reusing `corpus`'s index-time vectors for units that are whole chunks."""
+        if corpus.embedder.name != self.embedder.name:
+            return self
+        bound = copy.copy(self)
+        bound.known_vectors = chunk_vector_lookup(corpus)
+        return bound
 
     def __call__(self, context: Context) -> Proposal:
         if not context.sources:
