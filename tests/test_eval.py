@@ -157,7 +157,7 @@ def test_readme_region_is_the_only_change(tmp_path):
     write_readme(readme, eval_path=tmp_path / "none.json", bench_path=tmp_path / "none.json")
     text = readme.read_text("utf-8")
     assert text.startswith("head\n<!-- results:start -->\n## Results") and text.endswith("<!-- results:end -->\nfoot\n")
-    assert "stale" not in text and text.count("not yet measured") == 6
+    assert "stale" not in text and text.count("not yet measured") == 7
 
 
 def test_questions_gold_match_rule_respects_boundaries():
