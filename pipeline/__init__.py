@@ -28,6 +28,7 @@ _EXPORTS = {
     ".render": ["highlight_for", "render_pdf_page", "render_text_html"],
     ".load": ["parse_paths", "stderr_progress"],
     ".accounts": ["Accounts", "add_user"],
+    ".library": ["LIBRARY_ADMIN", "Incoming", "Library", "default_data_dir"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)

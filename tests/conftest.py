@@ -11,6 +11,8 @@ import datetime as dt
 import os
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -103,3 +105,28 @@ def app_url():
     yield f"http://127.0.0.1:{port}/"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory):
+    """CI starts a real `chroma run` (CHROMA_TEST_PORT); elsewhere the test starts its own."""
+    if os.environ.get("CHROMA_TEST_PORT"):
+        yield int(os.environ["CHROMA_TEST_PORT"])
+        return
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
+    port = _free_port()
+    process = subprocess.Popen(
+        [chroma, "run", "--path", str(tmp_path_factory.mktemp("chroma")), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(120):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.25)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -147,37 +144,6 @@ def test_schema_file_matches_the_answer_model():
     assert set(schema["properties"]) == {
         "schema_version", "status", "answer", "citations", "dropped_citations", "reason_code", "producer", "claims",
     }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory):
-    """CI starts a real `chroma run` (CHROMA_TEST_PORT); elsewhere the test starts its own."""
-    if os.environ.get("CHROMA_TEST_PORT"):
-        yield int(os.environ["CHROMA_TEST_PORT"])
-        return
-    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
-    port = _free_port()
-    process = subprocess.Popen(
-        [chroma, "run", "--path", str(tmp_path_factory.mktemp("chroma")), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(120):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.25)
-        yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def test_a_real_chroma_server_stores_and_serves_the_vectors(chroma_server, tmp_path):

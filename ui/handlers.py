@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import html
 import inspect
 import logging
 import os
@@ -185,11 +186,11 @@ def do_documents(shared: Shared, groups, session, request: gr.Request = None):
     account's groups are used instead)."""
     session = session_of(session)
     groups = requester_groups(shared.accounts, session, groups, request)
-    uploaded = set(session.uploads)
+    uploaded, library = set(session.uploads), shared.library_ids()
     return [{"source_id": d.source_id, "title": d.meta.title, "version": d.meta.version, "topic": d.meta.topic,
              "authority": d.meta.authority, "valid_from": str(d.meta.valid_from or "") or None,
              "valid_to": str(d.meta.valid_to or "") or None, "kind": d.kind, "filename": panels.label(d),
-             "origin": "uploaded" if d.source_id in uploaded else "sample"}
+             "origin": "uploaded" if d.source_id in uploaded else ("library" if d.source_id in library else "sample")}
             for d in session.readable(shared, parse_groups(groups))], session
 
 
@@ -274,3 +275,46 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
     if new:
         gr.Info(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}")
     return {"added": [_added(d) for d in new], "errors": errors, "documents": sorted(session.uploads)}, session
+
+
+# --------------------------------------------------------------------------- /add_to_library
+
+
+def _read_upload(path: str) -> tuple[str, bytes]:
+    """(label, bytes) of one received file, refusing oversize files before reading them."""
+    name = Path(path).name
+    size = os.path.getsize(path)
+    if size > MAX_FILE_BYTES:
+        raise InputError(name, f"is {size / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES // 2**20} MB")
+    with open(path, "rb") as handle:
+        return name, handle.read()
+
+
+@guarded
+def do_add_to_library(shared: Shared, files, version, topic, authority, valid_from, valid_to, session,
+                      request: gr.Request = None, progress=gr.Progress()):
+    """Add PDFs or text files to the persistent library that every session reads (signed-in members of
+    library-admin only). A bad file stops the whole batch before anything is committed.
+    Returns {"added": [...], "unchanged": [...], "library": [...]}."""
+    from pipeline import LIBRARY_ADMIN, Incoming, PdfLimits
+
+    session = session_of(session)
+    if shared.accounts is None or shared.library is None:
+        raise InputError("library", "the shared library needs sign-in (AUTH_USERS_FILE); in demo mode uploads "
+                                    "stay in your session")
+    if LIBRARY_ADMIN not in requester_groups(shared.accounts, session, "", request):
+        raise InputError("library", f"only members of {LIBRARY_ADMIN} may add to the shared library")
+    paths = [str(getattr(f, "name", f)) for f in (files or []) if f]
+    if not paths:
+        raise InputError("library", "choose one or more files first")
+    if len(paths) > MAX_FILES_PER_UPLOAD:
+        raise InputError("library", f"{len(paths)} files at once; the limit is {MAX_FILES_PER_UPLOAD}")
+    metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
+    incoming = [Incoming(*_read_upload(path), metadata=metadata or None) for path in paths]
+    added, unchanged = shared.library.add(
+        shared.engine, incoming, reserved_ids={d.source_id for d in shared.samples},
+        limits=PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES),
+        progress=lambda done, total, stage: progress((done, max(total, 1)), desc=stage))
+    if added:
+        gr.Info(f"Added to the shared library: {html.escape(', '.join(added))}")
+    return {"added": added, "unchanged": unchanged, "library": sorted(shared.library_ids())}, session

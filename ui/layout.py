@@ -43,7 +43,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
             with gr.Column(scale=3):
                 _request_form(c, signed_in=shared.accounts is not None)
             with gr.Column(scale=2):
-                _collection(c)
+                _collection(c, signed_in=shared.accounts is not None)
         _demo_buttons(c)
         _result_tabs(c)
         _wire(demo, c, shared)
@@ -77,7 +77,7 @@ def _request_form(c: SimpleNamespace, signed_in: bool = False) -> None:
     c.ask_button = gr.Button("Ask", variant="primary", elem_id="ask")
 
 
-def _collection(c: SimpleNamespace) -> None:
+def _collection(c: SimpleNamespace, signed_in: bool = False) -> None:
     with gr.Accordion("Documents in your collection", open=False):
         c.docs_html = gr.HTML(elem_id="documents")
     with gr.Accordion("Upload documents (only you see them)", open=False):
@@ -93,6 +93,9 @@ def _collection(c: SimpleNamespace) -> None:
             c.meta_from = gr.Textbox(value="", label="valid from (YYYY-MM-DD)", max_lines=1)
             c.meta_to = gr.Textbox(value="", label="valid to (YYYY-MM-DD)", max_lines=1)
         c.upload_button = gr.Button("Add to my collection", elem_id="upload")
+        c.library_button = gr.Button("Add to the shared library (library-admin)", elem_id="add-to-library",
+                                     visible=signed_in)
+        c.library_report = gr.JSON(visible=False, label="library report")
         c.upload_report = gr.JSON(visible=False, label="upload report")
         c.upload_html = gr.HTML(elem_id="upload-status")
 
@@ -172,6 +175,12 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
         [c.upload_report, c.session], api_name="upload",
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private)
+    c.library_button.click(
+        bind(handlers.do_add_to_library, shared),
+        [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],
+        [c.library_report, c.session], api_name="add_to_library",
+    ).then(bind(views.refresh_documents, shared), [c.session, c.groups], [c.docs_html, c.chunk_docs, c.session],
+           **private)
 
     c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session], [c.trace_json, c.session],
                         api_name="run_demo").success(**render, **private)

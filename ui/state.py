@@ -8,6 +8,7 @@ and uploaded file names are only labels (bytes are read from Gradio's temporary 
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,43 +28,83 @@ SESSION_TTL_S = 2 * 60 * 60
 
 @dataclass
 class Shared:
-    """The engine and the sample collection, built once at start; read-only afterwards."""
+    """The engine, the sample collection and the persistent library, shared by every session.
+
+    The samples never change. The library may: another session's admin (or another app instance
+    sharing DATA_DIR) can commit to it, so `documents`/`corpus` re-read it when its version moves.
+    """
 
     engine: Engine
-    documents: list[Document]
-    corpus: Corpus
-    pdf_bytes: dict[str, bytes]  # by digest
+    samples: list[Document]
+    pdf_bytes: dict[str, bytes]  # by digest (samples)
     accounts: Any = None  # pipeline.Accounts when a users file is configured; None in demo mode
+    library: Any = None  # pipeline.Library (DATA_DIR), or None
+    _samples_corpus: Corpus | None = None
+    _collection: tuple[str, list[Document], Corpus] | None = None
     _demo_corpora: dict[tuple, Corpus] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def _current(self) -> tuple[str, list[Document], Corpus]:
+        version = self.library.version() if self.library is not None else "none"
+        with self._lock:
+            if self._collection is None or self._collection[0] != version:
+                library = self.library.documents() if self.library is not None else []
+                documents = list(self.samples) + library
+                corpus = self._samples_corpus if not library and self._samples_corpus is not None \
+                    else self.engine.corpus(documents)
+                self._collection = (version, documents, corpus)
+            return self._collection
+
+    @property
+    def documents(self) -> list[Document]:
+        return self._current()[1]
+
+    @property
+    def corpus(self) -> Corpus:
+        return self._current()[2]
+
+    def library_ids(self) -> set[str]:
+        return {d.source_id for d in self.documents[len(self.samples):]}
+
+    def pdf(self, digest: str) -> bytes | None:
+        found = self.pdf_bytes.get(digest)
+        if found is None and self.library is not None:
+            found = self.library.blob(digest)
+        return found
+
     def demo_corpus(self, exclude: tuple[str, ...], include_conflict: bool) -> Corpus:
-        """The corpus a scenario names (samples minus `exclude`, plus the conflicting copy)."""
+        """The corpus a scenario names (samples minus `exclude`, plus the conflicting copy); never the library."""
         from pipeline import scenario_documents
 
         key = (tuple(exclude), include_conflict)
         with self._lock:
-            if key == ((), False):
-                return self.corpus
+            if key == ((), False) and self._samples_corpus is not None:
+                return self._samples_corpus
             if key not in self._demo_corpora:
-                self._demo_corpora[key] = self.engine.corpus(scenario_documents(self.documents, *key))
+                self._demo_corpora[key] = self.engine.corpus(scenario_documents(self.samples, *key))
             return self._demo_corpora[key]
 
 
-def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR, accounts: Any = None) -> Shared:
-    """Build the engine (unless given) and parse and index the samples; PDFs keep their bytes for page images.
+def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR, accounts: Any = None,
+                library: Any = None) -> Shared:
+    """Build the engine (unless given), parse and index the samples, open the library; PDFs keep their bytes.
 
-    `accounts` (a `pipeline.Accounts`) turns on sign-in; by default it comes from AUTH_USERS_FILE.
+    `accounts` (a `pipeline.Accounts`) turns on sign-in; by default it comes from AUTH_USERS_FILE. `library`
+    defaults to DATA_DIR's (./data).
     """
-    from pipeline import build_engine
+    from pipeline import EngineConfig, Library, build_engine, default_data_dir
 
     from .accounts import load_accounts
 
-    engine = engine or build_engine()
-    documents = engine.parse_paths([samples_dir]) if samples_dir.is_dir() else []
-    pdf_bytes = {d.digest: Path(d.filename).read_bytes() for d in documents if d.paged}
-    return Shared(engine=engine, documents=documents, corpus=engine.corpus(documents), pdf_bytes=pdf_bytes,
-                  accounts=accounts if accounts is not None else load_accounts())
+    if engine is None:  # the embedded vectors live beside the library unless RAG_CACHE_DIR says otherwise
+        cache = None if os.environ.get("RAG_CACHE_DIR") else default_data_dir() / "chroma"
+        engine = build_engine(EngineConfig.from_env(cache_dir=cache))
+    samples = engine.parse_paths([samples_dir]) if samples_dir.is_dir() else []
+    pdf_bytes = {d.digest: Path(d.filename).read_bytes() for d in samples if d.paged}
+    return Shared(engine=engine, samples=samples, pdf_bytes=pdf_bytes,
+                  accounts=accounts if accounts is not None else load_accounts(),
+                  library=library if library is not None else Library(default_data_dir()),
+                  _samples_corpus=engine.corpus(samples))
 
 
 class Session:
@@ -95,14 +136,14 @@ class Session:
     def corpus(self, shared: Shared, progress=None) -> Corpus:
         if not self.uploads:
             return shared.corpus
-        key = tuple(sorted(d.digest for d in self.uploads.values()))
+        key = (id(shared.corpus), *sorted(d.digest for d in self.uploads.values()))
         if self._corpus is None or key != self._corpus_key:
             self._corpus = shared.engine.corpus(self.documents(shared), progress=progress)
             self._corpus_key = key
         return self._corpus
 
     def pdf(self, shared: Shared, digest: str) -> bytes | None:
-        return self.pdf_bytes.get(digest) or shared.pdf_bytes.get(digest)
+        return self.pdf_bytes.get(digest) or shared.pdf(digest)
 
     def add(self, shared: Shared, new: list[Document], data: dict[str, bytes], progress=None) -> None:
         """Add parsed documents; ids must stay unique across samples and uploads."""
