@@ -40,8 +40,13 @@ def _add_ask(commands) -> None:
     ask.add_argument("--date", type=_date, help="request date YYYY-MM-DD (default: today)")
     ask.add_argument("--topic")
     ask.add_argument("--groups", default="", help="the requester's access groups, comma-separated")
-    ask.add_argument("--window", type=_positive, default=Settings().window)
-    ask.add_argument("--reserve", type=_positive, default=Settings().reserve)
+    ask.add_argument("--generator", choices=["extractive", "llm"], default="extractive",
+                     help="who proposes the answer: exact source sentences (default) or a language model configured "
+                     "by LLM_BASE_URL, LLM_MODEL, LLM_API_KEY; either way every citation is checked")
+    ask.add_argument("--window", type=_positive,
+                     help=f"context window in code points (default {Settings().window}; larger with --generator llm)")
+    ask.add_argument("--reserve", type=_positive,
+                     help=f"part of the window kept for the output (default {Settings().reserve}; larger with --generator llm)")
     ask.add_argument("--top-k", type=_positive, default=Settings().top_k)
     ask.add_argument("--min-lexical", type=float, default=Settings().min_lexical)
     ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
@@ -91,11 +96,17 @@ def _load_proposal(path: Path) -> Proposal:
 
 
 def _settings(args) -> Settings:
+    window, reserve = Settings().window, Settings().reserve
+    if args.generator == "llm":  # the system message needs room besides the sources
+        from .generate_llm import DEFAULT_RESERVE, DEFAULT_WINDOW
+
+        window, reserve = DEFAULT_WINDOW, DEFAULT_RESERVE
     try:
         return Settings(
-            window=args.window, reserve=args.reserve, top_k=args.top_k, min_lexical=args.min_lexical,
-            min_dense=args.min_dense, retrieval=args.retrieval, eligibility=args.eligibility,
-            trace_limit=args.trace_limit or 10**9,
+            window=window if args.window is None else args.window,
+            reserve=reserve if args.reserve is None else args.reserve, top_k=args.top_k,
+            min_lexical=args.min_lexical, min_dense=args.min_dense, retrieval=args.retrieval,
+            eligibility=args.eligibility, trace_limit=args.trace_limit or 10**9,
         )
     except ValidationError as error:
         first = error.errors()[0]
@@ -108,7 +119,9 @@ def run_ask(args) -> int:
 
     proposal = _load_proposal(args.proposal) if args.proposal else None
     settings = _settings(args)
-    engine = build_engine(EngineConfig.from_env(settings=settings))
+    # A given proposal replaces the generator: no language model is needed to check it.
+    generator = args.generator if proposal is None else "extractive"
+    engine = build_engine(EngineConfig.from_env(settings=settings, generator=generator))
     if args.store:
         corpus = corpus_from_store(engine, args.store, progress=stderr_progress)
     else:
@@ -118,6 +131,8 @@ def run_ask(args) -> int:
         topic=args.topic, groups=tuple(g.strip() for g in args.groups.split(",") if g.strip()),
     )
     trace = engine.ask(corpus, request, settings, proposal=proposal)
+    if trace.proposal is not None and trace.proposal.generation is not None and trace.proposal.abstain_reason:
+        print(f"{trace.answer.producer}: {trace.proposal.note}", file=sys.stderr)  # what went wrong, in one line
     if args.trace:
         args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
     if args.highlights:

