@@ -323,3 +323,9 @@ def _retry_after(headers) -> float | None:
             except ValueError:
                 continue
     return None
+
+
+def with_llm_budget(settings):
+    """`settings` with at least the model's own window and reserve (its prompt holds instructions too)."""
+    return settings.model_copy(update={"window": max(settings.window, DEFAULT_WINDOW),
+                                       "reserve": max(settings.reserve, DEFAULT_RESERVE)})

@@ -313,3 +313,32 @@ def test_cli_llm_answer_and_failure(tmp_path):
     last = refused.stderr.strip().splitlines()[-1]
     assert last.startswith("llm:standin-model: ") and "refused the API key" in last and SECRET not in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+# --------------------------------------------------------------------------- the app's generator choice
+
+
+def test_the_app_asks_the_model_with_this_sessions_own_key(engine, monkeypatch):
+    """The app offers the model only when configured; a session's key is used for its calls and kept nowhere."""
+    from ui import handlers
+    from ui.state import Session, load_shared
+
+    session_key = "sk-session-only-987654321"
+    with StandInChatServer([json_reply(SUPPORTED, CITE_5)]) as server:
+        monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLM_MODEL", "standin-model")
+        monkeypatch.delenv("LLM_API_KEY", raising=False)
+        shared = load_shared(engine)
+        assert shared.llm is not None
+        session = Session()
+        from ui.views import choose_generator
+
+        session = choose_generator("llm", session_key, session)
+        trace, session = handlers.do_ask(shared, MEALS.question, "2026-09-14", "travel", "", 3, 0.6, 0.9, 1400, 200,
+                                         "before_cutoff", "hybrid", session)
+        assert trace["answer"]["producer"] == "llm:standin-model" and trace["answer"]["status"] == "answered"
+        assert trace["settings"]["window"] >= 4000  # the model's own budget, recorded
+        assert server.requests[0]["headers"]["authorization"] == f"Bearer {session_key}"
+        assert session_key not in json.dumps(trace)
+    monkeypatch.delenv("LLM_BASE_URL")
+    assert load_shared(engine).llm is None  # no model configured: the extractive answerer only

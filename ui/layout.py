@@ -41,7 +41,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
         gr.Markdown(INTRO)
         with gr.Row():
             with gr.Column(scale=3):
-                _request_form(c, signed_in=shared.accounts is not None)
+                _request_form(c, signed_in=shared.accounts is not None, has_llm=shared.llm is not None)
             with gr.Column(scale=2):
                 _collection(c, signed_in=shared.accounts is not None)
         _demo_buttons(c)
@@ -54,7 +54,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
 # --------------------------------------------------------------------------- layout
 
 
-def _request_form(c: SimpleNamespace, signed_in: bool = False) -> None:
+def _request_form(c: SimpleNamespace, signed_in: bool = False, has_llm: bool = False) -> None:
     c.question = gr.Textbox(label="Question", value="Beijing lodging", lines=1, max_lines=3,
                             placeholder="e.g. What is the lodging limit in Beijing?", elem_id="question")
     with gr.Row():
@@ -74,6 +74,13 @@ def _request_form(c: SimpleNamespace, signed_in: bool = False) -> None:
             c.reserve = gr.Number(value=DEFAULTS.reserve, precision=0, minimum=0, label="reserve")
             c.eligibility = gr.Radio(ELIGIBILITY, value=DEFAULTS.eligibility, label="eligibility applied")
             c.retrieval = gr.Radio(["hybrid", "bm25", "dense"], value=DEFAULTS.retrieval, label="retrieval")
+    with gr.Row(visible=has_llm):
+        c.generator = gr.Radio([("extractive (copies the evidence; no model)", "extractive"),
+                                ("language model (every claim checked)", "llm")], value="extractive",
+                               label="Answer generator", elem_id="generator")
+        c.api_key = gr.Textbox(label="API key for this session (optional)", type="password", value="",
+                               info="Kept in this browser session's memory only: never logged, stored or traced.",
+                               elem_id="api-key")
     c.ask_button = gr.Button("Ask", variant="primary", elem_id="ask")
 
 
@@ -201,6 +208,9 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     demo.load(**refresh)
     demo.load(**evaluation)
     demo.load(views.today, None, c.date, **private)
+    choose = dict(fn=views.choose_generator, inputs=[c.generator, c.api_key, c.session], outputs=[c.session], **private)
+    c.generator.change(**choose)
+    c.api_key.change(**choose)
     if shared.accounts is not None:
         demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
 

@@ -292,6 +292,12 @@ def answer_html(trace: Trace | None) -> str:
             f" <span class='rag-note'>(version {_e(c.version or '—')})</span>"
             f'<div class="rag-pre" style="max-height:140px">{_e(c.quote)}</div>'
             + (table(["result", "check", "detail"], rows) if rows else "") + "</div>")
+    generation = trace.proposal.generation if trace.proposal is not None else None
+    if generation is not None:
+        tokens = f"{generation.prompt_tokens or '?'} + {generation.completion_tokens or '?'} tokens"
+        parts.append(f"<p class='rag-note'>Model <code>{_e(generation.model)}</code> at {_e(generation.host)}: "
+                     f"{generation.latency_ms:.0f} ms, {_e(tokens)}, finish {_e(generation.finish_reason or '—')}, "
+                     f"{len(generation.attempts)} attempt(s); the exact messages and raw reply are in the trace.</p>")
     meta = (f"producer <code>{_e(a.producer)}</code> · generator called: {'yes' if trace.generator_called else 'no'}"
             f" · request date {trace.request.date}{'' if trace.request.date_given else ' (today)'}"
             f" · topic {_e(trace.request.topic or 'any')} · {len(trace.documents)} readable documents"

@@ -39,6 +39,7 @@ class Shared:
     pdf_bytes: dict[str, bytes]  # by digest (samples)
     accounts: Any = None  # pipeline.Accounts when a users file is configured; None in demo mode
     library: Any = None  # pipeline.Library (DATA_DIR), or None
+    llm: Any = None  # pipeline.ChatCompletionsGenerator when LLM_BASE_URL/LLM_MODEL are set, else None
     _samples_corpus: Corpus | None = None
     _collection: tuple[str, list[Document], Corpus] | None = None
     _demo_corpora: dict[tuple, Corpus] = field(default_factory=dict)
@@ -101,10 +102,17 @@ def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR, a
         engine = build_engine(EngineConfig.from_env(cache_dir=cache))
     samples = engine.parse_paths([samples_dir]) if samples_dir.is_dir() else []
     pdf_bytes = {d.digest: Path(d.filename).read_bytes() for d in samples if d.paged}
-    return Shared(engine=engine, samples=samples, pdf_bytes=pdf_bytes,
+    return Shared(engine=engine, samples=samples, pdf_bytes=pdf_bytes, llm=_configured_llm(),
                   accounts=accounts if accounts is not None else load_accounts(),
                   library=library if library is not None else Library(default_data_dir()),
                   _samples_corpus=engine.corpus(samples))
+
+
+def _configured_llm():
+    """The language-model generator the environment configures (LLM_BASE_URL, LLM_MODEL), or None."""
+    from pipeline import ChatCompletionsGenerator, LlmConfig
+
+    return ChatCompletionsGenerator.from_env() if LlmConfig.configured() else None
 
 
 class Session:
@@ -120,6 +128,8 @@ class Session:
         self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
         self.last_demo: str | None = None
         self.user: str | None = None  # the signed-in user, when the app has a users file
+        self.generator = "extractive"  # or "llm" when the app has a language model configured
+        self.api_key: str | None = None  # this session's own LLM key: memory only, never logged or traced
         self.trace_files: list[Path] = []  # folders of downloadable traces
         self._corpus: Corpus | None = None
         self._corpus_key: tuple = ()

@@ -175,3 +175,11 @@ def account_groups(shared: Shared, session, request: gr.Request = None):
     session = session_of(session)
     groups = requester_groups(shared.accounts, session, "", request)
     return ", ".join(groups), session
+
+
+def choose_generator(choice, api_key, session):
+    """Remember this session's generator and its own API key (memory only; never logged or traced)."""
+    session = session_of(session)
+    session.generator = "llm" if choice == "llm" else "extractive"
+    session.api_key = (api_key or "").strip() or None
+    return session
