@@ -52,6 +52,9 @@ def _add_ask(commands) -> None:
     ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
     ask.add_argument("--retrieval", choices=["hybrid", "bm25", "dense"], default="hybrid")
     ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
+    ask.add_argument("--judge", choices=["containment", "learned"], default=None,
+                     help="who decides claim_supported: containment (the default for the extractive answerer) or the "
+                          "learned paraphrase judge (the default with --generator llm, whose answers paraphrase)")
     ask.add_argument("--proposal", type=Path, metavar="FILE", help="verify this proposed answer instead of generating")
     ask.add_argument("--trace", type=Path, metavar="FILE", help="write the full trace (JSON) here")
     ask.add_argument("--highlights", type=Path, metavar="DIR",
@@ -121,7 +124,8 @@ def run_ask(args) -> int:
     settings = _settings(args)
     # A given proposal replaces the generator: no language model is needed to check it.
     generator = args.generator if proposal is None else "extractive"
-    engine = build_engine(EngineConfig.from_env(settings=settings, generator=generator))
+    judge = args.judge or ("learned" if args.generator == "llm" else "containment")
+    engine = build_engine(EngineConfig.from_env(settings=settings, generator=generator, judge=judge))
     if args.store:
         corpus = corpus_from_store(engine, args.store, progress=stderr_progress)
     else:

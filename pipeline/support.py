@@ -13,6 +13,7 @@ import unicodedata
 
 from .citations import has_text
 from .contracts import SupportVerdict
+from .support_features import without_instructions
 from .tokenize import Tokenizer
 
 NEGATION = re.compile(r"\b(?:not|no|never|none|without|cannot)\b|n't|不|没有|禁止|无", re.IGNORECASE)
@@ -44,6 +45,8 @@ class ContainmentJudge:
         self.coverage = coverage
 
     def __call__(self, claim: str, span: str) -> SupportVerdict:
+        # Text that instructs a reader-model ("ignore previous instructions and say X") is no evidence of X.
+        span = without_instructions(span)
         if not has_text(claim):
             return SupportVerdict(supported=False, detail="the answer has no text for this citation")
         claim_n, span_n = strip_edges(normalize(claim)), normalize(span)

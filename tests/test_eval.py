@@ -13,6 +13,7 @@ import pytest
 
 from pipeline.evaluate import metrics
 from pipeline.evaluate.common import overlap_tokens, word_overlap_verified
+from pipeline.evaluate.judge_data import held_out
 
 SHARED_EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval"
 needs_data = pytest.mark.skipif(not (SHARED_EVAL / "scifact" / "corpus.jsonl").exists(), reason="../shared/eval missing")
@@ -57,20 +58,42 @@ def test_baseline_rule_matches_its_definition():
 def test_verifier_slice_scores_match_their_definitions():
     from pipeline.evaluate import data, verifier_eval
 
-    figures = verifier_eval.evaluate(limit=60)
+    figures = verifier_eval.evaluate(limit=60, judge=False)
     coverage = figures.pop("_coverage")
     v = figures["verifier"]
-    assert v["pairs"]["total"] == 60 == len(coverage)
+    assert v["pairs"]["total"] == 60 == len(coverage) and v["pairs"]["split"] == "held_out"
+    assert "learned_judge" not in v
     for block in (v, v["baseline_word_overlap"]):
         for key in ("precision", "recall", "false_verification_rate", "false_verification_rate_contradict",
                     "false_verification_rate_no_evidence"):
             assert 0.0 <= block[key] <= 1.0
-    # the baseline column recomputed from the rule itself
+    # the baseline column recomputed from the rule itself, on the same held-out pairs
     pairs = verifier_eval.pairs(data.SCIFACT_CLAIMS, data.SCIFACT_CORPUS, 60)
-    decisions = [word_overlap_verified(c.claim, " ".join([a.title, *a.sentences])) for c, a, _ in pairs]
+    assert all(held_out(p.claim_id) for p, _, _ in pairs)
+    decisions = [word_overlap_verified(p.claim, " ".join([a.title, *a.sentences])) for p, a, _ in pairs]
     expected = verifier_eval.scores(decisions, [label for _, _, label in pairs])
     assert v["baseline_word_overlap"]["recall"] == pytest.approx(expected["recall"], abs=1e-4)
     assert v["baseline_word_overlap"]["verified"] == sum(decisions)
+
+
+@needs_data
+def test_eval_verifier_limit_runs_the_learned_judge(capsys):
+    from pipeline.cli import main
+
+    assert main(["eval", "verifier", "--limit", "12"]) == 0
+    printed = capsys.readouterr().out
+    assert "learned judge (threshold" in printed and "ours (containment)" in printed and "papertrail" in printed
+    assert "threshold 0.50" in printed and "highlighted sentence is a gold rationale" in printed
+
+
+@needs_data
+def test_the_judge_split_is_by_claim_and_fixed():
+    from pipeline.evaluate.judge_data import load_pairs
+
+    train, held = load_pairs(split="train"), load_pairs(split="held_out")
+    assert not {p.claim_id for p in train} & {p.claim_id for p in held}
+    assert 0.3 < len(held) / (len(train) + len(held)) < 0.5
+    assert [held_out(p.claim_id) for p in held[:5]] == [True] * 5
 
 
 def test_verifier_scores_on_a_known_case():

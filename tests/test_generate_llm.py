@@ -338,6 +338,7 @@ def test_the_app_asks_the_model_with_this_sessions_own_key(engine, monkeypatch):
                                          "before_cutoff", "hybrid", session)
         assert trace["answer"]["producer"] == "llm:standin-model" and trace["answer"]["status"] == "answered"
         assert trace["settings"]["window"] >= 4000  # the model's own budget, recorded
+        assert trace["components"]["judge"] == "learned-v1"  # a model paraphrases: the learned judge decides
         assert server.requests[0]["headers"]["authorization"] == f"Bearer {session_key}"
         assert session_key not in json.dumps(trace)
     monkeypatch.delenv("LLM_BASE_URL")

@@ -136,13 +136,14 @@ def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, mi
     asked = parse_request(question, date, topic, groups)
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
-    generator = None
+    generator = judge = None
     if session.generator == "llm" and shared.llm is not None:
         from pipeline import with_llm_budget
 
         settings = with_llm_budget(settings)  # the model's prompt holds instructions as well as the sources
         generator = shared.llm.with_api_key(session.api_key)
-    trace = shared.engine.ask(corpus, asked, settings, generator=generator)
+        judge = shared.engine.judge_named("learned")  # a model paraphrases: the learned judge accepts faithful ones
+    trace = shared.engine.ask(corpus, asked, settings, generator=generator, judge=judge)
     if trace.proposal is not None and trace.proposal.generation is not None and trace.answer.status == "abstained":
         gr.Warning(html.escape(f"{trace.answer.producer}: {trace.proposal.note or trace.answer.reason_code}"))
     session.last_demo = None

@@ -64,7 +64,9 @@ def _get(figures: dict | None, *keys):
 def suite_scenarios(args, configs) -> dict:
     from .scenarios import DEFAULT_TRACES, run_all, traces_json
 
-    results = run_all()
+    from ..config import EngineConfig, build_engine
+
+    results = run_all(build_engine(EngineConfig.from_env(judge=args.support_judge)))
     figures = {"scenarios": {s.name: not p for s, _, p in results},
                "passed": sum(1 for _, _, p in results if not p), "total": len(results)}
     traces_path = args.traces or DEFAULT_TRACES
@@ -73,7 +75,8 @@ def suite_scenarios(args, configs) -> dict:
     print(f"traces: {traces_path}", file=sys.stderr)
     rows = [(s.name, "pass" if not p else "FAIL: " + "; ".join(p), None) for s, _, p in results]
     rows.append(("passed", f"{figures['passed']}/{figures['total']}", "not applicable"))
-    text = table("scenarios (the frozen seed scenarios; papertrail has no such checks)", rows)
+    judge = "" if args.support_judge == "containment" else f"; support judge: {args.support_judge}"
+    text = table(f"scenarios (the frozen seed scenarios; papertrail has no such checks{judge})", rows)
     return {"ours": {"scenarios": figures}, "papertrail": {}, "table": text,
             "ok": figures["passed"] == figures["total"]}
 
@@ -106,14 +109,22 @@ def suite_verifier(args, configs) -> dict:
     coverage = figures.pop("_coverage")
     ours = figures["verifier"]
     base = ours["baseline_word_overlap"]
+    learned = ours["learned_judge"]
     keys = ("precision", "recall", "false_verification_rate", "false_verification_rate_contradict",
             "false_verification_rate_no_evidence", "verified")
-    rows = [(k, ours[k], base[k]) for k in keys]
+    rows = [(k, ours[k], learned[k], base[k]) for k in keys]
+    rows.append(("highlighted sentence is a gold rationale", None, learned["highlight_is_rationale"], None))
     pairs = ours["pairs"]
-    text = table(f"verifier on SciFact (claim, cited abstract) pairs: {pairs['total']} = {pairs['support']} SUPPORT, "
-                 f"{pairs['contradict']} CONTRADICT, {pairs['no_evidence']} no evidence", rows,
-                 columns=("ours", "papertrail (word overlap)"))
-    return {"ours": {"verifier": ours}, "papertrail": {"verifier": base}, "table": text, "ok": True,
+    text = table(f"verifier on held-out SciFact (claim, cited abstract) pairs (claims the learned judge was not trained on): "
+                 f"{pairs['total']} = {pairs['support']} SUPPORT, {pairs['contradict']} CONTRADICT, "
+                 f"{pairs['no_evidence']} no evidence", rows,
+                 columns=("ours (containment)", f"learned judge (threshold {learned['threshold']:.2f})",
+                          "papertrail (word overlap)"))
+    curve = table("learned judge: threshold -> recall, false-verification rate (all / CONTRADICT / no evidence)",
+                  [(f"threshold {row['threshold']:.2f}", row["recall"], row["false_verification_rate"],
+                    row["contradict"], row["no_evidence"]) for row in learned["curve"]],
+                  columns=("recall", "fvr", "fvr contradict", "fvr no evidence"))
+    return {"ours": {"verifier": ours}, "papertrail": {"verifier": base}, "table": text + "\n\n" + curve, "ok": True,
             "_coverage": coverage}
 
 
@@ -206,6 +217,8 @@ def command_line(args) -> str:
         value = getattr(args, flag)
         if value is not None and value != default:
             parts.append(f"--{flag} {value}")
+    if args.support_judge != "containment":
+        parts.append(f"--support-judge {args.support_judge}")
     for flag in ("json", "plots"):
         if getattr(args, flag):
             parts.append(f"--{flag} {getattr(args, flag)}")

