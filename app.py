@@ -11,9 +11,16 @@ import os
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+import sys  # noqa: E402
+
+from pipeline.errors import InputError  # noqa: E402
 from ui.app import create_app  # noqa: E402
 
-app = create_app()
+try:
+    app = create_app()
+except InputError as error:  # e.g. a corrupt vector store: one line naming it, not a traceback
+    print(f"error: {error}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 
 def main() -> None:

@@ -1,6 +1,8 @@
 """`python -m pipeline bench`: ingest, embedding, query latency and memory, as one table.
 
     python -m pipeline bench [--json reports/bench.json] [--sizes 1000,10000,100000] [--queries 30] [--quick]
+    python -m pipeline bench load [--sessions 16] [--questions 10]   (benchmarks/bench_load.py)
+    python -m pipeline bench chunking [--sizes 1,2,5]                 (benchmarks/bench_chunking.py)
 
 - ingest: PDF pages/s for our parse + chunk next to the raw PyMuPDF floor
   (`page.get_text("dict")` with text-only flags, as benchmarks/bench_pdf.py measures it);
@@ -339,6 +341,14 @@ def render(figures: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if list(argv or [])[:1] == ["load"]:  # many sessions against the running app (benchmarks/bench_load.py)
+        from benchmarks.bench_load import main as load_main
+
+        return load_main(list(argv)[1:])
+    if list(argv or [])[:1] == ["chunking"]:  # chunking time by text size (benchmarks/bench_chunking.py)
+        from benchmarks.bench_chunking import main as chunking_main
+
+        return chunking_main(list(argv)[1:])
     parser = argparse.ArgumentParser(prog="python -m pipeline bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, metavar="OUT")
     parser.add_argument("--sizes", default="1000,10000,100000")

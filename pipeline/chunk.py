@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 
@@ -129,17 +130,29 @@ def _windows(page: Page, run: list[Line], size: int, overlap: int) -> list[tuple
     return spans
 
 
-def _lines_touching(page: Page, start: int, end: int) -> tuple[int, int]:
-    numbers = [line.number for line in page.lines if line.start < end and line.end > start]
-    return numbers[0], numbers[-1]
+class _LineFinder:
+    """The lines a span touches, by binary search over the page's line offsets (ascending):
+    scanning every line for every window made chunking quadratic (4 MB of text: 24 s)."""
+
+    def __init__(self, page: Page) -> None:
+        self.lines = page.lines
+        self.starts = [line.start for line in page.lines]
+        self.ends = [line.end for line in page.lines]
+
+    def touching(self, start: int, end: int) -> tuple[int, int]:
+        """First and last line number with line.start < end and line.end > start."""
+        first = bisect.bisect_right(self.ends, start)
+        last = bisect.bisect_left(self.starts, end) - 1
+        return self.lines[first].number, self.lines[last].number
 
 
 def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WINDOW_OVERLAP) -> list[Chunk]:
     chunks = []
     for page in document.pages:
+        lines = _LineFinder(page)
         for run in _uncovered_runs(document, page):
             for start, end in _windows(page, run, size, overlap):
-                first, last = _lines_touching(page, start, end)
+                first, last = lines.touching(start, end)
                 text = page.text[start:end]
                 chunks.append(
                     Chunk(

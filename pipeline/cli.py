@@ -14,13 +14,6 @@ from .contracts import Proposal, Request, Settings
 from .errors import InputError
 
 
-def _date(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid date {text!r} (expected YYYY-MM-DD)") from None
-
-
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -37,7 +30,7 @@ def _add_ask(commands) -> None:
     source.add_argument("--docs", nargs="+", type=Path, metavar="PATH", help="files or folders (read recursively)")
     source.add_argument("--store", type=Path, metavar="DIR", help="a store built by `ingest`")
     ask.add_argument("--question", required=True)
-    ask.add_argument("--date", type=_date, help="request date YYYY-MM-DD (default: today)")
+    ask.add_argument("--date", help="request date YYYY-MM-DD (default: today)")
     ask.add_argument("--topic")
     ask.add_argument("--groups", default="", help="the requester's access groups, comma-separated")
     ask.add_argument("--generator", choices=["extractive", "llm"], default="extractive",
@@ -88,8 +81,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _load_proposal(path: Path) -> Proposal:
+    from .limits import MAX_ANSWER_CHARS, check_answer_text
+
     try:
-        return Proposal.model_validate_json(path.read_bytes())
+        if path.stat().st_size > 4 * MAX_ANSWER_CHARS:
+            raise InputError(str(path), f"is {path.stat().st_size} bytes; a proposal is at most {4 * MAX_ANSWER_CHARS}")
+        proposal = Proposal.model_validate_json(path.read_bytes())
+        check_answer_text(proposal.answer)
+        return proposal
     except OSError as error:
         raise InputError(str(path), f"cannot read: {error.strerror}") from None
     except ValidationError as error:
@@ -118,8 +117,12 @@ def _settings(args) -> Settings:
 
 def run_ask(args) -> int:
     from .config import EngineConfig, build_engine
+    from .limits import check_question, parse_groups, parse_iso_date
     from .load import corpus_from_store, stderr_progress
 
+    # Checked before any slow work, each a one-line error (exit 2).
+    question, groups = check_question(args.question), parse_groups(args.groups)
+    day = parse_iso_date(args.date, "--date") if args.date else None
     proposal = _load_proposal(args.proposal) if args.proposal else None
     settings = _settings(args)
     # A given proposal replaces the generator: no language model is needed to check it.
@@ -131,17 +134,23 @@ def run_ask(args) -> int:
     else:
         corpus = engine.corpus(engine.parse_paths(args.docs), progress=stderr_progress)
     request = Request(
-        question=args.question, date=args.date or dt.date.today(), date_given=args.date is not None,
-        topic=args.topic, groups=tuple(g.strip() for g in args.groups.split(",") if g.strip()),
+        question=question, date=day or dt.date.today(), date_given=day is not None,
+        topic=args.topic, groups=groups,
     )
     trace = engine.ask(corpus, request, settings, proposal=proposal)
+    print(trace.answer.model_dump_json(), flush=True)  # first: a failed --trace/--highlights must not lose it
     if trace.proposal is not None and trace.proposal.generation is not None and trace.proposal.abstain_reason:
         print(f"{trace.answer.producer}: {trace.proposal.note}", file=sys.stderr)  # what went wrong, in one line
     if args.trace:
-        args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
+        try:
+            args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")
+        except OSError as error:
+            raise InputError(str(args.trace), f"cannot write the trace: {error.strerror}") from None
     if args.highlights:
-        _write_highlights(args, corpus, trace)
-    print(trace.answer.model_dump_json())
+        try:
+            _write_highlights(args, corpus, trace)
+        except OSError as error:
+            raise InputError(str(args.highlights), f"cannot write highlights: {error.strerror}") from None
     return 0
 
 
@@ -216,5 +225,9 @@ def main(argv: list[str] | None = None) -> int:
             return run_eval(args)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # e.g. the disk is full: one line naming the file, never a traceback
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"error: {where}{error.strerror or error}", file=sys.stderr)
         return 2
     return 1

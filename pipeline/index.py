@@ -45,7 +45,7 @@ class LexicalIndex:
     """BM25 (bm25s, Lucene variant) over one readable subset of the chunks."""
 
     rows: np.ndarray  # corpus chunk indices covered, in index order
-    bm25: bm25s.BM25
+    bm25: bm25s.BM25 | None  # None when nothing readable has a term
     vocabulary: dict[str, int]
     document_frequency: np.ndarray
     vectors: np.ndarray | None = None  # the rows' unit vectors, copied once per readable set
@@ -56,6 +56,8 @@ class LexicalIndex:
         ids = []
         for tokens in chunk_tokens:
             ids.append([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
+        if not vocabulary:  # nothing readable (or no terms): bm25s cannot index that; every score is 0
+            return cls(rows=rows, bm25=None, vocabulary={}, document_frequency=np.zeros(0, dtype=np.int64))
         bm25 = bm25s.BM25(k1=k1, b=b)
         # bm25s takes (token ids, vocabulary) so our tokenizer, not its own, defines terms.
         bm25.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocabulary), show_progress=False)
@@ -71,7 +73,7 @@ class LexicalIndex:
 
     def token_scores(self, token: str) -> np.ndarray:
         """BM25 contribution of one query token to every indexed chunk (zeros if unseen)."""
-        if token not in self.vocabulary or len(self.rows) == 0:
+        if token not in self.vocabulary or len(self.rows) == 0 or self.bm25 is None:
             return np.zeros(len(self.rows), dtype=np.float32)
         return np.asarray(self.bm25.get_scores([self.vocabulary[token]]), dtype=np.float32)
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .contracts import CardSpec, DocumentMeta, Page
-from .errors import InputError
+from .errors import InputError, shown
 
 KNOWN_KEYS = {
     "id", "version", "topic", "authority", "valid_from", "valid_to", "updated",
@@ -27,20 +27,22 @@ def parse_date(value: Any, key: str, filename: str) -> dt.date | None:
         return value.date()
     if isinstance(value, dt.date):
         return value
+    if not isinstance(value, (str, int)):
+        raise InputError(filename, f"{key}: expected a date YYYY-MM-DD, got {shown(value)}")
     text = str(value).strip()
     if not _ISO_DATE.match(text):
-        raise InputError(filename, f"{key}: unknown date format {text!r} (expected YYYY-MM-DD)")
+        raise InputError(filename, f"{key}: unknown date format {shown(text)} (expected YYYY-MM-DD)")
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise InputError(filename, f"{key}: impossible date {text!r}") from None
+        raise InputError(filename, f"{key}: impossible date {shown(text)}") from None
 
 
 def _text(value: Any, key: str, filename: str) -> str | None:
     if value is None:
         return None
-    if isinstance(value, (dict, list)):
-        raise InputError(filename, f"{key}: expected a single value, got {type(value).__name__}")
+    if not isinstance(value, (str, int, float, bool)):
+        raise InputError(filename, f"{key}: expected a single value, got {shown(value)}")
     return str(value).strip() or None
 
 
@@ -68,20 +70,21 @@ def _cards(value: Any, filename: str) -> tuple[CardSpec, ...]:
         card_id = _text(item.get("id"), f"cards[{index}].id", filename) or f"card{index}"
         text = _text(item.get("text"), f"cards[{index}].text", filename)
         if not text:
-            raise InputError(filename, f"cards[{index}] ({card_id}): text is missing")
-        match = _LINE_RANGE.match(str(item.get("lines", "")))
+            raise InputError(filename, f"cards[{index}] ({shown(card_id)}): text is missing")
+        lines = item.get("lines", "")
+        match = _LINE_RANGE.match(str(lines)) if isinstance(lines, (str, int)) else None
         if not match:
-            raise InputError(filename, f"cards[{index}] ({card_id}): lines must look like 1-3, got {item.get('lines')!r}")
+            raise InputError(filename, f"cards[{index}] ({shown(card_id)}): lines must look like 1-3, got {shown(lines)}")
         start = int(match.group(1))
         end = int(match.group(2) or start)
         if start < 1 or end < start:
-            raise InputError(filename, f"cards[{index}] ({card_id}): impossible line range {start}-{end}")
+            raise InputError(filename, f"cards[{index}] ({shown(card_id)}): impossible line range {start}-{end}")
         if card_id in seen:
-            raise InputError(filename, f"cards[{index}]: duplicate card id {card_id!r}")
+            raise InputError(filename, f"cards[{index}]: duplicate card id {shown(card_id)}")
         seen.add(card_id)
         page = item.get("page")
         if page is not None and (not isinstance(page, int) or page < 1):
-            raise InputError(filename, f"cards[{index}] ({card_id}): page must be a positive integer")
+            raise InputError(filename, f"cards[{index}] ({shown(card_id)}): page must be a positive integer")
         cards.append(CardSpec(id=card_id, text=text, start_line=start, end_line=end, page=page))
     return tuple(cards)
 
@@ -89,12 +92,13 @@ def _cards(value: Any, filename: str) -> tuple[CardSpec, ...]:
 def meta_from_mapping(mapping: Mapping[str, Any] | None, default_id: str, filename: str) -> DocumentMeta:
     """Validate front matter (or sidecar/upload metadata) and return the document's metadata."""
     mapping = dict(mapping or {})
-    unknown = sorted(set(mapping) - KNOWN_KEYS)
+    unknown = sorted(str(key) for key in set(mapping) - KNOWN_KEYS)
     if unknown:
-        raise InputError(filename, f"front matter: unknown key(s) {', '.join(unknown)}")
+        listed = ", ".join(shown(key, 30).strip("'") for key in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        raise InputError(filename, f"front matter: unknown key(s) {listed}")
     source_id = _text(mapping.get("id"), "id", filename) or default_id
     if not _SOURCE_ID.match(source_id):
-        raise InputError(filename, f"id: {source_id!r} may only hold letters, digits, '.', '_' and '-'")
+        raise InputError(filename, f"id: {shown(source_id)} may only hold letters, digits, '.', '_' and '-'")
     meta = DocumentMeta(
         source_id=source_id,
         version=_text(mapping.get("version"), "version", filename),
@@ -121,11 +125,11 @@ def check_cards_against_pages(meta: DocumentMeta, pages: tuple[Page, ...], filen
         page = next((p for p in pages if p.number == card.page), None)
         if page is None:
             where = f"page {card.page}" if card.page is not None else "the body"
-            raise InputError(filename, f"card {card.id!r}: {where} does not exist")
+            raise InputError(filename, f"card {shown(card.id)}: {where} does not exist")
         if card.end_line > len(page.lines):
             raise InputError(
                 filename,
-                f"card {card.id!r}: lines {card.start_line}-{card.end_line} are outside the body "
+                f"card {shown(card.id)}: lines {card.start_line}-{card.end_line} are outside the body "
                 f"({len(page.lines)} lines)",
             )
 

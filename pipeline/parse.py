@@ -24,6 +24,7 @@ TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 PDF_SUFFIXES = {".pdf"}
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
 MAX_TEXT_BYTES = 20 * 1024 * 1024
+MAX_FRONT_MATTER_CHARS = 16 * 1024  # metadata is a few lines; a bound keeps YAML parsing cheap
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
@@ -52,6 +53,17 @@ _StringDatesLoader.yaml_implicit_resolvers = {
 }
 
 
+class _FrontMatterLoader(_StringDatesLoader):
+    """Also refuses anchors and aliases: ~390 bytes of nested aliases expand to gigabytes (an alias bomb)."""
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise yaml.composer.ComposerError(None, None, "anchors and aliases (&name, *name) are not allowed",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
+
+
 def split_front_matter(text: str, filename: str) -> tuple[dict[str, Any], str]:
     """Return (front matter mapping, body). The body starts right after the closing `---`."""
     if not text.startswith("---"):
@@ -59,12 +71,15 @@ def split_front_matter(text: str, filename: str) -> tuple[dict[str, Any], str]:
     match = _FRONT_MATTER.match(text)
     if not match:
         raise InputError(filename, "front matter: opening '---' has no closing '---' line")
+    source = match.group(1) or ""
+    if len(source) > MAX_FRONT_MATTER_CHARS:
+        raise InputError(filename, f"front matter is {len(source)} characters; the limit is {MAX_FRONT_MATTER_CHARS}")
     try:
-        loaded = yaml.load(match.group(1) or "", Loader=_StringDatesLoader)  # noqa: S506 (a safe loader)
+        loaded = yaml.load(source, Loader=_FrontMatterLoader)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at front-matter line {mark.line + 2}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        problem = (getattr(error, "problem", None) or str(error).splitlines()[0])[:120]
         raise InputError(filename, f"front matter: invalid YAML{where}: {problem}") from None
     if loaded is None:
         loaded = {}
@@ -86,7 +101,9 @@ def decode_text(data: bytes, filename: str) -> str:
 
 def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None) -> Document:
     if len(data) > MAX_TEXT_BYTES:
-        raise InputError(filename, f"file is {len(data) / 1e6:.1f} MB; the limit is {MAX_TEXT_BYTES / 1e6:.0f} MB")
+        from .limits import megabytes
+
+        raise InputError(filename, f"is {megabytes(len(data))}; the limit is {megabytes(MAX_TEXT_BYTES)}")
     text = decode_text(data, filename)
     front_matter, body = split_front_matter(text, filename)
     if metadata:

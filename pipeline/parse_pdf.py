@@ -108,7 +108,9 @@ def _page_ranges(numbers: list[int]) -> str:
 
 def _open(data: bytes, filename: str, limits: PdfLimits) -> pymupdf.Document:
     if len(data) > limits.max_bytes:
-        raise InputError(filename, f"is {len(data) / 1e6:.1f} MB; the limit is {limits.max_bytes / 1e6:.0f} MB")
+        from .limits import megabytes
+
+        raise InputError(filename, f"is {megabytes(len(data))}; the limit is {megabytes(limits.max_bytes)}")
     if b"%PDF-" not in data[:1024]:
         raise InputError(filename, f"is not a PDF (it looks like {_sniff(data)})")
     try:

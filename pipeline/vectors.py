@@ -45,35 +45,54 @@ class ChromaVectorCache:
                 raise InputError("CHROMA_HOST/CHROMA_PORT", f"cannot reach the {self.location}: {error}") from None
         else:
             path = Path(path or default_cache_dir())
-            path.mkdir(parents=True, exist_ok=True)
-            self.client = chromadb.PersistentClient(path=str(path), settings=_chroma_settings())
             self.location = f"chroma embedded {path}"
-        self.collection = self.client.get_or_create_collection(
-            name=collection_name(embedder_name),
-            metadata={"hnsw:space": "cosine", "embedder": embedder_name},
-            embedding_function=None,
-        )
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+                self.client = chromadb.PersistentClient(path=str(path), settings=_chroma_settings())
+            except Exception as error:  # noqa: BLE001 - a corrupt or unwritable store: one line naming it
+                raise self._failed("cannot open", error) from None
+        try:
+            self.collection = self.client.get_or_create_collection(
+                name=collection_name(embedder_name),
+                metadata={"hnsw:space": "cosine", "embedder": embedder_name},
+                embedding_function=None,
+            )
+            self._max_batch = max(1, min(self.client.get_max_batch_size(), 5000))
+        except Exception as error:  # noqa: BLE001
+            raise self._failed("cannot open", error) from None
         self.embedder_name = embedder_name
-        self._max_batch = max(1, min(self.client.get_max_batch_size(), 5000))
+
+    def _failed(self, doing: str, error: Exception) -> InputError:
+        """One line naming the store (its path, or the server) and what went wrong."""
+        first = (str(error).strip().splitlines() or [""])[0][:160]
+        hint = ("vectors are a cache: move the folder aside to rebuild it" if self.location.startswith("chroma embedded")
+                else "is the server running?")
+        return InputError(self.location, f"{doing} the vector store ({type(error).__name__}: {first}); {hint}")
 
     def fetch(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
-        for offset in range(0, len(keys), _GET_BATCH):
-            batch = list(keys[offset : offset + _GET_BATCH])
-            result = self.collection.get(ids=batch, include=["embeddings"])
-            for key, vector in zip(result["ids"], result["embeddings"]):
-                found[key] = np.asarray(vector, dtype=np.float32)
+        try:
+            for offset in range(0, len(keys), _GET_BATCH):
+                batch = list(keys[offset : offset + _GET_BATCH])
+                result = self.collection.get(ids=batch, include=["embeddings"])
+                for key, vector in zip(result["ids"], result["embeddings"]):
+                    found[key] = np.asarray(vector, dtype=np.float32)
+        except Exception as error:  # noqa: BLE001 - the server died, the disk failed: one line, not 90
+            raise self._failed("cannot read from", error) from None
         return found
 
     def store(self, keys: Sequence[str], vectors: np.ndarray) -> None:
-        for offset in range(0, len(keys), self._max_batch):
-            batch = list(keys[offset : offset + self._max_batch])
-            rows = vectors[offset : offset + self._max_batch]
-            self.collection.upsert(
-                ids=batch,
-                embeddings=[row.tolist() for row in rows],
-                metadatas=[{"embedder": self.embedder_name}] * len(batch),
-            )
+        try:
+            for offset in range(0, len(keys), self._max_batch):
+                batch = list(keys[offset : offset + self._max_batch])
+                rows = vectors[offset : offset + self._max_batch]
+                self.collection.upsert(
+                    ids=batch,
+                    embeddings=[row.tolist() for row in rows],
+                    metadatas=[{"embedder": self.embedder_name}] * len(batch),
+                )
+        except Exception as error:  # noqa: BLE001
+            raise self._failed("cannot write to", error) from None
 
 
 def default_cache_dir() -> Path:

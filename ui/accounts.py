@@ -35,9 +35,11 @@ def mount_options(accounts) -> dict[str, Any]:
 
 
 def parse_groups(value) -> tuple[str, ...]:
+    from pipeline import parse_groups as bounded_groups  # length and count are capped
+
     if isinstance(value, tuple):
         return value
-    return tuple(sorted({g.strip() for g in (value or "").split(",") if g.strip()}))
+    return bounded_groups(value)
 
 
 def requester_groups(accounts, session, typed, request=None) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gradio as gr
 from fastapi import FastAPI
 
-from . import panels
+from . import panels, received, retention
 from .accounts import mount_options
 from .layout import build_blocks
 from .state import MAX_FILE_BYTES, Shared, load_shared
@@ -33,11 +33,18 @@ def create_app(shared: Shared | None = None) -> FastAPI:
 
     @app.get("/healthz")
     def healthz() -> dict:
-        return {"status": "ok", "documents": len(shared.documents), "embedder": shared.engine.embedder.name,
-                "corpus_digest": shared.corpus.digest}
+        # Only what anyone may read: the count or digest of every document would reveal restricted ones.
+        return {"status": "ok", "documents": len(shared.corpus.readable_documents(())),
+                "embedder": shared.engine.embedder.name, "corpus_digest": shared.corpus.readable_digest(())}
 
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
-                              max_file_size=MAX_FILE_BYTES + 1024 * 1024, footer_links=["api"], show_error=True,
+                              max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True,
                               **mount_options(shared.accounts))
+    # mount_gradio_app never sets this (launch() does); without it Gradio accepts a FileData path naming
+    # any server file. With it, an API call may only pass files that were uploaded (see ui.received).
+    demo.has_launched = True
+    received.track(demo)
+    retention.bound_sessions(demo)
+    retention.redact_access_log()
     app.state.demo = demo
     return app

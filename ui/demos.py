@@ -3,6 +3,8 @@ scenario's documents, request, settings and proposal."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from pipeline import SCENARIOS, InputError, Scenario, Trace, run_scenario
 
 from .state import Shared
@@ -42,10 +44,15 @@ def describe(scenario: Scenario) -> str:
     return " · ".join(parts)
 
 
-def run_demo(shared: Shared, name: str) -> tuple[Scenario, Trace, dict]:
-    """Run one scenario; returns it, its trace and the documents the trace was built on."""
+def run_demo(shared: Shared, name: str, declared: tuple[str, ...] = ()) -> tuple[Scenario, Trace, dict]:
+    """Run one scenario; returns it, its trace and the documents the trace was built on.
+
+    The request's groups are the scenario's groups that the caller declared: a demo never reads a
+    restricted document for someone who did not say they are in its group."""
     scenario = BY_NAME.get(name)
     if scenario is None:
         raise InputError("demo", f"unknown demo {name!r}; choose one of: {', '.join(BY_NAME)}")
     corpus = shared.demo_corpus(scenario.exclude, scenario.include_conflict)
-    return scenario, run_scenario(shared.engine, corpus, scenario), corpus.documents
+    declared_groups = tuple(g for g in scenario.groups if g in set(declared))
+    trace = run_scenario(shared.engine, corpus, dataclasses.replace(scenario, groups=declared_groups))
+    return scenario, trace, corpus.documents

@@ -20,11 +20,13 @@ import gradio as gr
 from pydantic import ValidationError
 
 from pipeline import Document, InputError, Request, Settings, Trace, can_read, parse_answer, strip_markers
+from pipeline import check_answer_text, check_question, megabytes, parse_iso_date
 
 from . import panels
 from .accounts import parse_groups, requester_groups
 from .demos import run_demo
-from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared
+from .received import forget_file, received_file
+from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared, session_quota_left
 
 log = logging.getLogger("auditable_rag.ui")
 
@@ -37,6 +39,11 @@ def clean(message: str) -> str:
     return message.replace(str(ROOT) + os.sep, "").replace(str(ROOT), ".")
 
 
+def toast(message: str) -> str:
+    """Text for gr.Warning/gr.Info/gr.Error: Gradio renders toasts as HTML, and messages quote documents."""
+    return html.escape(message, quote=False)
+
+
 def guarded(fn):
     """Bad input → a one-line gr.Error; anything unexpected → logged, a short gr.Error (no stack trace)."""
 
@@ -47,11 +54,12 @@ def guarded(fn):
         except gr.Error:
             raise
         except InputError as error:
-            raise gr.Error(clean(str(error)), print_exception=False) from None
+            raise gr.Error(toast(clean(str(error))), print_exception=False) from None
         except Exception as error:  # noqa: BLE001 - the UI must never show a stack trace
             log.exception("unexpected error in %s", fn.__name__)
             first = (str(error).splitlines() or [""])[0][:300]
-            raise gr.Error(f"Unexpected error ({type(error).__name__}): {clean(first)}", print_exception=False) from None
+            raise gr.Error(toast(f"Unexpected error ({type(error).__name__}): {clean(first)}"),
+                           print_exception=False) from None
 
     return wrapper
 
@@ -79,20 +87,10 @@ def session_of(value) -> Session:
 
 
 def parse_request(question: str | None, date: str | None, topic: str | None, groups) -> Request:
-    question = (question or "").strip()
-    if not question:
-        raise InputError("question", "type a question first")
-    if len(question) > 2000:
-        raise InputError("question", f"is {len(question)} characters; the limit is 2000")
+    question = check_question(question)
     text = (date or "").strip()
-    if text:
-        try:
-            day = dt.date.fromisoformat(text)
-        except ValueError:
-            raise InputError("request date", f"{text!r} is not a date; use YYYY-MM-DD") from None
-    else:
-        day = dt.date.today()
-    topic = (topic or "").strip() or None
+    day = parse_iso_date(text, "request date") if text else dt.date.today()
+    topic = (topic or "").strip()[:200] or None
     if topic and topic.lower() in {"any", "all", "none"}:
         topic = None
     return Request(question=question, date=day, date_given=bool(text), topic=topic, groups=parse_groups(groups))
@@ -157,7 +155,7 @@ def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, 
     {"answer", "citations": [{"source_id","start_line","end_line","page"?,"quote"?}]}. Each citation is
     verified or dropped against the session's documents; returns the trace (JSON)."""
     session = session_of(session)
-    proposal = parse_answer(answer_text)
+    proposal = parse_answer(check_answer_text(answer_text))  # capped: claim splitting grows faster than linearly
     if not (question or "").strip():
         question = strip_markers(proposal.answer or "") or "checked answer"
     groups = requester_groups(shared.accounts, session, groups, request)
@@ -170,8 +168,9 @@ def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, 
 
 
 @guarded
-def do_demo(shared: Shared, name, session, request: gr.Request = None):
-    """Run one seed scenario by name (e.g. "propose-600-cite-v2"); returns its trace (JSON)."""
+def do_demo(shared: Shared, name, session, groups="", request: gr.Request = None):
+    """Run one seed scenario by name (e.g. "propose-600-cite-v2"); returns its trace (JSON). A scenario reads
+    only the groups you have: your account's when signed in, else those you declare (comma-separated)."""
     session = session_of(session)
     if shared.accounts is not None:  # signed in: a demo may not lend groups the account lacks
         from .demos import BY_NAME
@@ -181,7 +180,8 @@ def do_demo(shared: Shared, name, session, request: gr.Request = None):
         if missing:
             raise InputError("demo", f"this demo needs the group(s) {', '.join(sorted(missing))}, "
                                      "which your account does not have")
-    scenario, trace, documents = run_demo(shared, (name or "").strip())
+    declared = requester_groups(shared.accounts, session, groups, request)
+    scenario, trace, documents = run_demo(shared, (name or "").strip(), declared=declared)
     session.last_demo = scenario.name
     return remember(session, trace, documents), session
 
@@ -213,14 +213,17 @@ def _upload_metadata(version, topic, authority, valid_from, valid_to) -> dict[st
 
 
 def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_digests: dict[str, str],
-                  known_ids: set[str]) -> tuple[Document, bytes]:
+                  known_ids: set[str], quota_left: int) -> tuple[Document, bytes]:
     """Read and parse one uploaded file; InputError (labelled with the file's name) if it cannot be added."""
     from pipeline import PdfLimits, sha256
 
     name = Path(path).name  # a label only: the file is read from Gradio's temporary copy
     size = os.path.getsize(path)
     if size > MAX_FILE_BYTES:
-        raise InputError(name, f"is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")
+        raise InputError(name, f"is {megabytes(size)}; the limit is {megabytes(MAX_FILE_BYTES)}")
+    if size > quota_left:
+        raise InputError(name, f"is {megabytes(size)}; this session may upload {megabytes(quota_left)} more "
+                               "(the uploads of one session are bounded)")
     with open(path, "rb") as handle:
         data = handle.read()
     digest = sha256(data)
@@ -257,14 +260,21 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
     if len(paths) > MAX_FILES_PER_UPLOAD:
         raise InputError("upload", f"{len(paths)} files at once; the limit is {MAX_FILES_PER_UPLOAD}")
     metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
-    known_digests = {d.digest: d.source_id for d in session.documents(shared)}
-    known_ids = {d.source_id for d in session.documents(shared)}
+    visible = session.visible_documents(shared)  # never a restricted sample: that would reveal it exists
+    known_digests = {d.digest: d.source_id for d in visible}
+    known_ids = {d.source_id for d in visible}
     new, data_by_digest, errors = [], {}, []
     for i, path in enumerate(paths):
         name = Path(path).name
         progress((i, len(paths)), desc=f"parsing {name}")
         try:
-            document, data = _parse_upload(shared, path, metadata, known_digests, known_ids)
+            received = received_file(path)  # never a server file named by a forged request
+            try:
+                quota_left = session_quota_left(session) - sum(len(d) for d in data_by_digest.values())
+                document, data = _parse_upload(shared, str(received), metadata, known_digests, known_ids,
+                                               quota_left)
+            finally:
+                forget_file(received)
         except InputError as error:
             errors.append(clean(str(error)))
             continue
@@ -280,9 +290,9 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
         session.add(shared, new, data_by_digest,
                     progress=lambda done, total, stage: progress((done, max(total, 1)), desc=stage))
     for error in errors:
-        gr.Warning(error)
+        gr.Warning(toast(error))
     if new:
-        gr.Info(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}")
+        gr.Info(toast(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}"))
     return {"added": [_added(d) for d in new], "errors": errors, "documents": sorted(session.uploads)}, session
 
 
@@ -291,12 +301,16 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
 
 def _read_upload(path: str) -> tuple[str, bytes]:
     """(label, bytes) of one received file, refusing oversize files before reading them."""
-    name = Path(path).name
-    size = os.path.getsize(path)
-    if size > MAX_FILE_BYTES:
-        raise InputError(name, f"is {size / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES // 2**20} MB")
-    with open(path, "rb") as handle:
-        return name, handle.read()
+    received = received_file(path)  # never a server file named by a forged request
+    try:
+        name = received.name
+        size = os.path.getsize(received)
+        if size > MAX_FILE_BYTES:
+            raise InputError(name, f"is {megabytes(size)}; the limit is {megabytes(MAX_FILE_BYTES)}")
+        with open(received, "rb") as handle:
+            return name, handle.read()
+    finally:
+        forget_file(received)
 
 
 @guarded

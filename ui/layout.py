@@ -19,9 +19,14 @@ from . import handlers, panels, views
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
-from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, SESSION_TTL_S, Shared, delete_session
+from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
+from . import restart
+from .state import (MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, MAX_SESSION_BYTES, SESSION_TTL_S, Shared,
+                    delete_session)
 
 DEFAULTS = Settings()
+UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
+ANSWER_CONCURRENCY = 2
 TEXT_TYPES = [".pdf", ".md", ".markdown", ".txt"]
 ELIGIBILITY = [("before the top-k cut-off (filter, then rank)", "before_cutoff"),
                ("after selection (baseline: rank, then filter)", "after_selection")]
@@ -36,7 +41,7 @@ INTRO = (
 
 def build_blocks(shared: Shared) -> gr.Blocks:
     """The page with every event wired and the queue configured."""
-    with gr.Blocks(title=TITLE) as demo:
+    with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as demo:
         c = SimpleNamespace(session=gr.State(value=None, time_to_live=SESSION_TTL_S, delete_callback=delete_session))
         gr.Markdown(INTRO)
         with gr.Row():
@@ -91,7 +96,8 @@ def _collection(c: SimpleNamespace, signed_in: bool = False) -> None:
         c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=TEXT_TYPES,
                           type="filepath", elem_id="upload-files")
         gr.Markdown(f"At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
-                    f"{MAX_PDF_PAGES} pages each. For files without front matter (and PDFs):")
+                    f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all. {restart.NOTICE} "
+                    "For files without front matter (and PDFs):")
         with gr.Row():
             c.meta_version = gr.Textbox(value="", label="version", max_lines=1)
             c.meta_topic = gr.Textbox(value="", label="topic", max_lines=1)
@@ -169,17 +175,24 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     render_check = dict(render, fn=bind(views.render_panels, shared, select="check"))
     private = dict(api_visibility="private")
 
-    ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session])
+    # Heavy work runs in bounded pools so one user cannot stall the others: uploads (parse + embed) one at
+    # a time, answers (ask, check, demos) two at a time, each pool with its own queue slot.
+    answering = dict(concurrency_id="answer", concurrency_limit=ANSWER_CONCURRENCY)
+    ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session],
+               **answering)
     c.ask_button.click(**ask, api_name="ask").success(**render, api_name="panels", api_visibility="undocumented")
     c.question.submit(**ask, **private).success(**render, **private)
+    for trigger in (c.ask_button.click, c.question.submit, c.check_button.click):  # after a restart, say so
+        trigger(restart.uploads_gone, [c.upload_report, c.session], [c.upload_html], **private)
 
     c.check_button.click(bind(handlers.do_check, shared), [c.check_text, *request_inputs, c.session],
-                         [c.trace_json, c.session], api_name="check_answer").success(**render_check, **private)
+                         [c.trace_json, c.session], api_name="check_answer", **answering).success(**render_check, **private)
 
     c.upload_button.click(
         bind(handlers.do_upload, shared),
         [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],
-        [c.upload_report, c.session], api_name="upload",
+        [c.upload_report, c.session], api_name="upload", concurrency_id="upload",
+        concurrency_limit=UPLOAD_CONCURRENCY,
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private)
     c.library_button.click(
@@ -189,8 +202,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     ).then(bind(views.refresh_documents, shared), [c.session, c.groups], [c.docs_html, c.chunk_docs, c.session],
            **private)
 
-    c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session], [c.trace_json, c.session],
-                        api_name="run_demo").success(**render, **private)
+    c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session, c.groups], [c.trace_json, c.session],
+                        api_name="run_demo", **answering).success(**render, **private)
     _wire_demo_buttons(c, shared, form=[*request_inputs, c.check_text], render=render)
 
     docs_state = gr.JSON(visible=False, label="documents")
@@ -219,5 +232,6 @@ def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, form: list, render: d
     """Each demo button fills the form with its scenario, runs it, then renders the panels."""
     for button, name in c.demo_buttons:
         button.click(bind(views.fill_form, name), None, form, api_visibility="private").then(
-            bind(handlers.do_demo, shared, name), [c.session], [c.trace_json, c.session], api_visibility="private"
+            bind(handlers.do_demo, shared, name), [c.session, c.groups], [c.trace_json, c.session],
+            api_visibility="private", concurrency_id="answer", concurrency_limit=ANSWER_CONCURRENCY
         ).success(**render, api_visibility="private")

@@ -16,6 +16,8 @@ from typing import Any
 
 from pipeline import Corpus, Document, Engine, InputError, Trace
 
+from .retention import SESSION_TTL_S  # noqa: F401 (the layout imports it from here)
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "sample_docs" / "corpus"
 
@@ -23,7 +25,7 @@ MAX_FILES_PER_UPLOAD = 10
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_PDF_PAGES = 200
 MAX_SESSION_DOCUMENTS = 30
-SESSION_TTL_S = 2 * 60 * 60
+MAX_SESSION_BYTES = 30 * 1024 * 1024  # all of a session's uploads together: a free host has 512 MB for everyone
 
 
 @dataclass
@@ -124,6 +126,7 @@ class Session:
     def __init__(self) -> None:
         self.uploads: dict[str, Document] = {}  # by source id
         self.pdf_bytes: dict[str, bytes] = {}  # by digest
+        self.upload_sizes: dict[str, int] = {}  # bytes received, by source id (the session quota)
         self.last_trace: Trace | None = None
         self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
         self.last_demo: str | None = None
@@ -133,12 +136,21 @@ class Session:
         self.trace_files: list[Path] = []  # folders of downloadable traces
         self._corpus: Corpus | None = None
         self._corpus_key: tuple = ()
+        self._vectors = None  # SessionVectors, made on the first upload
 
     def __deepcopy__(self, memo):  # Gradio deep-copies initial state values; a session is never shared
         return Session()
 
-    def documents(self, shared: Shared) -> list[Document]:
-        return list(shared.documents) + list(self.uploads.values())
+    def documents(self, shared: Shared, adding: list[Document] = ()) -> list[Document]:
+        """Samples + uploads. An upload whose id matches a restricted sample replaces it in this session:
+        refusing it would tell the uploader that a document they may not read exists."""
+        uploaded = set(self.uploads) | {d.source_id for d in adding}
+        samples = [d for d in shared.documents if d.meta.access is None or d.source_id not in uploaded]
+        return samples + list(self.uploads.values())
+
+    def visible_documents(self, shared: Shared) -> list[Document]:
+        """What duplicate checks may mention: samples anyone may read, and this session's own uploads."""
+        return [d for d in shared.documents if d.meta.access is None] + list(self.uploads.values())
 
     def readable(self, shared: Shared, groups: tuple[str, ...]) -> list[Document]:
         return list(self.corpus(shared).readable_documents(groups).values())
@@ -148,7 +160,13 @@ class Session:
             return shared.corpus
         key = (id(shared.corpus), *sorted(d.digest for d in self.uploads.values()))
         if self._corpus is None or key != self._corpus_key:
-            self._corpus = shared.engine.corpus(self.documents(shared), progress=progress)
+            from .session_vectors import SessionVectors
+
+            # Vectors in this session's memory, never the shared Chroma collection (see ui.session_vectors).
+            if self._vectors is None or self._vectors.samples is not shared.corpus:
+                self._vectors = SessionVectors(shared.corpus, shared.engine.config.index, previous=self._vectors)
+            self._vectors.uploading(list(self.uploads.values()))
+            self._corpus = shared.engine.corpus(self.documents(shared), progress=progress, vector_store=self._vectors)
             self._corpus_key = key
         return self._corpus
 
@@ -159,7 +177,7 @@ class Session:
         """Add parsed documents; ids must stay unique across samples and uploads."""
         if len(self.uploads) + len(new) > MAX_SESSION_DOCUMENTS:
             raise InputError("upload", f"a session holds at most {MAX_SESSION_DOCUMENTS} uploaded documents")
-        taken = {d.source_id for d in self.documents(shared)}
+        taken = {d.source_id for d in self.documents(shared, adding=new)}
         for document in new:
             if document.source_id in taken:
                 raise InputError(Path(document.filename).name, f"duplicate id {document.source_id!r}")
@@ -167,20 +185,24 @@ class Session:
         previous = (dict(self.uploads), dict(self.pdf_bytes))
         for document in new:
             self.uploads[document.source_id] = document
+            self.upload_sizes[document.source_id] = len(data.get(document.digest, b""))
             if document.paged:
                 self.pdf_bytes[document.digest] = data[document.digest]
         try:
             self.corpus(shared, progress=progress)
         except Exception:
             self.uploads, self.pdf_bytes = previous
+            self.upload_sizes = {sid: size for sid, size in self.upload_sizes.items() if sid in self.uploads}
             raise
 
     def clear(self) -> None:
         self.uploads.clear()
         self.pdf_bytes.clear()
+        self.upload_sizes.clear()
         self.last_trace = None
         self.last_documents = {}
         self._corpus = None
+        self._vectors = None
         import shutil
 
         for folder in self.trace_files:
@@ -192,3 +214,8 @@ def delete_session(session: Any) -> None:
     """gr.State's delete_callback: drop the session's uploads, bytes and corpus."""
     if isinstance(session, Session):
         session.clear()
+
+
+def session_quota_left(session: Session) -> int:
+    """Bytes this session may still upload (MAX_SESSION_BYTES over all its uploads)."""
+    return max(0, MAX_SESSION_BYTES - sum(session.upload_sizes.values()))

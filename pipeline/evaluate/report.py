@@ -23,7 +23,7 @@ def _load(path: Path) -> dict | None:
         return None
 
 
-def render(eval_figures: dict | None, bench_figures: dict | None) -> str:
+def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: dict | None = None) -> str:
     out = ["## Results", "",
            "Written by `python -m pipeline.evaluate.report` from `reports/eval.json` and `reports/bench.json`; "
            "nothing here is typed by hand. Data: ../shared/eval (SciFact, SQuAD 2.0 dev half, CMRC 2018 dev; "
@@ -47,6 +47,14 @@ def render(eval_figures: dict | None, bench_figures: dict | None) -> str:
         out += ["", "```", bench_figures["table"], "```", ""]
     else:
         out += ["not yet measured", ""]
+    out.append("### bench load (concurrent sessions against the app)")
+    out.append("")
+    if load_figures and load_figures.get("table"):
+        meta = load_figures.get("meta", {})
+        out.append(f"`{meta.get('command', '')}` — {meta.get('date', '')} — {meta.get('machine', '')}")
+        out += ["", "```", load_figures["table"], "```", ""]
+    else:
+        out += ["not yet measured", ""]
     plots = sorted((ROOT / "reports" / "plots").glob("*.png"))
     if plots:
         out.append("Plots: " + ", ".join(f"[{p.stem}](reports/plots/{p.name})" for p in plots))
@@ -55,13 +63,14 @@ def render(eval_figures: dict | None, bench_figures: dict | None) -> str:
 
 
 def write_readme(readme: Path = ROOT / "README.md", eval_path: Path = ROOT / "reports" / "eval.json",
-                 bench_path: Path = ROOT / "reports" / "bench.json") -> None:
+                 bench_path: Path = ROOT / "reports" / "bench.json",
+                 load_path: Path = ROOT / "reports" / "load.json") -> None:
     text = readme.read_text("utf-8")
     if START not in text or END not in text:
         raise SystemExit(f"{readme}: no {START} … {END} region")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    body = render(_load(eval_path), _load(bench_path))
+    body = render(_load(eval_path), _load(bench_path), _load(load_path))
     readme.write_text(f"{head}{START}\n{body}{END}{tail}", "utf-8")
 
 

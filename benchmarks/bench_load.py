@@ -1,0 +1,204 @@
+"""`python -m pipeline bench load`: many sessions at once against the running web app, as one table.
+
+    python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--json reports/load.json]
+
+The app runs in its own process (uvicorn, 127.0.0.1, a free port) so its memory is measured alone:
+peak resident memory (VmHWM) and resident memory at the end, from /proc. Each session is one
+gradio_client.Client in its own thread: it uploads one small generated document (its own session
+collection; skip with --no-upload), then asks `--questions` questions (the seed scenarios'
+questions, in turn). Reported: latency p50/p95/max of /ask, errors (with the first message), wall
+time and throughput. Nothing is asserted on time: this is a measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _proc_memory_mb(pid: int) -> dict[str, float]:
+    """VmHWM (peak) and VmRSS (now) of a process, in MiB (Linux /proc)."""
+    figures = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmHWM", "VmRSS"):
+            figures[key] = int(value.split()[0]) / 1024
+    return figures
+
+
+def start_server(env: dict) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app:app", "--host", "127.0.0.1", "--port", str(port),
+         "--log-level", "warning"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the app exited: {process.stderr.read()[-500:]}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return process, url
+        except OSError:
+            time.sleep(0.5)
+    process.kill()
+    raise RuntimeError("the app did not start within 600 s")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def run_session(url: str, index: int, questions: list[str], count: int, upload: bool, results: dict, lock) -> None:
+    from gradio_client import Client, handle_file
+
+    latencies, errors, upload_s = [], [], []
+    try:
+        client = Client(url, verbose=False, httpx_kwargs={"timeout": 600})
+    except Exception as error:  # noqa: BLE001 - counted and reported, the run goes on
+        with lock:
+            results["errors"].append(f"connect: {type(error).__name__}: {str(error)[:200]}")
+        return
+    if upload:
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="bench-load-"))
+            path = folder / f"session-{index}.md"
+            lines = [f"Session {index} note {n}: the shuttle to building {n} leaves every {10 + n % 20} minutes."
+                     for n in range(40)]
+            path.write_text(f"---\nid: load-session-{index}\ntopic: travel\n---\n" + "\n".join(lines) + "\n")
+            started = time.perf_counter()
+            client.predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
+            upload_s.append(time.perf_counter() - started)
+        except Exception as error:  # noqa: BLE001 - a failed upload is an error; the session still asks
+            errors.append(f"upload: {type(error).__name__}: {str(error)[:200]}")
+    for n in range(count):
+        question = questions[(index + n) % len(questions)]
+        started = time.perf_counter()
+        try:
+            client.predict(question, "2026-09-14", "", "", 3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid",
+                           api_name="/ask")
+            latencies.append(time.perf_counter() - started)
+        except Exception as error:  # noqa: BLE001
+            errors.append(f"ask: {type(error).__name__}: {str(error)[:200]}")
+    with lock:
+        results["latencies"].extend(latencies)
+        results["errors"].extend(errors)
+        results["upload_s"].extend(upload_s)
+
+
+def bench_load(sessions: int, per_session: int, upload: bool) -> dict:
+    from pipeline.evaluate.scenarios import SCENARIOS
+
+    questions = list(dict.fromkeys(s.question for s in SCENARIOS))
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE"}
+    process, url = start_server(env)
+    try:
+        idle = _proc_memory_mb(process.pid)
+        results = {"latencies": [], "errors": [], "upload_s": []}
+        lock = threading.Lock()
+        peak_sampled = [idle["VmRSS"]]
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(0.5):
+                try:
+                    peak_sampled.append(_proc_memory_mb(process.pid)["VmRSS"])
+                except OSError:
+                    return
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        threads = [threading.Thread(target=run_session, args=(url, i, questions, per_session, upload, results, lock))
+                   for i in range(sessions)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - started
+        done.set()
+        end = _proc_memory_mb(process.pid)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    latencies = results["latencies"]
+    return {
+        "sessions": sessions, "questions_per_session": per_session, "upload_per_session": upload,
+        "asks_ok": len(latencies), "errors": len(results["errors"]), "first_error": (results["errors"] or [None])[0],
+        "p50_s": statistics.median(latencies) if latencies else None, "p95_s": percentile(latencies, 0.95),
+        "max_s": max(latencies) if latencies else None,
+        "upload_p50_s": statistics.median(results["upload_s"]) if results["upload_s"] else None,
+        "wall_s": wall, "asks_per_s": len(latencies) / wall if wall else None,
+        "rss_idle_mb": idle["VmRSS"], "rss_peak_mb": max(end["VmHWM"], max(peak_sampled)), "rss_end_mb": end["VmRSS"],
+    }
+
+
+def render(figures: dict) -> str:
+    def f(value, digits=2):
+        return "—" if value is None else f"{value:.{digits}f}"
+
+    rows = [
+        ("sessions × questions", f"{figures['sessions']} × {figures['questions_per_session']}"
+         + (" (+1 upload each)" if figures["upload_per_session"] else "")),
+        ("asks answered / errors", f"{figures['asks_ok']} / {figures['errors']}"),
+        ("ask latency p50 / p95 / max (s)", f"{f(figures['p50_s'])} / {f(figures['p95_s'])} / {f(figures['max_s'])}"),
+        ("upload p50 (s)", f(figures["upload_p50_s"])),
+        ("wall (s) / asks per s", f"{f(figures['wall_s'], 1)} / {f(figures['asks_per_s'])}"),
+        ("server RSS idle / peak / end (MiB)",
+         f"{f(figures['rss_idle_mb'], 0)} / {f(figures['rss_peak_mb'], 0)} / {f(figures['rss_end_mb'], 0)}"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    lines = [f"{'load test':<{width}}  value", f"{'-' * width}  -----"]
+    lines += [f"{name:<{width}}  {value}" for name, value in rows]
+    if figures["first_error"]:
+        lines.append(f"first error: {figures['first_error']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pipeline bench load", description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=16)
+    parser.add_argument("--questions", type=int, default=10)
+    parser.add_argument("--no-upload", action="store_true")
+    parser.add_argument("--json", type=Path, metavar="OUT")
+    args = parser.parse_args(argv)
+    if not 1 <= args.sessions <= 64 or not 1 <= args.questions <= 50:
+        print("error: --sessions must be 1..64 and --questions 1..50 (the load test is bounded)", file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(ROOT))
+    from pipeline.evaluate.runner import machine
+
+    figures = bench_load(args.sessions, args.questions, not args.no_upload)
+    figures["table"] = render(figures)
+    figures["meta"] = {"command": "python -m pipeline bench load " + " ".join(argv or []),
+                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
+    print(figures["table"])
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(figures, indent=1) + "\n", "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
