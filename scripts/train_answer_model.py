@@ -133,8 +133,10 @@ def main() -> int:
         parts = [squad + counts[0], cmrc + counts[1]]
         np.savez(cache, **{f"{name}_{k}": v for name, part in zip(("squad", "cmrc"), parts)
                            for k, v in zip(("X", "y", "qid", "groups", "answerable", "n", "u"), part)})
-    X = np.vstack([p[0] for p in parts]); y = np.concatenate([p[1] for p in parts])
-    qid = np.concatenate([p[2] for p in parts]); groups = np.concatenate([p[3] for p in parts])
+    X = np.vstack([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    qid = np.concatenate([p[2] for p in parts])
+    groups = np.concatenate([p[3] for p in parts])
     answerable = np.concatenate([p[4] for p in parts])
     # Cross-validated probabilities: each group's units scored by a model fitted without it.
     held_out = np.zeros(len(y))
