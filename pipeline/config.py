@@ -192,8 +192,8 @@ def _register_defaults() -> None:
     from .support_model import learned_judge
     from .vectors import ChromaVectorCache
 
-    GENERATORS.register("extractive", lambda config, tokenizer, **_: LocalExtractive(
-        tokenizer, min_support=config.settings.min_support))
+    GENERATORS.register("extractive", lambda config, tokenizer, embedder=None, **_: LocalExtractive(
+        tokenizer, min_support=config.settings.min_support, embedder=embedder))
     GENERATORS.register("llm", lambda **_: ChatCompletionsGenerator.from_env())  # LLM_BASE_URL, LLM_MODEL, …
     JUDGES.register("containment", lambda config, tokenizer, **_: ContainmentJudge(
         tokenizer, coverage=config.settings.support_coverage))

@@ -203,19 +203,25 @@ class Request(_Frozen):
 
 
 class Settings(_Frozen):
-    """Per-request thresholds and switches; every value is validated here and recorded in the trace."""
+    """Per-request thresholds and switches; every value is validated here and recorded in the trace.
 
-    top_k: int = Field(3, ge=1, le=1000)
-    min_lexical: float = Field(0.6, ge=0.0, le=1.01, description="minimum IDF-weighted question-term coverage")
-    min_dense: float = Field(0.9, ge=-1.0, le=1.01, description="minimum dense cosine (either threshold passes)")
+    Product defaults chosen on the natural-question dev set (README, "Choices and limits"): five
+    hits, a low relevance gate (the calibrated answer scorer decides answerability) and a window
+    that holds several whole parents. The seed scenarios keep the seed's values (scenarios.py).
+    """
+
+    top_k: int = Field(5, ge=1, le=1000)
+    min_lexical: float = Field(0.3, ge=0.0, le=1.01, description="minimum IDF-weighted question-term coverage")
+    min_dense: float = Field(0.8, ge=-1.0, le=1.01, description="minimum dense cosine (either threshold passes)")
     rrf_k: int = Field(60, ge=1)
-    window: int = Field(1400, ge=0, le=1_000_000, description="context window in code points")
+    window: int = Field(6000, ge=0, le=1_000_000, description="context window in code points")
     reserve: int = Field(200, ge=0, le=1_000_000, description="code points reserved for the output")
     eligibility: Literal["before_cutoff", "after_selection"] = "before_cutoff"
     retrieval: Literal["hybrid", "bm25", "dense"] = "hybrid"
     trace_limit: int = Field(100, ge=1, description="candidates listed in the trace, best first")
-    # Chosen on SQuAD 2.0's public half (README, Results): accuracy 0.517 at 0.6 → 0.557 at 0.7.
-    min_support: float = Field(0.7, ge=0.0, le=1.5, description="the extractive composer's minimum coverage")
+    # The extractive composer abstains below this calibrated answer probability; the default is
+    # pipeline/answer_model.json's threshold, chosen on the public SQuAD 2.0 + CMRC curves.
+    min_support: float = Field(0.2, ge=0.0, le=1.5, description="the extractive composer's minimum answer probability")
     # A paraphrase counts as supported only if nearly all of its content words are in the span.
     support_coverage: float = Field(0.85, ge=0.0, le=1.0, description="the containment judge's word coverage")
     on_unsupported: Literal["drop", "abstain"] = Field(
@@ -359,6 +365,11 @@ class Proposal(BaseModel):
     note: str | None = None
     generation: GenerationRecord | None = None  # set by a language-model generator, for the trace
     score: float | None = Field(None, description="the producer's own confidence in its best evidence, if it has one")
+    # A scoring producer's cut, best unit and runner-up (None for a person's or a model's proposal).
+    threshold: float | None = None
+    best_unit: str | None = None
+    runner_up: str | None = None
+    runner_up_score: float | None = None
 
 
 class SupportVerdict(_Frozen):

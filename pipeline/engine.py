@@ -80,7 +80,7 @@ def ask(
     model); it goes through exactly the same conflict and citation checks.
     """
     settings = settings or Settings()
-    generator = generator or LocalExtractive(corpus.tokenizer, min_support=settings.min_support)
+    generator = generator or LocalExtractive(corpus.tokenizer, min_support=settings.min_support, embedder=corpus.embedder)
     judge = judge or ContainmentJudge(corpus.tokenizer, coverage=settings.support_coverage)
     generator_name = getattr(generator, "name", None) or getattr(generator, "__name__", type(generator).__name__)
     producer = proposal.producer if proposal is not None else generator_name
@@ -97,7 +97,9 @@ def ask(
     abstention = _retrieve_and_pack(corpus, request, settings, trace, clock)
     if proposal is None and abstention is None:
         with clock.stage("generate"):
-            proposal = generator(trace.context)
+            # A producer that can reuse the index's vectors binds to this corpus (optional hook).
+            bind = getattr(generator, "for_corpus", None)
+            proposal = (bind(corpus) if bind is not None else generator)(trace.context)
         trace.generator_called = True
     if proposal is not None:  # a given proposal is checked even when retrieval found nothing
         trace.proposal = proposal

@@ -1,142 +1,175 @@
 """Generate: packed context → a proposed answer with citations (not yet trusted).
 
-A generator is anything with a `name` that maps a `Context` to a `Proposal` (the `Generator`
-protocol in `pipeline.interfaces`). The default, `local-extractive-v1`, is an exact-source
-extractive composer (seed 000, §45.4): it copies the packed evidence that best answers the
-question, the whole span for an annotated support span, otherwise the sentence (with the lines
-it sits on), and cites it. It abstains when no sentence covers enough of the question.
-Disagreeing sibling sources are the engine's conflict step (`pipeline.conflicts`), which judges
-every producer's proposal alike.
+A generator is any callable `Context -> Proposal`. The default, `local-extractive-v1`, is an
+exact-source extractive composer (seed 000, §45.4): it splits the packed evidence into units
+(sentences across wrapped lines, list items, table rows; `units.py`), scores each with a
+small learned model of meaning, words and expected answer type (`answer_model.py`), and
+copies and cites the best unit — or abstains when the best unit's calibrated probability is
+below the threshold (Settings.min_support, by default the model's own). Conflicts between
+sibling sources are checked by the engine (conflicts.py), not here.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import lru_cache
+import copy
+from collections import OrderedDict
+from collections.abc import Callable
 
-from .citations import marker
-from .contracts import Context, PackedSource, Proposal, ProposedCitation, Settings
-from .tokenize import Tokenizer, has_cjk, is_cjk_char, numbers_in
+import numpy as np
 
+from .answer_model import AnswerModel, Pair, feature_vector, found_types, shipped_model, wanted_types
+from .contracts import Context, Proposal, ProposedCitation
+from .tokenize import Tokenizer, has_cjk
+from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
+
+Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
-# Chosen on SQuAD 2.0's public half (README, Results): accuracy 0.517 at 0.6 → 0.557 at 0.7
-# (the maximum, 0.577, lies at 0.85-0.9, but a seed scenario's answer covers 0.72 of its question).
-DEFAULT_MIN_SUPPORT = Settings().min_support
-_CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!?]+$")
-_NUMBER_QUESTION = re.compile(
-    r"\b(?:how (?:many|much|long|old|far)|what (?:time|year|date|percentage|amount)|when|which year)\b"
-    r"|多少|几|何时|哪一年|什么时候",
-    re.IGNORECASE,
-)
+# The calibrated answer probability below which the composer abstains (answer_model.json).
+DEFAULT_MIN_SUPPORT = shipped_model().threshold
+_UNIT_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_UNIT_VECTOR_LIMIT = 50_000
 
 
-@dataclass(frozen=True)
-class Unit:
-    """A candidate piece of evidence: exact text and the lines it sits on."""
+def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
+    """A unit whose text is a whole chunk's text reuses the vector computed at index time."""
+    # Built once per corpus and kept on it (a corpus's chunks never change).
+    rows = getattr(corpus, "_chunk_rows_by_text", None)
+    if rows is None:
+        rows = {chunk.text: row for row, chunk in enumerate(corpus.chunks)}
+        object.__setattr__(corpus, "_chunk_rows_by_text", rows)
 
-    source: PackedSource
-    start_line: int
-    end_line: int
-    quote: str
+    def lookup(text: str) -> np.ndarray | None:
+        row = rows.get(text)
+        return None if row is None else corpus.vectors[row]
 
-    def marker(self) -> str:
-        return marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
-
-
-def join_lines(quote: str) -> str:
-    """A quote as one answer sentence: lines joined by a space (none between Chinese lines)."""
-    lines = [line.strip() for line in quote.split("\n") if line.strip()]
-    joined = lines[0] if lines else ""
-    for line in lines[1:]:
-        gap = "" if is_cjk_char(joined[-1]) or is_cjk_char(line[0]) else " "
-        joined = f"{joined}{gap}{line}"
-    return joined
+    return lookup
 
 
-@lru_cache(maxsize=2)
-def _segmenter(language: str):
-    import pysbd
-
-    return pysbd.Segmenter(language=language, clean=False, char_span=True)
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Sentence boundaries as code-point spans (pysbd for English, punctuation for Chinese)."""
-    if has_cjk(text):
-        spans = [(m.start(), m.end()) for m in _CJK_SENTENCE.finditer(text)]
-    else:
-        spans = [(s.start, s.end) for s in _segmenter("en").segment(text)]
-    trimmed = []
-    for start, end in spans:
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end > start:
-            trimmed.append((start, end))
-    return trimmed
+def unit_vectors(embedder, texts: list[str], known: Callable[[str], np.ndarray | None] | None = None) -> np.ndarray:
+    """Unit-length passage vectors: from the index where a unit is a whole chunk, else embedded
+    once and cached in memory by (model, exact text)."""
+    if known is not None:
+        for text in texts:
+            if (embedder.name, text) not in _UNIT_VECTORS:
+                vector = known(text)
+                if vector is not None:
+                    _UNIT_VECTORS[(embedder.name, text)] = vector
+    missing = [t for t in dict.fromkeys(texts) if (embedder.name, t) not in _UNIT_VECTORS]
+    if missing:
+        vectors = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
+        for text, vector in zip(missing, vectors):
+            _UNIT_VECTORS[(embedder.name, text)] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        while len(_UNIT_VECTORS) > _UNIT_VECTOR_LIMIT:
+            _UNIT_VECTORS.popitem(last=False)
+    return np.vstack([_UNIT_VECTORS[(embedder.name, t)] for t in texts]) if texts else np.zeros((0, 1))
 
 
-def units_of(source: PackedSource) -> list[Unit]:
-    """The whole span for an annotated support span; otherwise sentences.
+def _compound_credit(weights: dict[str, float], matched: frozenset[str], text: str) -> float:
+    """Partial credit for Chinese terms the segmenter cut differently in the unit.
 
-    Text documents split at line breaks first (a line is a paragraph or a list item); PDF
-    lines are visual lines, so their sentences may run across lines.
+    jieba may split 中英文 in a question against 中文 / 英文 in a document, or keep 增加 whole
+    against a question's 加: an unmatched Han term earns the share of its character bigrams
+    (its character, if it has one) found in the unit's text.
     """
-    if source.support_span:
-        quote = "\n".join(line.text for line in source.lines)
-        return [Unit(source, source.start_line, source.end_line, quote)]
-    blocks = [[line] for line in source.lines] if source.page is None else [list(source.lines)]
-    units = []
-    for block in blocks:
-        text, starts = "", []
-        for line in block:
-            starts.append(len(text) + (1 if text else 0))
-            text = f"{text}\n{line.text}" if text else line.text
-        # Split on the text with line breaks as spaces (a PDF line break is not a sentence end),
-        # then quote the exact text, line breaks included: the offsets are the same.
-        for start, end in sentence_spans(text.replace("\n", " ")):
-            touched = [line.number for line, s in zip(block, starts) if s < end and s + len(line.text) > start]
-            if touched:
-                units.append(Unit(source, touched[0], touched[-1], text[start:end]))
-    return units
+    credit = 0.0
+    for term, weight in weights.items():
+        if term in matched or not has_cjk(term):
+            continue
+        grams = [term] if len(term) == 1 else [term[i : i + 2] for i in range(len(term) - 1)]
+        credit += weight * sum(1 for g in grams if g in text) / len(grams)
+    return credit
+
+
+def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
+    """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
+    weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
+    total = sum(weights.values()) or 1.0
+    question_terms = set(tokenizer.tokens(context.question))
+    wanted = wanted_types(context.question)
+    rows = []
+    for source in context.sources:
+        for unit in units_of(source):
+            tokens = set(tokenizer.tokens(unit.quote))
+            scored_tokens = tokens | set(tokenizer.tokens(unit.header)) if unit.header else tokens
+            matched = frozenset(t for t in weights if t in scored_tokens)
+            lexical = (sum(weights[t] for t in matched) + _compound_credit(weights, matched, unit.quote)) / total
+            found = found_types(unit.quote)
+            pair = Pair(dense=0.0, lexical=lexical, wanted=wanted, found=found, novel_terms=len(tokens - question_terms),
+                        rank=source.n, length=len(unit.quote), row=unit.kind == "row")
+            type_hit = sum(1 for t in wanted if t in found) / len(wanted) if wanted else 0.0
+            rows.append((lexical + 0.25 * type_hit + 0.1 / source.n, pair, unit, matched))
+    if not rows:
+        return [], np.zeros((0, 0)), [], []
+    # Words and type choose the few units worth embedding; meaning then decides among them.
+    rows.sort(key=lambda row: row[0], reverse=True)
+    rows = rows[:prefilter]
+    query = embedder.embed_query(context.question)
+    query = query / max(float(np.linalg.norm(query)), 1e-12)
+    texts = [join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "") for _, _, unit, _ in rows]
+    dense = unit_vectors(embedder, texts, known) @ query
+    features = np.vstack([
+        feature_vector(Pair(float(d), p.lexical, p.wanted, p.found, p.novel_terms, p.rank, p.length, p.row))
+        for d, (_, p, _, _) in zip(dense, rows)
+    ])
+    return [r[2] for r in rows], features, [r[1].lexical for r in rows], [r[3] for r in rows]
+
+
+def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel,
+                 known=None) -> list[tuple[float, Unit, float, frozenset[str]]]:
+    """(probability, unit, lexical coverage, matched terms) for the units scored by meaning, best first."""
+    units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter, known)
+    if not units:
+        return []
+    probabilities = model.probability(features)
+    out = [(float(p), u, c, m) for p, u, c, m in zip(probabilities, units, lexical, matched)]
+    out.sort(key=lambda row: (row[0], -len(row[1].quote)), reverse=True)
+    return out
 
 
 class LocalExtractive:
-    """The default producer: exact copies of packed evidence, cited; no model involved."""
+    """The default producer: exact copies of packed evidence, cited; no generative model involved."""
 
     name = PRODUCER
 
-    def __init__(self, tokenizer: Tokenizer | None = None, min_support: float = DEFAULT_MIN_SUPPORT):
+    def __init__(self, tokenizer: Tokenizer | None = None, min_support: float | None = None, embedder=None,
+                 model: AnswerModel | None = None, known_vectors: Callable[[str], np.ndarray | None] | None = None):
         self.tokenizer = tokenizer or Tokenizer()
-        self.min_support = min_support
+        self.known_vectors = known_vectors  # e.g. chunk_vector_lookup(corpus): index-time vectors
+        self.model = model or shipped_model()
+        self.min_support = self.model.threshold if min_support is None else min_support
+        if embedder is None:
+            from .embed import default_embedder
 
-    def _score(self, unit: Unit, weights: dict[str, float], wants_number: bool) -> tuple[float, frozenset[str]]:
-        tokens = set(self.tokenizer.tokens(unit.quote))
-        matched = frozenset(t for t in weights if t in tokens)
-        total = sum(weights.values()) or 1.0
-        coverage = sum(weights[t] for t in matched) / total
-        if wants_number and numbers_in(unit.quote):
-            coverage += 0.05  # a "how much / when" question is answered by a sentence with a number
-        return coverage, matched
+            embedder = default_embedder()
+        self.embedder = embedder
+
+    def for_corpus(self, corpus) -> LocalExtractive:
+        """This composer, reusing `corpus`'s index-time vectors for units that are whole chunks."""
+        if corpus.embedder.name != self.embedder.name:
+            return self
+        bound = copy.copy(self)
+        bound.known_vectors = chunk_vector_lookup(corpus)
+        return bound
 
     def __call__(self, context: Context) -> Proposal:
-        weights = context.term_weights or {t: 1.0 for t in self.tokenizer.query_tokens(context.question)}
-        if not context.sources or not weights:
+        if not context.sources:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
-        wants_number = bool(_NUMBER_QUESTION.search(context.question))
-        scored = []
-        for source in context.sources:
-            for unit in units_of(source):
-                coverage, _ = self._score(unit, weights, wants_number)
-                scored.append((coverage, -len(unit.quote), unit))
-        scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        best_score, _, best = scored[0]
+        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.known_vectors)
+        if not scored:
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
+        best_score, best, _, _ = scored[0]
+        runner_up = scored[1] if len(scored) > 1 else None
+        fields = {
+            "score": round(best_score, 4), "threshold": self.min_support,
+            "best_unit": f"{best.marker()} {join_lines(best.quote)}"[:300],
+            "runner_up": f"{runner_up[1].marker()} {join_lines(runner_up[1].quote)}"[:300] if runner_up else None,
+            "runner_up_score": round(runner_up[0], 4) if runner_up else None,
+        }
         if best_score < self.min_support:
             return Proposal(
-                producer=self.name, abstain_reason="insufficient_evidence", score=round(best_score, 4),
-                note=f"no packed sentence covers enough of the question (best {best_score:.2f} < {self.min_support})",
+                producer=self.name, abstain_reason="insufficient_evidence", **fields,
+                note=f"found and eligible, but no unit answers the question: the best unit {best.marker()} scores "
+                f"{best_score:.2f} < threshold {self.min_support:.2f}",
             )
         claim = join_lines(best.quote)
         return Proposal(
@@ -148,6 +181,7 @@ class LocalExtractive:
                     start_line=best.start_line, end_line=best.end_line, quote=best.quote,
                 )
             ],
-            score=round(best_score, 4),
-            note=f"best evidence covers {best_score:.2f} of the question's weighted terms",
+            note=f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}"
+            + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
+            **fields,
         )

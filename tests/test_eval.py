@@ -181,4 +181,40 @@ def test_readme_region_is_the_only_change(tmp_path):
                  load_path=tmp_path / "none.json")
     text = readme.read_text("utf-8")
     assert text.startswith("head\n<!-- results:start -->\n## Results") and text.endswith("<!-- results:end -->\nfoot\n")
-    assert "stale" not in text and text.count("not yet measured") == 7  # 5 eval suites, bench, bench load
+    assert "stale" not in text and text.count("not yet measured") == 8  # 6 eval suites, bench, bench load
+
+
+def test_questions_gold_match_rule_respects_boundaries():
+    from pipeline.evaluate.questions import contains
+
+    assert contains("affects 73 airplanes", "73") and not contains("Model 737 airplanes", "73")
+    assert not contains("costs $850", "$85") and contains("Model 737– 9", "737-9")
+
+
+def test_eval_questions_on_a_slice_scores_and_writes_json(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RAG_CACHE_DIR", str(tmp_path / "cache"))
+    from pipeline.cli import main
+
+    items = [
+        {"id": "t-1", "docs": ["sample_docs/corpus"], "question": "How long must passwords be?", "lang": "en",
+         "date": "2026-09-14", "topic": None, "groups": [], "answerable": True, "gold": ["14"], "page": None,
+         "kind": "number", "source": "password-policy", "lines": None},
+        {"id": "t-2", "docs": ["sample_docs/corpus"], "question": "How much does a ferry ticket cost?", "lang": "en",
+         "date": None, "topic": None, "groups": [], "answerable": False, "gold": [], "page": None,
+         "kind": "unanswerable", "source": None, "lines": None},
+        {"id": "t-3", "docs": ["sample_docs/corpus"], "question": "Who wrote the moon landing report?", "lang": "en",
+         "date": None, "topic": None, "groups": [], "answerable": False, "gold": [], "page": None,
+         "kind": "unanswerable", "source": None, "lines": None},
+    ]
+    data_file = tmp_path / "questions" / "dev.jsonl"
+    data_file.parent.mkdir()
+    data_file.write_text("\n".join(json.dumps(i) for i in items) + "\n", "utf-8")
+    out = tmp_path / "eval.json"
+    code = main(["eval", "questions", "--data", str(data_file), "--limit", "2", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    figures = json.loads(out.read_text("utf-8"))["questions"]
+    assert figures["items"] == 2 and figures["answerable"]["total"] == 1 and figures["unanswerable"]["total"] == 1
+    assert figures["answered_wrong"] + figures["answered_false"] <= 2
+    assert set(figures["by_kind"]) == {"number", "unanswerable"}
+    assert "answerable answered correctly" in printed

@@ -16,6 +16,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from pipeline.contracts import Request, Settings
+from pipeline.scenarios import SEED_SETTINGS
 from pipeline.engine import ask
 from pipeline.generate_llm import SYSTEM_PROMPT, ChatCompletionsGenerator, LlmConfig
 from pipeline.llm_reply import UnreadableReply, parse_reply
@@ -24,7 +25,8 @@ from tests.llm_standin import ScriptedReply, StandInChatServer, json_reply
 
 MEALS = Request(question="What is the daily meal allowance in Beijing?", date=REQUEST_DATE, topic="travel")
 # An LLM prompt carries a system message besides the sources: a larger window than the extractive default.
-ROOMY = Settings(window=4000, reserve=400)
+# The seed's retrieval (top-k 3, gate 0.6 / 0.9) with a roomier window: the prompts below assume it.
+ROOMY = Settings(top_k=3, min_lexical=0.6, min_dense=0.9, window=4000, reserve=400)
 SECRET = "sk-standin-SECRET-0123456789"
 SUPPORTED = "The allowance is 180 yuan per day in Beijing. [meals-allowance:5]"
 CITE_5 = [{"source_id": "meals-allowance", "start_line": 5, "end_line": 5}]
@@ -207,7 +209,7 @@ def test_connection_refused_abstains(sample_corpus):
 
 
 def test_the_whole_prompt_must_fit_window_minus_reserve(sample_corpus):
-    trace, server = _ask(sample_corpus, [json_reply(SUPPORTED, CITE_5)], settings=Settings())  # 1400 − 200
+    trace, server = _ask(sample_corpus, [json_reply(SUPPORTED, CITE_5)], settings=SEED_SETTINGS)  # 1400 − 200
     assert trace.context is not None and trace.context.length <= 1200  # the sources alone fit…
     assert trace.answer.reason_code == "context_budget"  # …the prompt with its system message does not
     assert "exceeds window - reserve (1200)" in trace.proposal.note and not server.requests

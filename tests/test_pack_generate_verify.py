@@ -23,7 +23,9 @@ def _context(corpus, settings=Settings(), request=REQUEST):
 
 
 def test_context_is_numbered_dated_delimited_json_within_budget(sample_corpus):
-    context = _context(sample_corpus)
+    from pipeline.scenarios import SEED_SETTINGS
+
+    context = _context(sample_corpus, SEED_SETTINGS)
     payload = json.loads(context.text)
     first = payload["sources"][0]
     assert (first["n"], first["id"], first["version"]) == (1, "travel-v2", "v2")
@@ -85,8 +87,13 @@ def test_support_span_must_be_packed_whole(sample_corpus):
     assert raised.value.reason_code == "incomplete_source" and "missing line(s) [1, 2]" in raised.value.detail
 
 
-def test_composer_copies_the_answering_sentence_not_the_whole_chunk(make_corpus):
-    corpus = make_corpus((
+def _real_corpus(engine, *files):
+    """The composer scores meaning with the real model's vectors (the test embedder has none)."""
+    return engine.corpus([engine.parse(text.encode("utf-8"), name) for name, text in files])
+
+
+def test_composer_copies_the_answering_sentence_not_the_whole_chunk(engine):
+    corpus = _real_corpus(engine, (
         "handbook.md",
         "# Handbook\n\nThe office opens at 09:00 on weekdays. Visitors sign in at the front desk. "
         "Parking is free for the first two hours and costs 3 euros per hour after that. "
@@ -100,8 +107,8 @@ def test_composer_copies_the_answering_sentence_not_the_whole_chunk(make_corpus)
     assert "canteen" not in answer.answer
 
 
-def test_composer_works_on_chinese_sentences(make_corpus):
-    corpus = make_corpus((
+def test_composer_works_on_chinese_sentences(engine):
+    corpus = _real_corpus(engine, (
         "zh-ferry.md", "渡轮时刻表。岛上渡轮每天8点30分从4号码头出发。宠物可以免费乘船。\n行李限重20公斤。\n",
     ))
     trace = ask(corpus, Request(question="渡轮从几号码头出发？", date=REQUEST_DATE))

@@ -341,6 +341,12 @@ def answer_html(trace: Trace | None) -> str:
             parts.append("<p class='rag-note'>Proposed answer (not shown as supported):</p>"
                          f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
     parts.append(f"<p><b>Why:</b> {_e(trace.explanation)}</p>")
+    proposal = trace.proposal
+    if proposal is not None and proposal.score is not None and proposal.threshold is not None:
+        parts.append(f"<p class='rag-note'>Answer scorer: best unit {proposal.score:.2f} "
+                     f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
+                     + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
+                     + "</p>")
     parts.append(claims_html(a))
     checks = {(_citation_key(ch.citation), ch.citation.page): ch for ch in trace.checks}
     all_citations = [*a.citations, *a.dropped_citations]

@@ -1,4 +1,4 @@
-"""`python -m pipeline eval {scenarios,scifact,verifier,squad2,cmrc,all}`.
+"""`python -m pipeline eval {scenarios,scifact,verifier,squad2,cmrc,questions,all}`.
 
 Each suite prints a table (ours beside seed 002's "papertrail" setup where both were run)
 and, with `--json OUT`, writes the figures for tools; `--plots DIR` draws the PNG curves.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import data
 
-SUITES = ["scenarios", "scifact", "verifier", "squad2", "cmrc", "all"]
+SUITES = ["scenarios", "scifact", "verifier", "squad2", "cmrc", "questions", "all"]
 
 
 def add_eval_parser(commands) -> None:
@@ -25,7 +25,7 @@ def add_eval_parser(commands) -> None:
     parser.add_argument("--corpus", type=Path, default=data.SCIFACT_CORPUS, metavar="FILE", help="SciFact corpus.jsonl")
     parser.add_argument("--claims", type=Path, default=data.SCIFACT_CLAIMS, metavar="FILE", help="SciFact claims jsonl")
     parser.add_argument("--qrels", type=Path, default=data.SCIFACT_QRELS, metavar="FILE", help="BEIR qrels tsv")
-    parser.add_argument("--data", type=Path, metavar="FILE", help="a SQuAD-format set (squad2 or cmrc)")
+    parser.add_argument("--data", type=Path, metavar="FILE", help="a SQuAD-format set (squad2 or cmrc), or a questions jsonl (questions)")
     parser.add_argument("--support-judge", choices=["containment", "learned"], default="containment",
                         help="who decides claim_supported in the scenarios (the verifier suite runs both)")
     parser.add_argument("--traces", type=Path, metavar="FILE",

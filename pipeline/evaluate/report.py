@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 START, END = "<!-- results:start -->", "<!-- results:end -->"
-SUITE_ORDER = ("scenarios", "scifact", "verifier", "squad2", "cmrc")
+SUITE_ORDER = ("scenarios", "questions", "scifact", "verifier", "squad2", "cmrc")
 
 
 def _load(path: Path) -> dict | None:

@@ -189,6 +189,22 @@ def suite_cmrc(args, configs) -> dict:
     return {**out, "table": text, "ok": True}
 
 
+def suite_questions(args, configs) -> dict:
+    from . import questions
+
+    path = args.data or questions.QUESTIONS
+    figures = questions.evaluate(path, args.limit)
+    rows = figures.pop("rows")
+    text = table(f"questions ({figures['items']} natural questions with gold answers, {path.name}; default settings; "
+                 "a gold string in the answer or a verified quote of at most 600 characters)",
+                 questions.rows_for_table(figures), columns=("ours", "papertrail"))
+    for row in rows:
+        if not row["passed"]:
+            print(f"  miss {row['id']} ({row['kind']}): {'answered' if row['answered'] else row['reason']}"
+                  f"{': ' + ' '.join((row['answer'] or '').split())[:140] if row['answered'] else ''}", file=sys.stderr)
+    return {"ours": {"questions": figures}, "papertrail": {}, "table": text, "ok": True}
+
+
 def command_line(args) -> str:
     """The command as given (rebuilt from the parsed arguments, so an in-process call says it too)."""
     parts = ["python -m pipeline eval", args.suite]
@@ -210,7 +226,7 @@ def command_line(args) -> str:
 
 
 SUITE_FUNCTIONS = {"scenarios": suite_scenarios, "scifact": suite_scifact, "verifier": suite_verifier,
-                   "squad2": suite_squad2, "cmrc": suite_cmrc}
+                   "squad2": suite_squad2, "cmrc": suite_cmrc, "questions": suite_questions}
 
 
 def run(args) -> int:

@@ -1,0 +1,129 @@
+"""Which evidence unit answers the question, and how sure: a small learned scorer.
+
+Features of a (question, unit) pair — meaning, words and the kind of answer expected:
+- `dense`: multilingual-e5 query–passage cosine between the question and the unit;
+- `lexical`: IDF-weighted share of the question's terms found in the unit (and a row's header);
+- `type_wanted`, `type_found`: the question expects a number/amount, a date/time, a person or
+  organisation, a place, a reason or a yes/no rule, and the unit holds one;
+- `novel`: how much the unit says beyond echoing the question (an answer adds words);
+- `rank`: 1 / the pack position of its source (retrieval's own order);
+- `length`, `row`: the unit's length and whether it is a table row.
+A logistic regression over them (weights in `answer_model.json`, trained by
+`scripts/train_answer_model.py` on the public SQuAD 2.0 and CMRC 2018 halves) gives the
+probability that the unit holds the answer; the composer answers with the best unit only if
+that probability reaches the shipped threshold, chosen on the public curves.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+WEIGHTS = Path(__file__).with_name("answer_model.json")
+FEATURES = ("bias", "dense", "lexical", "type_wanted", "type_found", "novel", "rank", "length", "row")
+
+_I = re.IGNORECASE
+ANSWER_TYPES: dict[str, re.Pattern] = {
+    "date": re.compile(r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bby what date\b|\bwhich (?:year|date|day)\b"
+                       r"|\bhow long ago\b|\bdeadline\b|何时|什么时候|哪一年|哪年|几号|几点|日期|时间", _I),
+    "number": re.compile(r"\bhow (?:many|much|long|far|old|big|large|high|often)\b|\bwhat (?:is|was|are) the "
+                         r"(?:amount|number|cost|price|limit|rate|percentage|size|total)\b|\bcost\b|\bprice\b"
+                         r"|多少|几|多大|多高|多长|多久|数量|金额|标准", _I),
+    "why": re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b|为什么|为何|原因", _I),
+    "who": re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\bwhich (?:company|organi[sz]ation|person|agency)\b|\bcontact\b|谁", _I),
+    "where": re.compile(r"\bwhere\b|\bwhich (?:city|country|place|state|address)\b|哪里|在哪|何处|什么地方", _I),
+    "yesno": re.compile(r"^\s*(?:can|may|must|should|do|does|did|is|are|am|will|would|could|has|have)\b"
+                        r"|吗[？?]?\s*$|能否|是否|可否", _I),
+}
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+UNIT_TYPES: dict[str, re.Pattern] = {
+    "date": re.compile(rf"\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b"
+                       rf"|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b1[5-9]\d\d\b|\b20\d\d\b|\b\d{{1,2}}:\d{{2}}\b"
+                       r"|\d+\s*[年月日号点]|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:daily|weekly|annually)\b", _I),
+    "number": re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|hundred|thousand|million"
+                         r"|billion|dozen|half|twice)\b|[一二三四五六七八九十百千万亿两]", _I),
+    "why": re.compile(r"\bbecause\b|\bdue to\b|\bsince\b|\bso that\b|\bin order to\b|\bto (?:prevent|avoid|ensure|address|correct)\b"
+                      r"|\breason\b|\bresult(?:ed|s)? (?:in|from)\b|\bcaused?\b|\bcould\b|\bled to\b|因为|由于|为了|原因|导致|以便", _I),
+    "who": re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z]\.?)?\s+[A-Z][a-z]+\b|\b(?:Inc|Ltd|Company|Corporation|Administration|"
+                      r"Agency|Department|Office|University|Committee|Council|Board)\b|@|\bphone\b|\d{3}[-–]\d{3}[-–]\d{4}"),
+    "where": re.compile(r"\b(?:in|at|from|near|to)\s+[A-Z][a-z]+|\b(?:street|road|avenue|suite|floor|building|city|"
+                        r"state|country|deck|room)\b|[省市县区路街号楼]", _I),
+    "yesno": re.compile(r"\b(?:may|must|not|no|only|allowed|permitted|required|prohibited|cannot|can|never|always|"
+                        r"should|shall)\b|可以|不得|必须|不能|允许|禁止|需要|无需|不需要", _I),
+}
+
+
+def wanted_types(question: str) -> tuple[str, ...]:
+    return tuple(name for name, pattern in ANSWER_TYPES.items() if pattern.search(question))
+
+
+def found_types(text: str) -> frozenset[str]:
+    return frozenset(name for name, pattern in UNIT_TYPES.items() if pattern.search(text))
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The raw inputs of one (question, unit) pair, before they become a feature vector."""
+
+    dense: float
+    lexical: float
+    wanted: tuple[str, ...]
+    found: frozenset[str]
+    novel_terms: int
+    rank: int
+    length: int
+    row: bool
+
+
+def feature_vector(pair: Pair) -> np.ndarray:
+    type_found = (sum(1 for t in pair.wanted if t in pair.found) / len(pair.wanted)) if pair.wanted else 0.0
+    return np.array([
+        1.0, pair.dense, pair.lexical, float(bool(pair.wanted)), type_found,
+        math.log1p(pair.novel_terms) / 3.0, 1.0 / max(pair.rank, 1), math.log1p(pair.length) / 6.0, float(pair.row),
+    ], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class AnswerModel:
+    weights: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+    threshold: float
+    prefilter: int  # how many units (by words and type) are scored by meaning
+
+    def probability(self, features: np.ndarray) -> np.ndarray:
+        z = ((features - self.mean) / self.scale) @ self.weights
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def to_json(self) -> dict:
+        return {"features": list(FEATURES), "weights": self.weights.round(6).tolist(), "mean": self.mean.round(6).tolist(),
+                "scale": self.scale.round(6).tolist(), "threshold": self.threshold, "prefilter": self.prefilter}
+
+
+def model_from_json(payload: dict) -> AnswerModel:
+    if tuple(payload["features"]) != FEATURES:
+        raise ValueError(f"answer model features {payload['features']} do not match {FEATURES}")
+    return AnswerModel(np.array(payload["weights"]), np.array(payload["mean"]), np.array(payload["scale"]),
+                       float(payload["threshold"]), int(payload.get("prefilter", 6)))
+
+
+# Used only until a trained model is shipped (and by the training script as its start):
+# meaning and words, the expected type, a little for retrieval's order.
+UNTRAINED = AnswerModel(
+    weights=np.array([0.0, 1.2, 1.0, 0.0, 0.6, 0.3, 0.3, 0.0, 0.0]), mean=np.array([0, 0.8, 0.5, 0.5, 0.3, 0.5, 0.5, 0.8, 0.1]),
+    scale=np.array([1, 0.05, 0.3, 0.5, 0.4, 0.3, 0.3, 0.2, 0.3]), threshold=0.5, prefilter=6,
+)
+
+
+@lru_cache(maxsize=1)
+def shipped_model() -> AnswerModel:
+    try:
+        return model_from_json(json.loads(WEIGHTS.read_text("utf-8")))
+    except FileNotFoundError:
+        return UNTRAINED

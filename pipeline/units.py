@@ -1,0 +1,202 @@
+"""Evidence units: the sentences, list items and table rows an extractive answer can quote.
+
+A packed source is a run of addressed lines. Lines are layout, not meaning: hard-wrapped
+text (RFCs, PEPs, wrapped Markdown, PDF columns) breaks a sentence over several lines, and a
+list or a table puts one item per line. So lines are first grouped into blocks:
+- a blank line, a Markdown heading or a new list item (`-`, `*`, `+`, `•`, `1.`, `1)`, `(a)`)
+  ends the block before it; a list item's wrapped continuation lines join it;
+- a table row is its own block: a Markdown `| a | b |` line, or a line with at least two tab
+  stops (PyMuPDF writes a PDF table row as one tab-separated line); a following line without
+  tabs joins the row only when the row's last field ends in a number and the line is upper
+  case or starts lower case (a wrapped description cell, as in the Senate report), never prose;
+  the nearest earlier row whose fields are mostly words is kept as the row's header;
+- everything else joins its neighbours and is split into sentences across line breaks.
+Each unit keeps the first and last line it touches, so its citation stays exact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .citations import marker
+from .contracts import PackedLine, PackedSource
+from .tokenize import has_cjk, is_cjk_char
+
+_CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!?]+$")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
+HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
+_MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A candidate piece of evidence: exact text and the lines it sits on."""
+
+    source: PackedSource
+    start_line: int
+    end_line: int
+    quote: str
+    kind: str = "sentence"  # sentence | item | row | span
+    header: str = ""  # a table row's header line (shown beside it, scored with it)
+
+    def marker(self) -> str:
+        return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
+
+
+citation_marker = marker  # one marker format for every producer (citations.py)
+
+
+def join_lines(quote: str) -> str:
+    """A quote as one answer sentence: lines joined by a space (none between Chinese lines)."""
+    lines = [line.strip() for line in quote.split("\n") if line.strip()]
+    joined = lines[0] if lines else ""
+    for line in lines[1:]:
+        gap = "" if is_cjk_char(joined[-1]) or is_cjk_char(line[0]) else " "
+        joined = f"{joined}{gap}{line}"
+    return joined
+
+
+def _segmenter():
+    import pysbd
+
+    global _SEGMENTER
+    if _SEGMENTER is None:
+        _SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    return _SEGMENTER
+
+
+_SEGMENTER = None
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence boundaries as code-point spans (pysbd for English, punctuation for Chinese)."""
+    if has_cjk(text):
+        spans = [(m.start(), m.end()) for m in _CJK_SENTENCE.finditer(text)]
+    else:
+        spans = [(s.start, s.end) for s in _segmenter().segment(text)]
+    trimmed = []
+    for start, end in spans:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end > start:
+            trimmed.append((start, end))
+    return trimmed
+
+
+def is_table_row(text: str) -> bool:
+    return text.count("\t") >= 2 or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3)
+
+
+def _fields(text: str) -> list[str]:
+    parts = text.split("\t") if "\t" in text else text.strip().strip("|").split("|")
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _is_header(text: str) -> bool:
+    fields = _fields(text)
+    wordy = sum(1 for f in fields if not re.fullmatch(r"[\d\s.,$%()/:\-–]+", f))
+    return len(fields) >= 2 and wordy >= 0.75 * len(fields)
+
+
+def _continues_row(row: str, line: str) -> bool:
+    """A wrapped description cell under a row: upper case or lower-case start, not prose."""
+    stripped = line.strip()
+    if not stripped or is_table_row(line) or LIST_ITEM.match(line) or len(_fields(row)) < 3:
+        return False
+    if not _NUMBER_END.search(row) and not _NUMBER_END.search(_fields(row)[0]):
+        return False
+    letters = [c for c in stripped if c.isalpha()]
+    return bool(letters) and (stripped.upper() == stripped or stripped[0].islower())
+
+
+def _blocks(lines: tuple[PackedLine, ...], plain_text: bool) -> list[tuple[str, list[PackedLine]]]:
+    """Group lines into (kind, lines) blocks: prose, item, heading or row."""
+    blocks: list[tuple[str, list[PackedLine]]] = []
+    for line in lines:
+        text = line.text
+        if not text.strip():
+            blocks.append(("blank", []))
+            continue
+        if _MD_RULE.match(text) and "|" in text:
+            blocks.append(("blank", []))
+            continue
+        if is_table_row(text):
+            blocks.append(("row", [line]))
+            continue
+        last_kind, last_lines = blocks[-1] if blocks else ("blank", [])
+        if last_kind == "row" and len(last_lines) < 3 and _continues_row(last_lines[0].text, text):
+            last_lines.append(line)
+        elif HEADING.match(text):
+            blocks.append(("heading", [line]))
+        elif LIST_ITEM.match(text):
+            blocks.append(("item", [line]))
+        elif last_kind in ("prose", "item") and (not plain_text or _wraps(last_lines[-1].text, text)):
+            last_lines.append(line)
+        else:
+            blocks.append(("prose", [line]))
+    return [(kind, block) for kind, block in blocks if block]
+
+
+def _ends_sentence(text: str) -> bool:
+    return text.rstrip().endswith((".", "!", "?", "。", "！", "？", ":", ";", "；"))
+
+
+WRAP_WIDTH = 50  # a line this long that stops mid-sentence was wrapped by the writer
+
+
+def _wraps(previous: str, line: str) -> bool:
+    """In plain text, does `line` continue `previous` (a hard wrap) rather than start anew?
+
+    A PDF's lines are always visual lines; a text file's line may be a paragraph of its own
+    (a label line, a short rule), so it joins only an unfinished, wrapped-looking line.
+    """
+    if line[:1].isspace() and line.strip():
+        return True  # an indented continuation (Markdown list items, RFC paragraphs)
+    if _ends_sentence(previous):
+        return False
+    stripped = line.strip()
+    return stripped[:1].islower() or len(previous.rstrip()) >= WRAP_WIDTH or has_cjk(previous[-1:])
+
+
+def _sentences(source: PackedSource, block: list[PackedLine], kind: str) -> list[Unit]:
+    text, starts = "", []
+    for line in block:
+        starts.append(len(text) + (1 if text else 0))
+        text = f"{text}\n{line.text}" if text else line.text
+    units = []
+    # Split on the text with line breaks as spaces (a wrapped line is not a sentence end),
+    # then quote the exact text, line breaks included: the offsets are the same.
+    spans = [(0, len(text))] if kind == "heading" else sentence_spans(text.replace("\n", " "))
+    for start, end in spans:
+        touched = [line.number for line, s in zip(block, starts) if s < end and s + len(line.text) > start]
+        if touched:
+            units.append(Unit(source, touched[0], touched[-1], text[start:end], kind="item" if kind == "item" else "sentence"))
+    if kind == "item" and len(units) > 1:
+        # A list item is one unit (its sentences too, for a long item).
+        units.insert(0, Unit(source, block[0].number, block[-1].number, text, kind="item"))
+    return units
+
+
+def units_of(source: PackedSource) -> list[Unit]:
+    """Every quotable unit of a packed source, in reading order."""
+    if source.support_span:
+        quote = "\n".join(line.text for line in source.lines)
+        return [Unit(source, source.start_line, source.end_line, quote, kind="span")]
+    units: list[Unit] = []
+    header = ""
+    for kind, block in _blocks(source.lines, plain_text=source.page is None):
+        if kind == "row":
+            first = block[0].text
+            if _is_header(first) and len(block) == 1:
+                header = first
+            quote = "\n".join(line.text for line in block)
+            units.append(Unit(source, block[0].number, block[-1].number, quote, kind="row",
+                              header=header if header != first else ""))
+        else:
+            units.extend(_sentences(source, block, kind))
+    return units
