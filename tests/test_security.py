@@ -551,15 +551,20 @@ def test_a_chroma_server_that_dies_is_one_line_and_the_store_stays_consistent(tm
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
-                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+
+    def start_server():
+        """`chroma run` on the test's folder and port, once it accepts connections."""
+        process = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
+                                    "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(240):
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
             except OSError:
                 time.sleep(0.25)
+        return process
+    server = start_server()
+    try:
         env = {"CHROMA_HOST": "127.0.0.1", "CHROMA_PORT": str(port)}
         store = tmp_path / "store"
         assert run_cli("ingest", "--store", str(store), str(CORPUS_DIR / "travel-v2.md"), env=env).returncode == 0
@@ -577,15 +582,8 @@ def test_a_chroma_server_that_dies_is_one_line_and_the_store_stays_consistent(tm
     assert result.returncode == 2 and "chroma server" in one_error_line(result.stderr)
     assert (store / "manifest.json").read_text() == manifest  # nothing half-added
     # Restarted on the same folder and port, the server serves the stored vectors and the ingest completes.
-    server = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
-                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = start_server()
     try:
-        for _ in range(240):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.25)
         result = run_cli("ingest", "--store", str(store), str(CORPUS_DIR / "travel-v1.md"), env=env)
         assert result.returncode == 0, result.stderr
         assert sorted(json.loads((store / "manifest.json").read_text())["documents"]) == ["travel-v1", "travel-v2"]

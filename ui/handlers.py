@@ -252,17 +252,23 @@ def _added(document: Document) -> dict:
             "warnings": document_warnings(document)}
 
 
+def _chosen_paths(files, label: str) -> list[str]:
+    """The received files' paths (still to be checked by `received_file`), at least one and at most the limit."""
+    paths = [str(getattr(f, "name", f)) for f in (files or []) if f]
+    if not paths:
+        raise InputError(label, "choose one or more files first")
+    if len(paths) > MAX_FILES_PER_UPLOAD:
+        raise InputError(label, f"{len(paths)} files at once; the limit is {MAX_FILES_PER_UPLOAD}")
+    return paths
+
+
 @guarded
 def do_upload(shared: Shared, files, version, topic, authority, valid_from, valid_to, session,
               progress=gr.Progress()):
     """Add PDFs or text files (.pdf, .md, .txt) to this session's collection only. The metadata fields
     apply to files without front matter. Returns {"added": [...], "errors": [...], "documents": [...]}."""
     session = session_of(session)
-    paths = [str(getattr(f, "name", f)) for f in (files or []) if f]
-    if not paths:
-        raise InputError("upload", "choose one or more files first")
-    if len(paths) > MAX_FILES_PER_UPLOAD:
-        raise InputError("upload", f"{len(paths)} files at once; the limit is {MAX_FILES_PER_UPLOAD}")
+    paths = _chosen_paths(files, "upload")
     metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
     visible = session.visible_documents(shared)  # never a restricted sample: that would reveal it exists
     known_digests = {d.digest: d.source_id for d in visible}
@@ -331,11 +337,7 @@ def do_add_to_library(shared: Shared, files, version, topic, authority, valid_fr
                                     "stay in your session")
     if LIBRARY_ADMIN not in requester_groups(shared.accounts, session, "", request):
         raise InputError("library", f"only members of {LIBRARY_ADMIN} may add to the shared library")
-    paths = [str(getattr(f, "name", f)) for f in (files or []) if f]
-    if not paths:
-        raise InputError("library", "choose one or more files first")
-    if len(paths) > MAX_FILES_PER_UPLOAD:
-        raise InputError("library", f"{len(paths)} files at once; the limit is {MAX_FILES_PER_UPLOAD}")
+    paths = _chosen_paths(files, "library")
     metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
     incoming = [Incoming(*_read_upload(path), metadata=metadata or None) for path in paths]
     added, unchanged = shared.library.add(
