@@ -12,6 +12,7 @@ sibling sources are checked by the engine (conflicts.py), not here.
 from __future__ import annotations
 
 import copy
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -28,6 +29,7 @@ PRODUCER = "local-extractive-v1"
 DEFAULT_MIN_SUPPORT = shipped_model().threshold
 _UNIT_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _UNIT_VECTOR_LIMIT = 50_000
+_UNIT_VECTORS_LOCK = threading.Lock()  # the app answers two questions at once
 
 
 def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
@@ -48,20 +50,24 @@ def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
 def unit_vectors(embedder, texts: list[str], known: Callable[[str], np.ndarray | None] | None = None) -> np.ndarray:
     """Unit-length passage vectors: from the index where a unit is a whole chunk, else embedded
     once and cached in memory by (model, exact text)."""
-    if known is not None:
-        for text in texts:
-            if (embedder.name, text) not in _UNIT_VECTORS:
-                vector = known(text)
-                if vector is not None:
-                    _UNIT_VECTORS[(embedder.name, text)] = vector
-    missing = [t for t in dict.fromkeys(texts) if (embedder.name, t) not in _UNIT_VECTORS]
+    with _UNIT_VECTORS_LOCK:
+        if known is not None:
+            for text in texts:
+                if (embedder.name, text) not in _UNIT_VECTORS:
+                    vector = known(text)
+                    if vector is not None:
+                        _UNIT_VECTORS[(embedder.name, text)] = vector
+        found = {t: _UNIT_VECTORS[(embedder.name, t)] for t in texts if (embedder.name, t) in _UNIT_VECTORS}
+    missing = [t for t in dict.fromkeys(texts) if t not in found]
     if missing:
         vectors = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
-        for text, vector in zip(missing, vectors):
-            _UNIT_VECTORS[(embedder.name, text)] = vector / max(float(np.linalg.norm(vector)), 1e-12)
-        while len(_UNIT_VECTORS) > _UNIT_VECTOR_LIMIT:
-            _UNIT_VECTORS.popitem(last=False)
-    return np.vstack([_UNIT_VECTORS[(embedder.name, t)] for t in texts]) if texts else np.zeros((0, 1))
+        fresh = {t: v / max(float(np.linalg.norm(v)), 1e-12) for t, v in zip(missing, vectors)}
+        found.update(fresh)
+        with _UNIT_VECTORS_LOCK:
+            _UNIT_VECTORS.update(((embedder.name, t), v) for t, v in fresh.items())
+            while len(_UNIT_VECTORS) > _UNIT_VECTOR_LIMIT:
+                _UNIT_VECTORS.popitem(last=False)
+    return np.vstack([found[t] for t in texts]) if texts else np.zeros((0, 1))
 
 
 def _compound_credit(weights: dict[str, float], matched: frozenset[str], text: str) -> float:
