@@ -107,25 +107,29 @@ def app_url():
     thread.join(timeout=10)
 
 
+def start_chroma_server(path: Path, port: int) -> subprocess.Popen:
+    """`chroma run` on `path` and `port`, returned once it accepts connections (or after a minute)."""
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
+    process = subprocess.Popen([chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(240):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.25)
+    return process
+
+
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory):
     """CI starts a real `chroma run` (CHROMA_TEST_PORT); elsewhere the test starts its own."""
     if os.environ.get("CHROMA_TEST_PORT"):
         yield int(os.environ["CHROMA_TEST_PORT"])
         return
-    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
     port = _free_port()
-    process = subprocess.Popen(
-        [chroma, "run", "--path", str(tmp_path_factory.mktemp("chroma")), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    process = start_chroma_server(tmp_path_factory.mktemp("chroma"), port)
     try:
-        for _ in range(120):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.25)
         yield port
     finally:
         process.terminate()

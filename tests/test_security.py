@@ -538,31 +538,17 @@ def test_a_corrupt_vector_store_is_one_line_naming_its_path_for_the_cli_and_the_
 
 
 def test_a_chroma_server_that_dies_is_one_line_and_the_store_stays_consistent(tmp_path):
-    import shutil
-    import socket
-    import subprocess
-    import sys
-    import time
 
     from pipeline.errors import InputError
     from pipeline.vectors import ChromaVectorCache
 
-    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    from tests.conftest import _free_port, start_chroma_server
+
+    port = _free_port()
 
     def start_server():
-        """`chroma run` on the test's folder and port, once it accepts connections."""
-        process = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
-                                    "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(240):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.25)
-        return process
+        return start_chroma_server(tmp_path / "server", port)
+
     server = start_server()
     try:
         env = {"CHROMA_HOST": "127.0.0.1", "CHROMA_PORT": str(port)}

@@ -39,22 +39,8 @@ def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: 
             out += ["", "```", tables[suite], "```", ""]
         else:
             out += ["not yet measured", ""]
-    out.append("### bench")
-    out.append("")
-    if bench_figures and bench_figures.get("table"):
-        meta = bench_figures.get("meta", {})
-        out.append(f"`{meta.get('command', '')}` — {meta.get('date', '')} — {meta.get('machine', '')}")
-        out += ["", "```", bench_figures["table"], "```", ""]
-    else:
-        out += ["not yet measured", ""]
-    out.append("### bench load (concurrent sessions against the app)")
-    out.append("")
-    if load_figures and load_figures.get("table"):
-        meta = load_figures.get("meta", {})
-        out.append(f"`{meta.get('command', '')}` — {meta.get('date', '')} — {meta.get('machine', '')}")
-        out += ["", "```", load_figures["table"], "```", ""]
-    else:
-        out += ["not yet measured", ""]
+    out += _measured("### bench", bench_figures)
+    out += _measured("### bench load (concurrent sessions against the app)", load_figures)
     plots = sorted((ROOT / "reports" / "plots").glob("*.png"))
     if plots:
         out.append("Plots: " + ", ".join(f"[{p.stem}](reports/plots/{p.name})" for p in plots))
@@ -87,3 +73,13 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _measured(title: str, figures: dict | None) -> list[str]:
+    """A README section: the command, date and machine, then the table; or "not yet measured"."""
+    out = [title, ""]
+    if figures and figures.get("table"):
+        meta = figures.get("meta", {})
+        out.append(f"`{meta.get('command', '')}` — {meta.get('date', '')} — {meta.get('machine', '')}")
+        return out + ["", "```", figures["table"], "```", ""]
+    return out + ["not yet measured", ""]
