@@ -138,6 +138,15 @@ class Engine:
         return build_corpus(documents, self.embedder, vector_store or self.vector_store, tokenizer=self.tokenizer,
                             progress=progress, index_settings=self.config.index)
 
+    def searchable_corpus(self, documents: Sequence[Document], vector_store: VectorStore | None = None,
+                          worker: Any = None) -> tuple[Corpus, Any]:
+        """A corpus to ask at once (BM25 now) and the background job embedding the vectors it lacks, or
+        None when every vector is stored (see `pipeline.background`)."""
+        from .background import searchable_corpus
+
+        return searchable_corpus(documents, self.embedder, vector_store or self.vector_store, self.tokenizer,
+                                 self.config.index, worker)
+
     # ------------------------------------------------------------------ retrieve → … → verify
 
     def judge_named(self, name: str) -> SupportJudge:

@@ -269,6 +269,8 @@ class Retrieval(_Frozen):
     eligibility: Literal["before_cutoff", "after_selection"]
     scored: int = 0
     notes: tuple[str, ...] = ()
+    rankings: tuple[str, ...] = Field((), description="the rankings fused: bm25 and/or dense (dense is left out "
+                                      "while a document's vectors are still being computed; notes say why)")
     term_weights: dict[str, float] = Field(default_factory=dict, description="the question terms' IDF weights")
 
 

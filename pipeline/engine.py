@@ -38,6 +38,8 @@ EXPLANATIONS = {
     "generator_unavailable": "The answer generator could not produce a usable answer (it was unreachable, refused, "
     "timed out, or its output was cut short or unreadable), so nothing is shown as an answer.",
 }
+# The rankings each retrieval mode fuses (recorded in the trace: Retrieval.rankings).
+RANKINGS = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("bm25", "dense")}
 # What a stage's `insufficient_evidence` means, so the explanation names the stage that failed.
 _STAGE_EXPLANATIONS = {
     ("generate", "insufficient_evidence"): "Eligible sources were found and packed, but the producer found no "
@@ -80,6 +82,12 @@ def ask(
     model); it goes through exactly the same conflict and citation checks.
     """
     settings = settings or Settings()
+    dense_note = None
+    if corpus.dense_pending is not None and settings.retrieval != "bm25":
+        # Vectors are still being computed (pipeline.background): rank by BM25 only, and say so.
+        dense_note = (f"dense ranking unavailable: {corpus.dense_pending()}; requested {settings.retrieval}, "
+                      "ranked by BM25 only")
+        settings = settings.model_copy(update={"retrieval": "bm25"})
     generator = generator or LocalExtractive(corpus.tokenizer, min_support=settings.min_support, embedder=corpus.embedder)
     judge = judge or ContainmentJudge(corpus.tokenizer, coverage=settings.support_coverage)
     generator_name = getattr(generator, "name", None) or getattr(generator, "__name__", type(generator).__name__)
@@ -95,10 +103,13 @@ def ask(
     )
     clock = _Clock()
     abstention = _retrieve_and_pack(corpus, request, settings, trace, clock)
+    if dense_note is not None:
+        trace.retrieval = trace.retrieval.model_copy(update={"notes": (dense_note, *trace.retrieval.notes)})
     if proposal is None and abstention is None:
         with clock.stage("generate"):
-            # A producer that can reuse the index's vectors binds to this corpus (optional hook).
-            bind = getattr(generator, "for_corpus", None)
+            # A producer that can reuse the index's vectors binds to this corpus (optional hook); not while
+            # some of them are still zero rows waiting for background embedding.
+            bind = getattr(generator, "for_corpus", None) if corpus.dense_pending is None else None
             proposal = (bind(corpus) if bind is not None else generator)(trace.context)
         trace.generator_called = True
     if proposal is not None:  # a given proposal is checked even when retrieval found nothing
@@ -116,6 +127,7 @@ def _retrieve_and_pack(corpus: Corpus, request: Request, settings: Settings, tra
                        clock: _Clock) -> Abstention | None:
     with clock.stage("retrieve"):
         trace.retrieval = retrieve(corpus, request, settings)
+    trace.retrieval = trace.retrieval.model_copy(update={"rankings": RANKINGS[settings.retrieval]})
     if not trace.retrieval.selected:
         return Abstention(reason_code="insufficient_evidence", stage="retrieve",
                           detail=why_nothing_selected(trace.retrieval, settings))

@@ -7,6 +7,7 @@ scored), and never over an eligibility-filtered remainder (seed 000, §45.3).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -190,8 +191,21 @@ class Corpus:
     sources: SourceTable
     index_settings: IndexSettings = IndexSettings()
     embedded_now: int = 0
+    # While background embedding runs (pipeline.background): says why dense ranking is unavailable
+    # ("embedding 3 of 12"); the rows still missing a vector are zero and must not be ranked.
+    dense_pending: Callable[[], str] | None = None
     _views: _Bounded = field(default_factory=lambda: _Bounded(VIEW_CACHE_SIZE), repr=False)
     _groups: _Bounded = field(default_factory=lambda: _Bounded(GROUPS_CACHE_SIZE), repr=False)
+
+    def pending_dense(self, status: Callable[[], str]) -> Corpus:
+        """This corpus, marked as lacking some dense vectors (`status` says how far their embedding is)."""
+        return dataclasses.replace(self, dense_pending=status, _views=_Bounded(VIEW_CACHE_SIZE),
+                                   _groups=_Bounded(GROUPS_CACHE_SIZE))
+
+    def with_vectors(self, vectors: np.ndarray) -> Corpus:
+        """This corpus with every dense vector in (fresh views: they hold the old matrix)."""
+        return dataclasses.replace(self, vectors=vectors, dense_pending=None, _views=_Bounded(VIEW_CACHE_SIZE),
+                                   _groups=_Bounded(GROUPS_CACHE_SIZE))
 
     def readable_sources(self, groups: Sequence[str]) -> frozenset[str]:
         key = frozenset(groups)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,3 +36,49 @@ class HashedWordsTestEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)
+
+
+class GatedTestEmbedder:
+    """An embedder (the hashed-words test embedder, or the one given) slowed on demand: while paused,
+    each batch the background embedding worker sends waits for a permit (`allow`), so a test can ask
+    mid-embedding. Other callers (a question, the composer's units) are never held."""
+
+    def __init__(self, inner=None) -> None:
+        self.inner = inner or HashedWordsTestEmbedder()
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self._open = threading.Event()
+        self._open.set()
+        self._permits = threading.Semaphore(0)
+        self.background_batches = 0
+
+    def pause(self) -> None:
+        self._open.clear()
+
+    def allow(self, batches: int = 1) -> None:
+        for _ in range(batches):
+            self._permits.release()
+
+    def resume(self) -> None:
+        self._open.set()
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if threading.current_thread().name.startswith("embedding"):
+            while not self._open.is_set() and not self._permits.acquire(timeout=0.05):
+                pass
+            self.background_batches += 1
+        return self.inner.embed_passages(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+
+class FailingTestEmbedder(HashedWordsTestEmbedder):
+    """A fault: passage embedding fails (as a dead model server would) once `failing` is set."""
+
+    def __init__(self) -> None:
+        self.failing = False
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if self.failing:
+            raise RuntimeError("the embedding model stopped")
+        return super().embed_passages(texts)
