@@ -84,6 +84,10 @@ class MemoryVectorStore:
     def store(self, keys: Sequence[str], vectors: np.ndarray) -> None:
         self._vectors.update(zip(keys, np.asarray(vectors, dtype=np.float32)))
 
+    def delete(self, keys: Sequence[str]) -> None:
+        for key in keys:
+            self._vectors.pop(key, None)
+
 
 def embed_texts(
     texts: Sequence[str],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,11 +23,13 @@ from .contracts import Document
 from .errors import InputError
 from .parse import sha256
 from .store import DocumentStore
+from .versions import check_replacement, replacement_metadata, stale_vector_keys
 
 if TYPE_CHECKING:
     from .config import Engine
 
 LIBRARY_ADMIN = "library-admin"
+log = logging.getLogger("auditable_rag.library")
 
 
 def default_data_dir() -> Path:
@@ -94,3 +97,32 @@ class Library:
             engine.corpus(new, progress=progress)
             self.store.commit(new, blobs)
             return [d.source_id for d in new], unchanged
+
+    def replace(self, engine: Engine, source_id: str, item: Incoming, version: str | None = None,
+                keep: Sequence[Document] = (), limits: Any = None, progress=None) -> tuple[Document, Document]:
+        """Replace one document by a new file under the same id (a new version): (old, new).
+
+        Parse, embed, then commit; only after the commit do the old version's document file, blob and
+        vectors go (vectors another current document or one of `keep` still uses stay). A failure before
+        the commit — a bad file, an embedding error, a crash — leaves the previous version in place.
+        """
+        with self._writing():
+            current = {d.source_id: d for d in self.store.documents()}
+            if source_id not in current:
+                raise InputError("library", f"{source_id!r} is not in the shared library")
+            old = current[source_id]
+            metadata = replacement_metadata(item.data, item.name, old, version)
+            document = engine.parse(item.data, item.name, metadata, limits)
+            check_replacement(old, document, item.name)
+            engine.corpus([document], progress=progress)  # embedded before the commit, as in `add`
+            self.store.commit([document], {document.digest: item.data})
+            self.store.prune([old.digest])
+            others = [d for sid, d in current.items() if sid != source_id] + [document, *keep]
+            stale = stale_vector_keys(old, others, engine.embedder.name, engine.config.index)
+            delete = getattr(engine.vector_store, "delete", None)
+            if stale and delete is not None:
+                try:
+                    delete(stale)
+                except InputError as error:  # committed already; vectors are a cache, so say it and go on
+                    log.warning("replaced %s but could not delete its old vectors: %s", source_id, error)
+            return old, document

@@ -78,6 +78,14 @@ class DocumentStore:
             }
         _atomic_write(self.root / MANIFEST, json.dumps({"documents": manifest}, indent=1, sort_keys=True).encode("utf-8"))
 
+    def prune(self, digests: Sequence[str]) -> None:
+        """Delete the document files and blobs of `digests` that the manifest no longer names (after a commit)."""
+        named = {entry["digest"] for entry in self.manifest().values()}
+        for digest in set(digests) - named:
+            (self.root / "documents" / f"{digest}.json").unlink(missing_ok=True)
+            for blob in (self.root / "blobs").glob(f"{digest}.*"):
+                blob.unlink(missing_ok=True)
+
 
 def _atomic_write(path: Path, data: bytes) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")

@@ -94,6 +94,14 @@ class ChromaVectorCache:
         except Exception as error:  # noqa: BLE001
             raise self._failed("cannot write to", error) from None
 
+    def delete(self, keys: Sequence[str]) -> None:
+        """Remove vectors (a replaced document's chunks that nothing else uses)."""
+        try:
+            for offset in range(0, len(keys), self._max_batch):
+                self.collection.delete(ids=list(keys[offset : offset + self._max_batch]))
+        except Exception as error:  # noqa: BLE001
+            raise self._failed("cannot delete from", error) from None
+
 
 def default_cache_dir() -> Path:
     """RAG_CACHE_DIR, else ~/.cache/auditable-rag/chroma."""
