@@ -43,6 +43,7 @@ class EmbeddingJob:
         self._cancelled = threading.Event()
         self._finished = threading.Event()
         self.state = "embedding"  # → "ready", "failed" or "cancelled"
+        self.started = False  # False while it waits behind another collection's job
         self.reason = ""
 
     @property
@@ -60,6 +61,8 @@ class EmbeddingJob:
         if self.state != "embedding":
             return self.state
         done, total = self.progress()
+        if not self.started:
+            return f"parsed, waiting to embed {total} chunks"
         return f"embedding {done} of {total}"
 
     def document_status(self, source_id: str) -> str:
@@ -71,7 +74,9 @@ class EmbeddingJob:
             have = sum(1 for k in keys if k not in self._missing or k in self._done)
         if have == len(keys) or self.state == "ready":
             return "ready"
-        return "cancelled" if self.state == "cancelled" else f"embedding {have} of {len(keys)}"
+        if self.state == "cancelled":
+            return "cancelled"
+        return f"embedding {have} of {len(keys)}" if self.started else "parsed"
 
     def pending(self, source_id: str) -> bool:
         return self.document_status(source_id) != "ready"
@@ -84,6 +89,7 @@ class EmbeddingJob:
 
     def run(self) -> None:
         """Embed the missing texts batch by batch into the store (the worker calls this)."""
+        self.started = True
         try:
             keys = list(self._missing)
             for offset in range(0, len(keys), self._batch_size):

@@ -53,8 +53,5 @@ def do_delete_document(shared: Shared, source_id, session):
         why = "is a shared sample or library document (read-only here)" if source_id in shared_ids \
             else "is not one of your uploads"
         raise InputError("delete", f"{source_id!r} {why}")
-    document = session.uploads.pop(source_id)
-    if document.paged and not any(d.digest == document.digest for d in session.uploads.values()):
-        session.pdf_bytes.pop(document.digest, None)
-    session.corpus(shared)  # rebuilt from the remaining documents: the deleted chunks are gone from both indexes
+    session.remove(shared, source_id)  # rebuilt from the remaining documents; its vectors and bytes go too
     return {"deleted": source_id, "documents": sorted(session.uploads)}, session

@@ -15,13 +15,17 @@ import gradio as gr
 
 from .accounts import parse_groups, requester_groups
 from .handlers import guarded, session_of
+from .retention import SESSION_TTL_S
 from .state import Shared
 
 EXPORT_DIR = Path(tempfile.gettempdir()) / "auditable-rag-exports"
 EXPORT_VERSION = "session-export-v1"
-NOTICE = ("⚠ **Your uploads and this conversation live only in this browser session**: reloading or closing the "
-          "page discards them (the samples stay). Download the session export first to keep the documents' "
-          "metadata and every trace.")
+#: The one notice about what a session keeps (it merges issue 9's restart notice): shown beside the export.
+NOTICE = ("⚠ **Your uploads and this conversation live only in this server's memory, for this browser session.** "
+          f"Reloading or closing the page, {SESSION_TTL_S // 60} minutes without use, or a server restart discards "
+          "them (the samples stay; after a restart the page says so on the next question). Download the session "
+          "export first to keep the documents' metadata and every trace; upload the files again afterwards.")
+NOTICE_POINTER = "Uploads are kept for this browser session only (see the notice by the session export)."
 #: The browser asks before leaving once the session holds uploads (a page cannot say more than that).
 GUARD_JS = ("() => { if (!window.__ragLeaveGuard) { window.__ragLeaveGuard = true; "
             "window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; }); } }")

@@ -254,7 +254,8 @@ def _added(document: Document) -> dict:
 
 def _chosen_paths(files, label: str) -> list[str]:
     """The received files' paths (still to be checked by `received_file`), at least one and at most the limit."""
-    paths = [str(getattr(f, "name", f)) for f in (files or []) if f]
+    files = files if isinstance(files, (list, tuple)) else [files]  # a single-file input gives one value
+    paths = [str(getattr(f, "name", f)) for f in files if f]
     if not paths:
         raise InputError(label, "choose one or more files first")
     if len(paths) > MAX_FILES_PER_UPLOAD:
@@ -266,7 +267,9 @@ def _chosen_paths(files, label: str) -> list[str]:
 def do_upload(shared: Shared, files, version, topic, authority, valid_from, valid_to, session,
               progress=gr.Progress()):
     """Add PDFs or text files (.pdf, .md, .txt) to this session's collection only. The metadata fields
-    apply to files without front matter. Returns {"added": [...], "errors": [...], "documents": [...]}."""
+    apply to files without front matter. A document can be asked about as soon as this returns (BM25);
+    its dense vectors are computed in the background (each added item's "status" says how far).
+    Returns {"added": [...], "errors": [...], "documents": [...]}."""
     session = session_of(session)
     paths = _chosen_paths(files, "upload")
     metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
@@ -296,14 +299,14 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
         known_digests[document.digest] = document.source_id
         known_ids.add(document.source_id)
     if new:
-        progress((0, 1), desc="embedding")
-        session.add(shared, new, data_by_digest,
-                    progress=lambda done, total, stage: progress((done, max(total, 1)), desc=stage))
+        progress((len(paths), len(paths)), desc="indexing (BM25); dense vectors follow in the background")
+        session.add(shared, new, data_by_digest)
     for error in errors:
         gr.Warning(toast(error))
     if new:
         gr.Info(toast(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}"))
-    return {"added": [_added(d) for d in new], "errors": errors, "documents": sorted(session.uploads)}, session
+    added = [{**_added(d), "status": session.document_status(d.source_id)} for d in new]
+    return {"added": added, "errors": errors, "documents": sorted(session.uploads)}, session
 
 
 # --------------------------------------------------------------------------- /add_to_library

@@ -15,7 +15,7 @@ import gradio as gr
 
 from pipeline import ANSWER_HELP, Settings
 
-from . import endpoints, export, handlers, history, panels, viewer, views
+from . import endpoints, export, handlers, history, panels, replace, viewer, views
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
@@ -27,6 +27,7 @@ from .state import (MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, MAX_SES
 DEFAULTS = Settings()
 UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
 ANSWER_CONCURRENCY = 2
+EMBEDDING_POLL_S = 1.5  # how often the page refreshes "embedding n of m" while a session's vectors are computed
 TEXT_TYPES = [".pdf", ".md", ".markdown", ".txt"]
 ELIGIBILITY = [("before the top-k cut-off (filter, then rank)", "before_cutoff"),
                ("after selection (baseline: rank, then filter)", "after_selection")]
@@ -103,12 +104,25 @@ def _collection(c: SimpleNamespace, signed_in: bool = False) -> None:
                                         scale=1)
         c.delete_report = gr.JSON(visible=False, label="delete report")
         c.delete_html = gr.HTML(elem_id="delete-status")
+        gr.Markdown("**Replace a document by a new version** (same id): the old version's chunks and vectors "
+                    "leave the index. A file without front matter keeps the document's metadata except the version.")
+        with gr.Row():
+            c.replace_pick = gr.Dropdown(label="Document to replace", choices=[], elem_id="replace-pick", scale=2,
+                                         allow_custom_value=True)
+            c.replace_version = gr.Textbox(value="", label="new version label", max_lines=1, elem_id="replace-version",
+                                           scale=1)
+        c.replace_file = gr.File(label="The new version (PDF or text)", file_count="single", file_types=TEXT_TYPES,
+                                 type="filepath", elem_id="replace-file", height=110)
+        c.replace_button = gr.Button("Replace with this file", size="sm", elem_id="replace-doc")
+        c.replace_report = gr.JSON(visible=False, label="replace report")
+        c.replace_html = gr.HTML(elem_id="replace-status")
     with gr.Accordion("Upload documents (only you see them)", open=False):
         c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=TEXT_TYPES,
                           type="filepath", elem_id="upload-files")
-        gr.Markdown(f"At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
-                    f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all. {restart.NOTICE} "
-                    "For files without front matter (and PDFs):")
+        gr.Markdown(f"{export.NOTICE_POINTER} At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
+                    f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all. You can ask as soon as a "
+                    "file is parsed; its dense vectors follow in the background. For files without front matter "
+                    "(and PDFs):")
         with gr.Row():
             c.meta_version = gr.Textbox(value="", label="version", max_lines=1)
             c.meta_topic = gr.Textbox(value="", label="topic", max_lines=1)
@@ -116,13 +130,14 @@ def _collection(c: SimpleNamespace, signed_in: bool = False) -> None:
         with gr.Row():
             c.meta_from = gr.Textbox(value="", label="valid from (YYYY-MM-DD)", max_lines=1)
             c.meta_to = gr.Textbox(value="", label="valid to (YYYY-MM-DD)", max_lines=1)
-        gr.Markdown(export.NOTICE)
         c.upload_button = gr.Button("Add to my collection", elem_id="upload")
         c.library_button = gr.Button("Add to the shared library (library-admin)", elem_id="add-to-library",
                                      visible=signed_in)
         c.library_report = gr.JSON(visible=False, label="library report")
         c.upload_report = gr.JSON(visible=False, label="upload report")
         c.upload_html = gr.HTML(elem_id="upload-status")
+        c.embedding_html = gr.HTML(elem_id="embedding-status")
+        c.embedding_timer = gr.Timer(EMBEDDING_POLL_S, active=False)
 
 
 def _demo_buttons(c: SimpleNamespace) -> None:
@@ -241,18 +256,30 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
         concurrency_limit=UPLOAD_CONCURRENCY,
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private
-    ).then(views.upload_finished, [c.session], [c.upload_button, c.delete_pick], queue=False, **private
+    ).then(bind(views.upload_finished, shared), [c.session],
+           [c.upload_button, c.delete_pick, c.replace_pick, c.embedding_html, c.embedding_timer], queue=False,
+           **private
     ).then(None, None, None, js=export.GUARD_JS, **private)
+    c.embedding_timer.tick(bind(views.embedding_tick, shared), [c.session, c.groups],
+                           [c.docs_html, c.embedding_html, c.embedding_timer, c.session], queue=False, **private)
     c.delete_button.click(bind(endpoints.do_delete_document, shared), [c.delete_pick, c.session],
                           [c.delete_report, c.session], api_name="delete_document").success(
         bind(views.deleted, shared), [c.delete_report, c.session, c.groups],
-        [c.delete_html, c.docs_html, c.chunk_docs, c.delete_pick, c.session], **private)
+        [c.delete_html, c.docs_html, c.chunk_docs, c.delete_pick, c.replace_pick, c.session], **private)
+    c.replace_button.click(
+        bind(replace.do_replace_document, shared), [c.replace_pick, c.replace_file, c.replace_version, c.session],
+        [c.replace_report, c.session], api_name="replace_document", concurrency_id="upload",
+        concurrency_limit=UPLOAD_CONCURRENCY, show_progress_on=[c.replace_html],
+    ).success(bind(views.replaced, shared), [c.replace_report, c.session, c.groups],
+              [c.replace_html, c.docs_html, c.chunk_docs, c.delete_pick, c.replace_pick, c.embedding_html,
+               c.embedding_timer, c.session], **private)
     c.library_button.click(
         bind(handlers.do_add_to_library, shared),
         [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],
         [c.library_report, c.session], api_name="add_to_library",
     ).then(bind(views.refresh_documents, shared), [c.session, c.groups], [c.docs_html, c.chunk_docs, c.session],
-           **private)
+           **private).then(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session],
+                           **private)
 
     c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session, c.groups], [c.trace_json, c.session],
                         api_name="run_demo", **answering).success(**render, **private)
@@ -279,6 +306,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     c.api_key.change(**choose)
     if shared.accounts is not None:
         demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
+        demo.load(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session], **private)
 
 
 def _wire_viewer(c: SimpleNamespace, shared: Shared) -> None:

@@ -1,15 +1,15 @@
 """The document library: every readable document with its id, version, topic, validity, access,
-pages and lines, the chunks actually indexed, and its status; the session's uploads can be deleted.
+pages and lines, the chunks actually indexed, and its status; uploads can be deleted or replaced.
 
-Uploads are parsed and embedded before they join the collection, so a listed document is "ready"
-(both the BM25 and the dense index hold its chunks); a file that failed is reported by the upload
-status with its reason and never listed.
+An upload joins the collection as soon as it is parsed (BM25 indexes it at once) and its dense
+vectors are computed in the background, so its status goes parsed → embedding n of m → ready, or
+failed (reason); a file that could not be parsed is reported by the upload status and never listed.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pipeline import Corpus, Document
 
@@ -17,7 +17,7 @@ from .panels import _e, label, table
 
 
 def library_rows(documents: Sequence[Document], corpus: Corpus, uploaded: set[str],
-                 shared_library: set[str] = frozenset()) -> list[dict]:
+                 shared_library: set[str] = frozenset(), status_of: Callable[[str], str] | None = None) -> list[dict]:
     counts = Counter(chunk.source_id for chunk in corpus.chunks)
     rows = []
     for d in documents:
@@ -27,28 +27,50 @@ def library_rows(documents: Sequence[Document], corpus: Corpus, uploaded: set[st
             "topic": m.topic, "authority": m.authority, "valid_from": str(m.valid_from or "") or None,
             "valid_to": str(m.valid_to or "") or None, "access": list(m.access or ()) or ["everyone"],
             "kind": d.kind, "pages": len(d.pages), "lines": sum(len(p.lines) for p in d.pages),
-            "chunks": counts.get(m.source_id, 0), "status": "ready" if counts.get(m.source_id) else "no chunks",
+            "chunks": counts.get(m.source_id, 0),
+            "status": ((status_of or _ready)(m.source_id)) if counts.get(m.source_id) else "no chunks",
             "origin": "uploaded" if m.source_id in uploaded else "library" if m.source_id in shared_library else "sample",
         })
     return rows
 
 
+def _ready(source_id: str) -> str:
+    return "ready"
+
+
+STATUS_HELP = ("Status: parsed (searchable by BM25, waiting to embed) → embedding n of m (BM25 now; dense ranking once "
+               "ready) → ready (both indexes), or failed (reason: BM25 only).")
+
+
 def library_html(documents: Sequence[Document], corpus: Corpus, uploaded: set[str],
-                 shared_library: set[str] = frozenset()) -> str:
+                 shared_library: set[str] = frozenset(), status_of: Callable[[str], str] | None = None) -> str:
     if not documents:
         return '<p class="rag-note">No documents are readable with these access groups.</p>'
-    rows = library_rows(documents, corpus, uploaded, shared_library)
+    rows = library_rows(documents, corpus, uploaded, shared_library, status_of)
     body = [[r["source_id"], r["title"], r["version"] or "—", r["topic"] or "—",
              f"{r['valid_from'] or '—'} → {r['valid_to'] or 'open'}", ", ".join(r["access"]),
              f"{r['kind']}, {r['pages']} p., {r['lines']} lines", r["chunks"],
-             ("✓ " if r["status"] == "ready" else "⚠ ") + r["status"], r["origin"]] for r in rows]
+             ("✓ " if r["status"] == "ready" else "✗ " if r["status"].startswith("failed") else "⏳ ") + r["status"],
+             r["origin"]] for r in rows]
     mine = sum(r["origin"] == "uploaded" for r in rows)
-    note = (f"<p class='rag-note'>{len(rows)} documents ({mine} uploaded by you). Ready = parsed, chunked and "
-            "in both indexes (BM25 and dense). Samples and the shared library are read-only here; your uploads can be deleted "
-            "below — to replace a version, delete it and upload the new file.</p>")
+    note = (f"<p class='rag-note'>{len(rows)} documents ({mine} uploaded by you). {STATUS_HELP} Samples are "
+            "read-only; your uploads can be deleted or replaced by a new version below (shared library documents "
+            "too, for library-admin members).</p>")
     return note + "<div id='library'>" + table(
         ["id", "title", "version", "topic", "valid", "access", "pages / lines", "chunks", "status", "origin"], body,
         row_classes=["mine" if r["origin"] == "uploaded" else "" for r in rows], num_columns=[7]) + "</div>"
+
+
+def embedding_line(session) -> str:
+    """One line on the session's dense vectors: being computed (questions use BM25 meanwhile), failed, or nothing."""
+    job = session.embedding_job
+    if job is None or not session.uploads or job.state in {"ready", "cancelled"}:
+        return ""
+    if job.state == "failed":
+        return (f"<p class='rag-note' id='embedding-line'>✗ Dense vectors {_e(job.status())}: questions use BM25 "
+                "only; upload again to retry.</p>")
+    return (f"<p class='rag-note' id='embedding-line'>⏳ Dense vectors: {_e(job.status())}. You can ask now: "
+            "questions use BM25 until they are ready (the trace says so).</p>")
 
 
 def upload_choices(uploads: dict[str, Document]) -> list[tuple[str, str]]:

@@ -1,4 +1,5 @@
-"""Uploads live in the server's memory for one session: say so, and notice when they are gone.
+"""Uploads live in the server's memory for one session: notice when they are gone (the notice that says
+so beforehand is `ui.export.NOTICE`).
 
 After a server restart (or an expired session) the open page still lists the uploads it was told
 about, while the server answers from the samples only. `uploads_gone` compares the two when the
@@ -12,11 +13,6 @@ import html
 import gradio as gr
 
 from .handlers import session_of, toast
-from .retention import SESSION_TTL_S
-
-NOTICE = (f"Uploads stay in this server's memory for your browser session only: they end when you close the "
-          f"tab, after {SESSION_TTL_S // 60} minutes without use, or when the server restarts. Upload them "
-          "again then.")
 
 
 def uploads_gone(report, session):

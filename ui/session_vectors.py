@@ -9,6 +9,7 @@ says whether a (restricted) sample holds the same text.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -29,6 +30,7 @@ class SessionVectors:
                          for chunk, row in zip(samples.chunks, samples.vectors)}
         self._own: dict[str, np.ndarray] = dict(previous._own) if previous is not None else {}
         self._repeated: set[str] = set()  # sample keys an upload repeats: never lent
+        self._lock = threading.Lock()  # the background embedding worker stores while questions fetch
 
     def uploading(self, documents: Sequence[Document]) -> None:
         """Before embedding `documents`: their chunk texts must be embedded, not looked up in the samples."""
@@ -37,17 +39,24 @@ class SessionVectors:
 
     def fetch(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found = {}
+        with self._lock:
+            own = self._own
         for key in keys:
-            if key in self._own:
-                found[key] = self._own[key]
+            if key in own:
+                found[key] = own[key]
             elif key in self._samples and key not in self._repeated:
                 found[key] = self._samples[key]
         return found
 
     def store(self, keys: Sequence[str], vectors: np.ndarray) -> None:
-        self._own.update(zip(keys, np.asarray(vectors, dtype=np.float32)))
+        with self._lock:
+            self._own.update(zip(keys, np.asarray(vectors, dtype=np.float32)))
 
     def forget(self, keep: Sequence[Document]) -> None:
         """Keep only the vectors of chunks of `keep` (after uploads are dropped)."""
         wanted = {vector_key(self.embedder_name, c.text) for d in keep for c in self._chunker(d)}
-        self._own = {k: v for k, v in self._own.items() if k in wanted}
+        with self._lock:
+            self._own = {k: v for k, v in self._own.items() if k in wanted}
+
+    def __len__(self) -> int:
+        return len(self._own)

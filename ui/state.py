@@ -137,6 +137,8 @@ class Session:
         self._corpus: Corpus | None = None
         self._corpus_key: tuple = ()
         self._vectors = None  # SessionVectors, made on the first upload
+        self._job = None  # pipeline.EmbeddingJob: the uploads' vectors, computed in the background
+        self._lock = threading.RLock()  # two answers and an upload of one session may run at once
 
     def __deepcopy__(self, memo):  # Gradio deep-copies initial state values; a session is never shared
         return Session()
@@ -155,25 +157,49 @@ class Session:
     def readable(self, shared: Shared, groups: tuple[str, ...]) -> list[Document]:
         return list(self.corpus(shared).readable_documents(groups).values())
 
-    def corpus(self, shared: Shared, progress=None) -> Corpus:
+    def corpus(self, shared: Shared) -> Corpus:
+        """Samples + uploads, searchable by BM25 at once; dense ranking once the background job is done."""
         if not self.uploads:
             return shared.corpus
-        key = (id(shared.corpus), *sorted(d.digest for d in self.uploads.values()))
-        if self._corpus is None or key != self._corpus_key:
-            from .session_vectors import SessionVectors
+        with self._lock:
+            key = (id(shared.corpus), *sorted(d.digest for d in self.uploads.values()))
+            if self._corpus is None or key != self._corpus_key:
+                from .session_vectors import SessionVectors
 
-            # Vectors in this session's memory, never the shared Chroma collection (see ui.session_vectors).
-            if self._vectors is None or self._vectors.samples is not shared.corpus:
-                self._vectors = SessionVectors(shared.corpus, shared.engine.config.index, previous=self._vectors)
-            self._vectors.uploading(list(self.uploads.values()))
-            self._corpus = shared.engine.corpus(self.documents(shared), progress=progress, vector_store=self._vectors)
-            self._corpus_key = key
-        return self._corpus
+                # Vectors in this session's memory, never the shared Chroma collection (see ui.session_vectors).
+                if self._vectors is None or self._vectors.samples is not shared.corpus:
+                    self._vectors = SessionVectors(shared.corpus, shared.engine.config.index, previous=self._vectors)
+                self._vectors.uploading(list(self.uploads.values()))
+                if self._job is not None:  # superseded: what it stored stays, the new job embeds the rest
+                    self._job.cancel()
+                self._corpus, self._job = shared.engine.searchable_corpus(self.documents(shared),
+                                                                          vector_store=self._vectors)
+                self._corpus_key = key
+            elif self._corpus.dense_pending is not None and self._job is not None and self._job.state == "ready":
+                from pipeline import completed
+
+                self._corpus = completed(self._corpus, self._vectors)
+            return self._corpus
+
+    def document_status(self, source_id: str) -> str:
+        """parsed / embedding n of m / ready / failed (reason), for one document of this session's collection."""
+        job = self._job
+        return "ready" if job is None or source_id not in self.uploads else job.document_status(source_id)
+
+    @property
+    def embedding_job(self):
+        """The background job computing this session's vectors (pipeline.EmbeddingJob), or None."""
+        return self._job
+
+    def embedding(self) -> bool:
+        """Whether this session's vectors are still being computed."""
+        job = self._job
+        return job is not None and self.uploads != {} and job.state == "embedding"
 
     def pdf(self, shared: Shared, digest: str) -> bytes | None:
         return self.pdf_bytes.get(digest) or shared.pdf(digest)
 
-    def add(self, shared: Shared, new: list[Document], data: dict[str, bytes], progress=None) -> None:
+    def add(self, shared: Shared, new: list[Document], data: dict[str, bytes]) -> None:
         """Add parsed documents; ids must stay unique across samples and uploads."""
         if len(self.uploads) + len(new) > MAX_SESSION_DOCUMENTS:
             raise InputError("upload", f"a session holds at most {MAX_SESSION_DOCUMENTS} uploaded documents")
@@ -182,20 +208,60 @@ class Session:
             if document.source_id in taken:
                 raise InputError(Path(document.filename).name, f"duplicate id {document.source_id!r}")
             taken.add(document.source_id)
-        previous = (dict(self.uploads), dict(self.pdf_bytes))
-        for document in new:
+        with self._lock:
+            previous = self._snapshot()
+            for document in new:
+                self.uploads[document.source_id] = document
+                self.upload_sizes[document.source_id] = len(data.get(document.digest, b""))
+                if document.paged:
+                    self.pdf_bytes[document.digest] = data[document.digest]
+            self._rebuild_or_restore(shared, previous)
+
+    def replace(self, shared: Shared, document: Document, data: bytes) -> Document:
+        """Swap in a new version of one upload (same id); returns the replaced one. Its chunks leave both
+        indexes and its vectors and PDF bytes leave this session; if the new collection cannot be built,
+        the previous version stays."""
+        with self._lock:
+            old = self.uploads[document.source_id]
+            previous = self._snapshot()
             self.uploads[document.source_id] = document
-            self.upload_sizes[document.source_id] = len(data.get(document.digest, b""))
+            self.upload_sizes[document.source_id] = len(data)
             if document.paged:
-                self.pdf_bytes[document.digest] = data[document.digest]
+                self.pdf_bytes[document.digest] = data
+            self._rebuild_or_restore(shared, previous)
+            self._forget(old)
+            return old
+
+    def remove(self, shared: Shared, source_id: str) -> Document:
+        """Delete one upload: its chunks leave both indexes, its vectors and PDF bytes leave this session."""
+        with self._lock:
+            document = self.uploads.pop(source_id)
+            self.upload_sizes.pop(source_id, None)
+            self.corpus(shared)
+            self._forget(document)
+            return document
+
+    def _snapshot(self) -> tuple[dict, dict, dict]:
+        return dict(self.uploads), dict(self.pdf_bytes), dict(self.upload_sizes)
+
+    def _rebuild_or_restore(self, shared: Shared, previous: tuple[dict, dict, dict]) -> None:
         try:
-            self.corpus(shared, progress=progress)
+            self.corpus(shared)
         except Exception:
-            self.uploads, self.pdf_bytes = previous
-            self.upload_sizes = {sid: size for sid, size in self.upload_sizes.items() if sid in self.uploads}
+            self.uploads, self.pdf_bytes, self.upload_sizes = previous
             raise
 
+    def _forget(self, gone: Document) -> None:
+        """Drop what only `gone` used: its PDF bytes and its vectors (chunks another document shares stay)."""
+        if gone.paged and not any(d.digest == gone.digest for d in self.uploads.values()):
+            self.pdf_bytes.pop(gone.digest, None)
+        if self._vectors is not None:
+            self._vectors.forget(list(self.uploads.values()))
+
     def clear(self) -> None:
+        if self._job is not None:  # the session ended: its background embedding stops within one batch
+            self._job.cancel()
+            self._job = None
         self.uploads.clear()
         self.pdf_bytes.clear()
         self.upload_sizes.clear()

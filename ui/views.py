@@ -137,8 +137,48 @@ def refresh_documents(shared: Shared, session, groups, request: gr.Request = Non
     groups = requester_groups(shared.accounts, session, groups, request)
     readable = session.readable(shared, parse_groups(groups))
     choices = _readable_choices(shared, session, groups)
-    return (library.library_html(readable, session.corpus(shared), set(session.uploads), shared.library_ids()), gr.Dropdown(choices=choices),
-            session)
+    return (library.library_html(readable, session.corpus(shared), set(session.uploads), shared.library_ids(),
+                                 status_of=session.document_status), gr.Dropdown(choices=choices), session)
+
+
+def replace_choices(shared: Shared, session: Session, request: gr.Request = None) -> list[tuple[str, str]]:
+    """What this user may replace: their uploads, and the shared library's documents for library-admin members."""
+    from pipeline import LIBRARY_ADMIN
+
+    choices = library.upload_choices(session.uploads)
+    if shared.accounts is not None and shared.library is not None and \
+            LIBRARY_ADMIN in requester_groups(shared.accounts, session, "", request):
+        choices += [(f"{sid} (shared library)", sid) for sid in sorted(shared.library_ids())]
+    return choices
+
+
+def refresh_replace_choices(shared: Shared, session, request: gr.Request = None):
+    session = session_of(session)
+    return gr.Dropdown(choices=replace_choices(shared, session, request), value=None), session
+
+
+def embedding_tick(shared: Shared, session, groups, request: gr.Request = None):
+    """While the session's vectors are computed: the document list and the status line, refreshed; the
+    timer stops once they are done."""
+    session = session_of(session)
+    docs, _, session = refresh_documents(shared, session, groups, request)
+    return docs, library.embedding_line(session), gr.Timer(active=session.embedding()), session
+
+
+def replaced(shared: Shared, report, session, groups, request: gr.Request = None):
+    """After a replacement: what changed, and the refreshed lists."""
+    session = session_of(session)
+    docs, dropdown, session = refresh_documents(shared, session, groups, request)
+    note = ""
+    if isinstance(report, dict) and report.get("replaced"):
+        before, after = report["previous"], report["current"]
+        note = (f"<p class='rag-note'>✓ replaced <b>{panels._e(report['replaced'])}</b> "
+                f"({panels._e(before['version'] or 'no version')} → {panels._e(after['version'] or 'no version')}, "
+                f"{after['lines']} lines): the old version's chunks and vectors left the "
+                f"{'shared library' if report['where'] == 'library' else 'collection'}.</p>")
+    return (note, docs, dropdown, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
+            gr.Dropdown(choices=replace_choices(shared, session, request), value=None),
+            library.embedding_line(session), gr.Timer(active=session.embedding()), session)
 
 
 def upload_status(shared: Shared, report, session, groups, request: gr.Request = None):
@@ -184,23 +224,27 @@ def demo_note(name: str) -> str:
 def upload_started():
     """Before an upload: the button is disabled (no second click) and the status says it is working."""
     return (gr.Button(value="Uploading…", interactive=False),
-            "<p class='rag-note' id='upload-working'>Parsing and embedding your files…</p>")
+            "<p class='rag-note' id='upload-working'>Parsing and indexing your files…</p>")
 
 
-def upload_finished(session):
-    """After an upload: the button again, and the session's uploads offered for deletion."""
+def upload_finished(shared: Shared, session, request: gr.Request = None):
+    """After an upload: the button again, the session's uploads offered for deletion and replacement, and
+    the embedding status (its timer runs while the vectors are computed)."""
     session = session_of(session)
     return (gr.Button(value="Add to my collection", interactive=True),
-            gr.Dropdown(choices=library.upload_choices(session.uploads), value=None))
+            gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
+            gr.Dropdown(choices=replace_choices(shared, session, request), value=None),
+            library.embedding_line(session), gr.Timer(active=session.embedding()))
 
 
-def deleted(shared: Shared, report, session, groups):
-    """After a delete: the library, the chunk choices and the deletable uploads, refreshed."""
+def deleted(shared: Shared, report, session, groups, request: gr.Request = None):
+    """After a delete: the library, the chunk choices and the deletable and replaceable documents, refreshed."""
     session = session_of(session)
-    docs, dropdown, session = refresh_documents(shared, session, groups)
+    docs, dropdown, session = refresh_documents(shared, session, groups, request)
     note = f"<p class='rag-note'>✓ deleted <b>{panels._e(report['deleted'])}</b>: its chunks and vectors left your " \
            "collection.</p>" if isinstance(report, dict) and report.get("deleted") else ""
-    return note, docs, dropdown, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None), session
+    return (note, docs, dropdown, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
+            gr.Dropdown(choices=replace_choices(shared, session, request), value=None), session)
 
 
 def clear_check():
