@@ -271,8 +271,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
         [c.replace_report, c.session], api_name="replace_document", concurrency_id="upload",
         concurrency_limit=UPLOAD_CONCURRENCY, show_progress_on=[c.replace_html],
     ).success(bind(views.replaced, shared), [c.replace_report, c.session, c.groups],
-              [c.replace_html, c.docs_html, c.chunk_docs, c.delete_pick, c.replace_pick, c.embedding_html,
-               c.embedding_timer, c.session], **private)
+              [c.replace_html, c.docs_html, c.chunk_docs, c.delete_pick, c.replace_pick, c.replace_file,
+               c.replace_version, c.embedding_html, c.embedding_timer, c.session], **private)
     c.library_button.click(
         bind(handlers.do_add_to_library, shared),
         [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],

@@ -50,7 +50,7 @@ def library_html(documents: Sequence[Document], corpus: Corpus, uploaded: set[st
     body = [[r["source_id"], r["title"], r["version"] or "—", r["topic"] or "—",
              f"{r['valid_from'] or '—'} → {r['valid_to'] or 'open'}", ", ".join(r["access"]),
              f"{r['kind']}, {r['pages']} p., {r['lines']} lines", r["chunks"],
-             ("✓ " if r["status"] == "ready" else "✗ " if r["status"].startswith("failed") else "⏳ ") + r["status"],
+             ("✓ " if r["status"] == "ready" else "✗ " if r["status"].startswith("failed") else "… ") + r["status"],
              r["origin"]] for r in rows]
     mine = sum(r["origin"] == "uploaded" for r in rows)
     note = (f"<p class='rag-note'>{len(rows)} documents ({mine} uploaded by you). {STATUS_HELP} Samples are "
@@ -69,7 +69,7 @@ def embedding_line(session) -> str:
     if job.state == "failed":
         return (f"<p class='rag-note' id='embedding-line'>✗ Dense vectors {_e(job.status())}: questions use BM25 "
                 "only; upload again to retry.</p>")
-    return (f"<p class='rag-note' id='embedding-line'>⏳ Dense vectors: {_e(job.status())}. You can ask now: "
+    return (f"<p class='rag-note' id='embedding-line'>… Dense vectors: {_e(job.status())}. You can ask now: "
             "questions use BM25 until they are ready (the trace says so).</p>")
 
 

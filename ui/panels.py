@@ -211,8 +211,10 @@ def candidates_html(trace: Trace | None, shown: int = SHOWN_CANDIDATES) -> str:
         return '<p class="rag-note">No chunk was scored (no readable documents).</p>'
     ranked = sorted(r.candidates, key=lambda c: c.fused_rank)
     notes = "".join(f"<li>{_e(n)}</li>" for n in r.notes)
+    fused = " + ".join({"bm25": "BM25", "dense": "dense"}.get(name, name) for name in r.rankings)
+    rankings = f" Rankings fused: <b id='rankings'>{_e(fused)}</b>." if fused else ""
     head = (f'<p class="rag-note">{len(r.candidates)} candidates shown of {r.scored} scored; eligibility applied '
-            f'<b>{_e(r.eligibility.replace("_", " "))}</b>; {len(r.selected)} selected.</p>')
+            f'<b>{_e(r.eligibility.replace("_", " "))}</b>; {len(r.selected)} selected.{rankings}</p>')
     if notes:
         head += f"<ul class='rag-note'>{notes}</ul>"
     body = _candidate_table(ranked[:shown])

@@ -166,7 +166,7 @@ def embedding_tick(shared: Shared, session, groups, request: gr.Request = None):
 
 
 def replaced(shared: Shared, report, session, groups, request: gr.Request = None):
-    """After a replacement: what changed, and the refreshed lists."""
+    """After a replacement: what changed, the refreshed lists, and an empty replacement form."""
     session = session_of(session)
     docs, dropdown, session = refresh_documents(shared, session, groups, request)
     note = ""
@@ -177,7 +177,7 @@ def replaced(shared: Shared, report, session, groups, request: gr.Request = None
                 f"{after['lines']} lines): the old version's chunks and vectors left the "
                 f"{'shared library' if report['where'] == 'library' else 'collection'}.</p>")
     return (note, docs, dropdown, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
-            gr.Dropdown(choices=replace_choices(shared, session, request), value=None),
+            gr.Dropdown(choices=replace_choices(shared, session, request), value=None), None, "",
             library.embedding_line(session), gr.Timer(active=session.embedding()), session)
 
 
