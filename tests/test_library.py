@@ -148,6 +148,20 @@ def test_two_app_processes_share_the_library_and_it_survives_a_restart(chroma_se
                                "before_cutoff", "hybrid", api_name="/ask")
         assert trace["answer"]["status"] == "answered", json.dumps(trace["answer"])
         assert trace["answer"]["citations"][0]["source_id"] == "harbour-dues"
+
+        # Replace it in place (a new version, same id): only an admin may; the other process sees the new text.
+        new = tmp_path / "dues-2027.md"
+        new.write_bytes(b"Harbour dues are 15 euros per day for boats under ten metres.\n")
+        with pytest.raises(Exception, match="only signed-in members of library-admin"):
+            reader.predict("harbour-dues", handle_file(str(new)), "v2", api_name="/replace_document")
+        report = admin.predict("harbour-dues", handle_file(str(new)), "v2", api_name="/replace_document")
+        assert report["where"] == "library" and report["current"]["version"] == "v2"
+        trace = reader.predict("harbour dues per day for boats", "2026-09-14", "", "", 3, 0.6, 0.9, 1400, 200,
+                               "before_cutoff", "hybrid", api_name="/ask")
+        assert "15 euros" in trace["answer"]["answer"], json.dumps(trace["answer"])
+        assert not any("12 euros" in c["text"] for c in trace["retrieval"]["candidates"])
+        listed = {d["source_id"]: d for d in reader.predict("", api_name="/documents")}
+        assert listed["harbour-dues"]["version"] == "v2" and listed["harbour-dues"]["topic"] == "port"
     finally:
         for process in (first, second):
             _stop(process)

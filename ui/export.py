@@ -39,7 +39,7 @@ def session_export(shared: Shared, session, groups, request=None) -> dict:
         "export_version": EXPORT_VERSION,
         "exported_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "documents": library.library_rows(readable, session.corpus(shared), set(session.uploads),
-                                            shared.library_ids()),
+                                            shared.library_ids(), status_of=session.document_status),
         "turns": [{**history.turn_summary(t), "trace": t.trace.model_dump(mode="json")} for t in conversation.turns],
     }
 

@@ -46,7 +46,8 @@ def library_html(documents: Sequence[Document], corpus: Corpus, uploaded: set[st
                  shared_library: set[str] = frozenset(), status_of: Callable[[str], str] | None = None) -> str:
     if not documents:
         return '<p class="rag-note">No documents are readable with these access groups.</p>'
-    rows = library_rows(documents, corpus, uploaded, shared_library, status_of)
+    order = {"uploaded": 0, "library": 1, "sample": 2}  # your own documents first: the table scrolls
+    rows = sorted(library_rows(documents, corpus, uploaded, shared_library, status_of), key=lambda r: order[r["origin"]])
     body = [[r["source_id"], r["title"], r["version"] or "—", r["topic"] or "—",
              f"{r['valid_from'] or '—'} → {r['valid_to'] or 'open'}", ", ".join(r["access"]),
              f"{r['kind']}, {r['pages']} p., {r['lines']} lines", r["chunks"],
