@@ -144,8 +144,8 @@ class Engine:
         None when every vector is stored (see `pipeline.background`)."""
         from .background import searchable_corpus
 
-        return searchable_corpus(documents, self.embedder, vector_store or self.vector_store, self.tokenizer,
-                                 self.config.index, worker)
+        store = self.vector_store if vector_store is None else vector_store  # (a store may define __len__)
+        return searchable_corpus(documents, self.embedder, store, self.tokenizer, self.config.index, worker)
 
     # ------------------------------------------------------------------ retrieve → … → verify
 

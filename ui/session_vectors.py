@@ -57,6 +57,3 @@ class SessionVectors:
         wanted = {vector_key(self.embedder_name, c.text) for d in keep for c in self._chunker(d)}
         with self._lock:
             self._own = {k: v for k, v in self._own.items() if k in wanted}
-
-    def __len__(self) -> int:
-        return len(self._own)
