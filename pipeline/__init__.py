@@ -34,6 +34,7 @@ _EXPORTS = {
     ".load": ["parse_paths", "stderr_progress"],
     ".accounts": ["Accounts", "add_user"],
     ".library": ["LIBRARY_ADMIN", "Incoming", "Library", "default_data_dir"],
+    ".versions": ["check_replacement", "replacement_metadata", "stale_vector_keys"],
     ".background": ["EmbeddingJob", "EmbeddingWorker", "completed", "embedding_worker", "searchable_corpus"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -261,7 +261,8 @@ def test_library_lists_documents_and_deleting_an_upload_removes_it_from_answers(
 
 
 def test_keep_my_uploads_notice_and_session_export_download(page):  # noqa: F811
-    assert "discards them" in page.locator("#keep-notice").inner_text()
+    notice = page.locator("#keep-notice").inner_text()
+    assert "are discarded when you reload or close the page" in notice and "when the server restarts" in notice
     ask(page, "Beijing lodging", topic="")
     page.locator("#answer").get_by_text("750 yuan").first.wait_for()
     page.locator("#export-session").click()

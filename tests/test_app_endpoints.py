@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
@@ -13,6 +16,18 @@ from tests.test_app_client import ask, upload
 @pytest.fixture
 def client(app_url):
     return Client(app_url, verbose=False)
+
+
+def wait_until_ready(client, source_id: str, seconds: float = 120) -> None:
+    """Poll /documents until the upload's dense vectors are in (an API client's way to wait for them)."""
+    deadline = time.time() + seconds
+    while True:
+        status = {d["source_id"]: d["status"] for d in client.predict("", api_name="/documents")}[source_id]
+        if status == "ready" or time.time() > deadline:
+            break
+        assert status == "parsed" or re.fullmatch(r"embedding \d+ of \d+", status), status
+        time.sleep(0.5)
+    assert status == "ready"
 
 
 def test_history_keeps_each_turn_and_api_asks_are_never_rewritten(client):
@@ -53,7 +68,8 @@ def test_session_export_holds_documents_metadata_and_traces(client, tmp_path):
     note = tmp_path / "ferry-note.md"
     note.write_text("---\nid: ferry-note\nversion: v2\ntopic: harbour\n---\nThe night ferry costs 30 euros.\n", "utf-8")
     upload(client, note)
-    ask(client, "How much does the night ferry cost?", topic="")
+    ask(client, "How much does the night ferry cost?", topic="")  # at once: BM25 while the vectors are computed
+    wait_until_ready(client, "ferry-note")
     export = client.predict("", api_name="/export_session")
     assert export["export_version"] == "session-export-v1"
     mine = [d for d in export["documents"] if d["origin"] == "uploaded"]

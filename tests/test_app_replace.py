@@ -66,6 +66,9 @@ def test_replace_document_api_refuses_samples_and_keeps_upload_argument_order(ap
     v4.write_text(V4, "utf-8")
     with pytest.raises(Exception, match="sample document .read-only."):
         client.predict("travel-v2", handle_file(str(v4)), "", api_name="/replace_document")
+    # A restricted sample this client may not read is not even named as a sample.
+    with pytest.raises(Exception, match="is not one of your uploads or a library document"):
+        client.predict("executive-travel", handle_file(str(v4)), "", api_name="/replace_document")
     added = client.predict([handle_file(str(v3))], "", "", "", "", "", api_name="/upload")  # order unchanged
     assert added["added"][0]["source_id"] == "lighthouse"
     with pytest.raises(Exception, match="same file as the current version"):

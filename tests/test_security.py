@@ -369,6 +369,7 @@ def test_uploads_and_answers_run_in_separate_bounded_pools(shared_samples):
     demo = build_blocks(shared_samples)
     pools = {fn.api_name: (fn.concurrency_id, fn.concurrency_limit) for fn in demo.fns.values() if fn.api_name}
     assert pools["upload"][0] == "upload" and pools["upload"][1] >= 1
+    assert pools["replace_document"] == pools["upload"]  # a replacement parses (and may embed) like an upload
     assert pools["ask"][0] == pools["check_answer"][0] == pools["run_demo"][0] == "answer"
     assert pools["ask"][1] >= 1 and pools["ask"][0] != pools["upload"][0]
 
@@ -442,11 +443,14 @@ def test_session_uploads_stay_out_of_the_shared_vector_store_and_are_embedded_pe
     first.add(shared, [note], {})
     second.add(shared, [note, restricted_copy], {})
     chunks = retrieval_chunks(note) + retrieval_chunks(restricted)
-    assert first.corpus(shared).embedded_now == len(retrieval_chunks(note))
-    assert second.corpus(shared).embedded_now == len(chunks)  # nothing borrowed from another session or a sample
+    # What each session's background job embeds: nothing borrowed from another session or a sample.
+    assert first.embedding_job.total == len(retrieval_chunks(note))
+    assert second.embedding_job.total == len(chunks)
+    assert first.embedding_job.wait(120) and second.embedding_job.wait(120)
+    assert first.embedding_job.state == second.embedding_job.state == "ready"
     keys = [vector_key(sample_corpus.embedder.name, c.text) for c in retrieval_chunks(note)]
     assert engine.vector_store.fetch(keys) == {}  # the shared (Chroma) store never saw the upload
-    assert second.corpus(shared).embedded_now == len(chunks) and len(second.corpus(shared).chunks) > len(chunks)
+    assert second.corpus(shared).dense_pending is None and len(second.corpus(shared).chunks) > len(chunks)
 
 
 def test_sessions_and_received_files_expire_and_the_access_log_hides_session_hashes(shared_samples, tmp_path):

@@ -22,9 +22,10 @@ EXPORT_DIR = Path(tempfile.gettempdir()) / "auditable-rag-exports"
 EXPORT_VERSION = "session-export-v1"
 #: The one notice about what a session keeps (it merges issue 9's restart notice): shown beside the export.
 NOTICE = ("⚠ **Your uploads and this conversation live only in this server's memory, for this browser session.** "
-          f"Reloading or closing the page, {SESSION_TTL_S // 60} minutes without use, or a server restart discards "
-          "them (the samples stay; after a restart the page says so on the next question). Download the session "
-          "export first to keep the documents' metadata and every trace; upload the files again afterwards.")
+          f"They are discarded when you reload or close the page, after {SESSION_TTL_S // 60} minutes without use, "
+          "or when the server restarts (the samples stay; after a restart the page says so on the next question). "
+          "Download the session export first to keep the documents' metadata and every trace; upload the files "
+          "again afterwards.")
 NOTICE_POINTER = "Uploads are kept for this browser session only (see the notice by the session export)."
 #: The browser asks before leaving once the session holds uploads (a page cannot say more than that).
 GUARD_JS = ("() => { if (!window.__ragLeaveGuard) { window.__ragLeaveGuard = true; "

@@ -196,14 +196,16 @@ def do_demo(shared: Shared, name, session, groups="", request: gr.Request = None
 @guarded
 def do_documents(shared: Shared, groups, session, request: gr.Request = None):
     """The documents this session can read with these access groups (comma-separated; with sign-in, the
-    account's groups are used instead)."""
+    account's groups are used instead). Each has a "status": parsed / embedding n of m / ready / failed (reason)
+    — an upload can be asked about at once; dense ranking joins when it is "ready"."""
     session = session_of(session)
     groups = requester_groups(shared.accounts, session, groups, request)
     uploaded, library = set(session.uploads), shared.library_ids()
     return [{"source_id": d.source_id, "title": d.meta.title, "version": d.meta.version, "topic": d.meta.topic,
              "authority": d.meta.authority, "valid_from": str(d.meta.valid_from or "") or None,
              "valid_to": str(d.meta.valid_to or "") or None, "kind": d.kind, "filename": panels.label(d),
-             "origin": "uploaded" if d.source_id in uploaded else ("library" if d.source_id in library else "sample")}
+             "origin": "uploaded" if d.source_id in uploaded else ("library" if d.source_id in library else "sample"),
+             "status": session.document_status(d.source_id)}
             for d in session.readable(shared, parse_groups(groups))], session
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from pipeline import Document, InputError, megabytes
-from pipeline.versions import check_replacement, replacement_metadata
+from pipeline import Document, InputError, check_replacement, megabytes, replacement_metadata
 
 from .accounts import requester_groups
 from .handlers import _chosen_paths, _read_upload, guarded, session_of, toast
