@@ -78,3 +78,18 @@ def test_replace_document_api_refuses_samples_and_keeps_upload_argument_order(ap
     assert (report["previous"]["version"], report["current"]["version"]) == ("v3", "v4")
     documents = {d["source_id"]: d for d in client.predict("", api_name="/documents")}
     assert documents["lighthouse"]["version"] == "v4" and documents["lighthouse"]["topic"] == "harbour"
+
+
+def test_the_documents_panel_fits_a_narrow_screen_in_both_themes(browser, app_url):  # noqa: F811
+    from tests.test_app_daily import open_page
+
+    for dark in (False, True):
+        context, view = open_page(browser, app_url, width=390, dark=dark)
+        view.get_by_text("Documents in your collection").click()
+        view.locator("#replace-doc").wait_for()
+        for element in ("#replace-pick", "#replace-file", "#replace-doc", "#delete-doc"):
+            box = view.locator(element).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (element, box)
+        assert view.evaluate("() => document.documentElement.scrollWidth") <= 390  # no sideways scrolling
+        shot(view, f"documents-narrow-{'dark' if dark else 'light'}.png")
+        context.close()
