@@ -170,11 +170,10 @@ class Session:
                 if self._vectors is None or self._vectors.samples is not shared.corpus:
                     self._vectors = SessionVectors(shared.corpus, shared.engine.config.index, previous=self._vectors)
                 self._vectors.uploading(list(self.uploads.values()))
-                if self._job is not None:  # superseded: what it stored stays, the new job embeds the rest
-                    self._job.cancel()
-                self._corpus, self._job = shared.engine.searchable_corpus(self.documents(shared),
-                                                                          vector_store=self._vectors)
-                self._corpus_key = key
+                corpus, job = shared.engine.searchable_corpus(self.documents(shared), vector_store=self._vectors)
+                if self._job is not None:  # superseded (only once the new one exists: a failure keeps it)
+                    self._job.cancel()  # what it stored stays; the new job embeds the rest
+                self._corpus, self._job, self._corpus_key = corpus, job, key
             elif self._corpus.dense_pending is not None and self._job is not None and self._job.state == "ready":
                 from pipeline import completed
 
