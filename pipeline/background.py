@@ -133,8 +133,8 @@ def _missing_vectors(documents: Sequence[Document], embedder: Embedder, store: V
     for document in documents:
         keys = []
         for chunk in chunker(document):
-            key = vector_key(embedder.name, chunk.text)
-            texts.setdefault(key, chunk.text)
+            key = vector_key(embedder.name, chunk.search_text)
+            texts.setdefault(key, chunk.search_text)
             keys.append(key)
         chunk_keys[document.source_id] = keys
     known = store.fetch(sorted(texts))
@@ -162,7 +162,7 @@ def searchable_corpus(documents: Sequence[Document], embedder: Embedder, store: 
 
 def completed(corpus: Corpus, store: VectorStore) -> Corpus:
     """`corpus` with every vector from `store` (after its job is ready); dense ranking is available again."""
-    vectors, _ = embed_texts([c.text for c in corpus.chunks], corpus.embedder, store)
+    vectors, _ = embed_texts([c.search_text for c in corpus.chunks], corpus.embedder, store)
     return corpus.with_vectors(vectors)
 
 

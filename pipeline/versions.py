@@ -63,5 +63,5 @@ def stale_vector_keys(old: Document, current: Sequence[Document], embedder_name:
                       index: IndexSettings) -> list[str]:
     """Vector keys of `old`'s chunks that no document in `current` still uses (safe to delete)."""
     chunker = Chunker(index.chunk_window, index.chunk_overlap)
-    used = {vector_key(embedder_name, c.text) for d in current for c in chunker(d)}
-    return sorted({vector_key(embedder_name, c.text) for c in chunker(old)} - used)
+    used = {vector_key(embedder_name, c.search_text) for d in current for c in chunker(d)}
+    return sorted({vector_key(embedder_name, c.search_text) for c in chunker(old)} - used)
