@@ -141,6 +141,8 @@ def run_ask(args) -> int:
     print(trace.answer.model_dump_json(), flush=True)  # first: a failed --trace/--highlights must not lose it
     if trace.proposal is not None and trace.proposal.generation is not None and trace.proposal.abstain_reason:
         print(f"{trace.answer.producer}: {trace.proposal.note}", file=sys.stderr)  # what went wrong, in one line
+    elif args.generator == "llm" and trace.abstention is not None and trace.abstention.reason_code == "context_budget":
+        print(f"{trace.answer.producer}: {trace.abstention.detail}; the model was not called", file=sys.stderr)
     if args.trace:
         try:
             args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")

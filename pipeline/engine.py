@@ -96,11 +96,14 @@ def ask(
     clock = _Clock()
     abstention = _retrieve_and_pack(corpus, request, settings, trace, clock)
     if proposal is None and abstention is None:
-        with clock.stage("generate"):
-            # A producer that can reuse the index's vectors binds to this corpus (optional hook).
-            bind = getattr(generator, "for_corpus", None)
-            proposal = (bind(corpus) if bind is not None else generator)(trace.context)
-        trace.generator_called = True
+        # A producer that can reuse the index's vectors binds to this corpus (optional hook).
+        bind = getattr(generator, "for_corpus", None)
+        producing = bind(corpus) if bind is not None else generator
+        abstention = over_budget(producing, trace.context)
+        if abstention is None:
+            with clock.stage("generate"):
+                proposal = producing(trace.context)
+            trace.generator_called = True
     if proposal is not None:  # a given proposal is checked even when retrieval found nothing
         trace.proposal = proposal
         with clock.stage("verify"):
@@ -110,6 +113,28 @@ def ask(
         _abstained(trace, abstention, producer)
     trace.timings_ms = clock.timings
     return trace
+
+
+def over_budget(generator: Generator, context) -> Abstention | None:
+    """`context_budget` before any call when the generator's whole prompt plus the reserved output exceed the window.
+
+    Pack already fits the sources into window − reserve; a generator whose prompt holds more (a language
+    model's instructions and chat template) says how big it is through the optional `prompt_size(context)`
+    hook, and the least output it needs through `min_output`. Deciding here, not inside the generator,
+    keeps `generator_called` false and the explanation true ("the generator was not called").
+    """
+    size_of = getattr(generator, "prompt_size", None)
+    size = size_of(context) if size_of is not None else context.length
+    capacity = context.window - context.reserve
+    minimum = getattr(generator, "min_output", 0)
+    if size > capacity:
+        detail = (f"the prompt ({size} code points: sources {context.length}, instructions and template "
+                  f"{size - context.length}) exceeds window - reserve ({capacity}); raise the window")
+    elif context.reserve < minimum:
+        detail = f"a reserve of {context.reserve} leaves the generator under {minimum} output tokens; raise the reserve"
+    else:
+        return None
+    return Abstention(reason_code="context_budget", stage="pack", detail=detail)
 
 
 def _retrieve_and_pack(corpus: Corpus, request: Request, settings: Settings, trace: Trace,

@@ -15,7 +15,8 @@ ordinary text (English averages about 4 code points per token, common Chinese ch
 1.5), not for rare characters that fall back to bytes (up to 4 tokens each) — keep a margin for
 such text. So the whole prompt (both messages plus a per-message allowance for the chat
 template) must fit `window - reserve`, and `max_tokens = reserve` keeps the output inside the
-window. A prompt that does not fit abstains with `context_budget` before any request.
+window. A prompt that does not fit abstains with `context_budget` before any request: the engine
+asks `prompt_size(context)` and decides before calling the generator (engine.over_budget).
 
 Failures never raise: connection refused, timeout, 401, 429 and 5xx (retried with bounded
 exponential backoff, Retry-After honoured up to a cap), a reply cut short (finish_reason
@@ -172,6 +173,12 @@ class ChatCompletionsGenerator:
 
         return OpenAI(base_url=self.config.base_url, api_key=self._key(), timeout=self.config.timeout_s, max_retries=0)
 
+    min_output = MIN_OUTPUT_TOKENS  # the engine refuses a reserve below this before calling (engine.over_budget)
+
+    def prompt_size(self, context: Context) -> int:
+        """The whole prompt's size for this context: the engine checks it against window − reserve first."""
+        return prompt_size(messages_for(context))
+
     def _record(self, context: Context, messages, **values) -> GenerationRecord:
         return GenerationRecord(
             host=self.config.host, model=self.config.model, temperature=self.config.temperature,
@@ -210,7 +217,9 @@ class ChatCompletionsGenerator:
         return proposal.model_copy(update={"generation": record})
 
     def _over_budget(self, context: Context, messages) -> Proposal | None:
-        """A context_budget abstention, before any request, when the prompt or the output cannot fit."""
+        """A context_budget abstention, before any request, when the prompt or the output cannot fit.
+
+        The engine decides this before calling (engine.over_budget); this guard serves direct callers."""
         size, capacity = prompt_size(messages), context.window - context.reserve
         if size > capacity:
             why = (f"the prompt ({size} code points: sources {context.length}, instructions and template "
