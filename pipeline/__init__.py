@@ -13,7 +13,8 @@ from typing import Any
 
 _EXPORTS = {
     ".contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context", "Document",
-                   "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings", "SupportVerdict", "Trace",
+                   "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings", "SupportSentence", "SupportVerdict",
+                   "Trace",
                    "CHECK_NAMES", "REASON_CODES"],
     ".errors": ["InputError", "shown"],
     ".limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "check_answer_text",

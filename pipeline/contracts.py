@@ -395,10 +395,26 @@ class CheckResult(_Frozen):
     detail: str = ""
 
 
+class SupportSentence(_Frozen):
+    """A sentence inside a citation's lines that the support judge found to say the claim (the highlight).
+
+    Addressed like the citation (same page): its lines, and its code-point offsets into that page's
+    (or the text document's body) text, so a viewer can mark exactly it within the cited span.
+    """
+
+    start_line: int
+    end_line: int
+    start: int = Field(description="code-point offset into the page (or body) text, inclusive")
+    end: int = Field(description="code-point offset into the page (or body) text, exclusive")
+    text: str
+
+
 class CitationCheck(_Frozen):
     citation: ProposedCitation
     claim: str
     checks: tuple[CheckResult, ...]
+    support: tuple[SupportSentence, ...] = Field(
+        (), description="the sentences of the cited lines that support the claim (only on a verified citation)")
 
     @property
     def verified(self) -> bool:
@@ -418,6 +434,8 @@ class Citation(BaseModel):
     quote: str
     verified: bool
     failed_checks: list[str] = []
+    support: list[SupportSentence] = Field(
+        [], description="the sentence(s) inside the cited lines that support the claim, as the judge found them")
 
 
 class ClaimVerdict(BaseModel):

@@ -161,7 +161,7 @@ def _citation(check: CitationCheck, documents) -> Citation:
     return Citation(
         source_id=cited.source_id, version=document.meta.version if document is not None else None,
         page=cited.page, start_line=cited.start_line, end_line=cited.end_line, quote=quote or "",
-        verified=check.verified, failed_checks=check.failed_checks,
+        verified=check.verified, failed_checks=check.failed_checks, support=list(check.support),
     )
 
 
@@ -188,7 +188,7 @@ def _accept(proposal: Proposal, documents, request: Request, verifier: Verifier,
             f"{check.citation.source_id}:{check.citation.start_line}-{check.citation.end_line} failed "
             + ", ".join(check.failed_checks)
             for check in failures
-        ) or f"no citation for: {unsupported[0].text!r}"
+        ) or (f"no citation for: {unsupported[0].text!r}" if unsupported else "the answer has no cited claim")
         return Abstention(reason_code=abstention_for(failures) if failures else "unsupported_claim", stage="verify",
                           detail=details)
     conflict = conflicts(proposal, kept, documents, request)
