@@ -372,6 +372,20 @@ class Proposal(BaseModel):
     runner_up_score: float | None = None
 
 
+class JudgeCall(_Frozen):
+    """A language-model support judge's call on one (claim, span): what it was asked and said (never the key)."""
+
+    host: str
+    model: str
+    messages: tuple[ChatMessage, ...]
+    raw_reply: str | None = None
+    verdict: Literal["supported", "not_supported"] | None = None
+    rationale: str | None = None
+    latency_ms: float = 0.0
+    attempts: tuple[GenerationAttempt, ...] = ()
+    fallback: str | None = Field(None, description="why another judge decided instead (the call failed or was unreadable)")
+
+
 class SupportVerdict(_Frozen):
     """A support judge's verdict on one (claim, cited span) pair."""
 
@@ -380,6 +394,7 @@ class SupportVerdict(_Frozen):
     detail: str = ""
     sentences: tuple[tuple[int, int], ...] = Field(
         (), description="code-point spans, within the cited span, of the sentences that support the claim")
+    call: JudgeCall | None = Field(None, description="the language-model judge's call, when one was made")
 
 
 CheckName = Literal[
@@ -415,6 +430,7 @@ class CitationCheck(_Frozen):
     checks: tuple[CheckResult, ...]
     support: tuple[SupportSentence, ...] = Field(
         (), description="the sentences of the cited lines that support the claim (only on a verified citation)")
+    judge_call: JudgeCall | None = Field(None, description="the language-model support judge's call, if one was made")
 
     @property
     def verified(self) -> bool:

@@ -131,6 +131,14 @@ def prompt_size(messages: tuple[ChatMessage, ...]) -> int:
     return sum(len(m.content) + MESSAGE_ALLOWANCE for m in messages)
 
 
+class CompletionFailed(Exception):
+    """No usable completion (refused, unreachable, timed out, rate-limited past the retries); `note` is one line."""
+
+    def __init__(self, note: str):
+        self.note = note
+        super().__init__(note)
+
+
 class _Failure(Exception):
     """A request that gave no usable reply; `note` is the one line the user sees."""
 
@@ -230,6 +238,14 @@ class ChatCompletionsGenerator:
             return None
         return Proposal(producer=self.name, abstain_reason="context_budget", note=f"{why}; the model was not called",
                         generation=self._record(context, messages))
+
+    def complete(self, messages: tuple[ChatMessage, ...], max_tokens: int, attempts: list[GenerationAttempt]):
+        """One chat completion with this generator's server, key, retries and JSON-mode fallback (the LLM support
+        judge asks through it too); CompletionFailed with a one-line note when there is none."""
+        try:
+            return self._request(messages, max_tokens, attempts)
+        except _Failure as failure:
+            raise CompletionFailed(failure.note) from None
 
     def _request(self, messages, max_tokens: int, attempts: list[GenerationAttempt]):
         """One completion, retrying 429 and 5xx with bounded backoff; _Failure when there is none."""

@@ -6,9 +6,10 @@ one rectangle per line segment, table cells kept apart. Verified citations are g
 ones orange-red, and each carries a text label with a ✓/✗ mark so colour is never the only cue.
 
 Inside a cited span, the sentence(s) the support judge found to say the claim are marked apart
-from the rest of the span: on a PDF page a solid dark frame with an underline around their words
-(over the span's fill), in text a stronger <mark class="support"> with an underline and a title —
-a shape, not only a colour, so the difference survives greyscale and colour blindness.
+from the rest of the span: on a PDF page a second (deeper) green fill, a solid dark frame and an
+underline around their words; in text a deeper green <mark class="support"> with an underline and a
+title — a shape, not only a colour, so the difference survives greyscale and colour blindness, and
+still green, so "verified" keeps its one colour.
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ DEFAULT_ZOOM = 1.5
 VERIFIED_RGB = (0.0, 0.62, 0.23)
 DROPPED_RGB = (0.87, 0.27, 0.0)
 CHUNK_RGB = (0.35, 0.45, 0.85)
-SUPPORT_RGB = (0.0, 0.30, 0.12)  # the supporting sentence's frame: dark green, visible over the span's fill
-SUPPORT_FILL_RGB = (1.0, 0.78, 0.0)  # and a highlighter-yellow fill over the green span
+SUPPORT_RGB = (0.0, 0.30, 0.12)  # the supporting sentence's frame and underline: dark green over the span's fill
 FILL_OPACITY = 0.35
-SUPPORT_OPACITY = FILL_OPACITY  # over the span's fill: the sentence reads yellow-green, the rest of the span green
 
 
 class Highlight(BaseModel):
@@ -258,13 +257,13 @@ def render_pdf_page(
 
 
 def _draw_support(shape: pymupdf.Shape, parsed: Page, highlight: Highlight, m) -> None:
-    """The supporting sentence(s) inside the span: a yellow fill, a solid dark frame and an underline per segment."""
+    """The supporting sentence(s) inside the span: a second green fill, a solid dark frame and an underline per segment."""
     boxes = [b for start, end in highlight.support for b in span_boxes(parsed, start, end)]
     if not boxes:
         return
     for b in boxes:
         shape.draw_rect(pymupdf.Rect(b.x0, b.y0, b.x1, b.y1) * m)
-    shape.finish(color=None, fill=SUPPORT_FILL_RGB, fill_opacity=SUPPORT_OPACITY)
+    shape.finish(color=None, fill=VERIFIED_RGB, fill_opacity=FILL_OPACITY)
     for b in boxes:
         shape.draw_rect((pymupdf.Rect(b.x0, b.y0, b.x1, b.y1) + (-1, -1, 1, 1)) * m)
         shape.draw_line(pymupdf.Point(b.x0, b.y1 + 1.2) * m, pymupdf.Point(b.x1, b.y1 + 1.2) * m)
@@ -345,7 +344,7 @@ _CSS = """
 .ev mark.verified{background:#9fe0b4;color:inherit}
 .ev mark.dropped{background:#f8c4a8;color:inherit;text-decoration:underline wavy #dd4400}
 .ev mark.verified.dropped{background:#f3e08a}
-.ev mark.support.support{background:#ffd84d;color:#111;box-shadow:inset 0 -2px 0 #0a4d22;outline:1px solid #0a4d22;font-weight:600}
+.ev mark.support.support{background:#5cc985;color:#111;box-shadow:inset 0 -2px 0 #0a4d22;outline:1px solid #0a4d22;font-weight:600}
 .ev .tag{display:block;font:600 12px system-ui,sans-serif;margin:.25em 0 .1em 5.3em}
 .ev .tag.verified{color:#0a7a2f}.ev .tag.dropped{color:#b33800}
 .ev .gap{color:#999;padding-left:5.3em}

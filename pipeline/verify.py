@@ -71,7 +71,8 @@ class Verifier:
         verified = all(result.passed for result in results)
         sentences = supporting_sentences(document.page_for(citation.page), citation.start_line, verdict.sentences) \
             if verified else ()
-        return CitationCheck(citation=citation, claim=claim, checks=tuple(results), support=sentences)
+        return CitationCheck(citation=citation, claim=claim, checks=tuple(results), support=sentences,
+                             judge_call=verdict.call)
 
 
 def supporting_sentences(page: Page, start_line: int, spans) -> tuple[SupportSentence, ...]:
