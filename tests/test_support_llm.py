@@ -170,3 +170,29 @@ def test_engine_ask_uses_the_judge_for_a_session_key(sample_corpus):
                     judge=judge)
     assert server.requests[0]["headers"]["authorization"] == "Bearer sk-session-judge-42"
     assert "sk-session-judge-42" not in trace.model_dump_json() and trace.answer.status == "answered"
+
+
+def test_the_app_uses_the_llm_judge_when_switched_on(engine, monkeypatch):
+    """LLM_JUDGE=on: the app's model answers, then judges each claim it could not find verbatim, with the session's key."""
+    from ui import handlers
+    from ui.state import Session, load_shared
+    from ui.views import choose_generator
+    from tests.llm_standin import json_reply
+
+    answer = json_reply("Beijing's daily meal allowance is 180 yuan. [meals-allowance:5]",
+                        [{"source_id": "meals-allowance", "start_line": 5, "end_line": 5}])
+    with StandInChatServer([answer, verdict("supported", [1], "Line 5 gives 180 yuan a day for Beijing.")]) as server:
+        monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLM_MODEL", "standin-model")
+        monkeypatch.setenv("LLM_JUDGE", "on")
+        monkeypatch.delenv("LLM_API_KEY", raising=False)
+        shared = load_shared(engine)
+        session = choose_generator("llm", "sk-session-app-judge-7", Session())
+        trace, session = handlers.do_ask(shared, "What is the daily meal allowance in Beijing?", "2026-09-14", "travel",
+                                         "", 3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid", session)
+    assert trace["components"]["judge"] == "llm-judge:standin-model (fallback learned-v1)"
+    assert trace["answer"]["status"] == "answered", trace["explanation"]
+    assert trace["checks"][0]["judge_call"]["rationale"] == "Line 5 gives 180 yuan a day for Beijing."
+    assert len(server.requests) == 2 and all(
+        r["headers"]["authorization"] == "Bearer sk-session-app-judge-7" for r in server.requests)
+    assert "sk-session-app-judge-7" not in json.dumps(trace)
