@@ -13,7 +13,8 @@ from contextlib import contextmanager
 
 from .citations import Claim, cited_text, marker, split_claims, strip_markers
 from .conflicts import ConflictCheck
-from .contracts import Abstention, Answer, Citation, CitationCheck, ClaimVerdict, Proposal, Request, Settings, Trace
+from .contracts import (Abstention, Answer, Citation, CitationCheck, ClaimVerdict, Context, Proposal, Request, Settings,
+                        Trace)
 from .generate import LocalExtractive
 from .index import Corpus
 from .interfaces import Generator, SupportJudge
@@ -115,7 +116,7 @@ def ask(
     return trace
 
 
-def over_budget(generator: Generator, context) -> Abstention | None:
+def over_budget(generator: Generator, context: Context) -> Abstention | None:
     """`context_budget` before any call when the generator's whole prompt plus the reserved output exceed the window.
 
     Pack already fits the sources into window − reserve; a generator whose prompt holds more (a language

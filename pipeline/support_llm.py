@@ -21,7 +21,7 @@ import json
 import time
 
 from .contracts import ChatMessage, GenerationAttempt, JudgeCall, SupportVerdict
-from .generate_llm import ChatCompletionsGenerator, CompletionFailed
+from .generate_llm import CUT_SHORT, ChatCompletionsGenerator, CompletionFailed
 from .interfaces import SupportJudge
 from .llm_reply import UnreadableReply, json_object
 from .support_features import containing_run, is_instruction, normalized, sentence_units
@@ -90,7 +90,7 @@ class LlmJudge:
             completion = self.client.complete(messages, MAX_TOKENS, attempts)
             choice = completion.choices[0] if completion.choices else None
             record["raw_reply"] = (choice.message.content if choice is not None else None) or ""
-            if choice is None or choice.finish_reason != "stop":
+            if choice is None or choice.finish_reason in CUT_SHORT:
                 raise UnreadableReply(f"the judge's reply stopped early (finish_reason {getattr(choice, 'finish_reason', None)})")
             verdict, chosen, rationale = read_verdict(record["raw_reply"], len(units))
         except (CompletionFailed, UnreadableReply) as failure:

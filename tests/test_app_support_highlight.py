@@ -51,5 +51,6 @@ def test_a_verified_claims_supporting_sentence_is_highlighted(browser, app_url, 
     shape = view.eval_on_selector("#source-text mark.support", "e => getComputedStyle(e).boxShadow")
     assert "inset" in shape  # …by an underline as well as a colour
     assert contrast(rgb(fg), rgb(support_bg)) >= 4.5, (fg, support_bg)
+    assert "the supporting sentence (line 3) is framed and underlined" in view.locator("#source-note").inner_text()
     shot(view, f"support-sentence-{theme}.png")
     context.close()
