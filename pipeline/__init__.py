@@ -26,6 +26,7 @@ _EXPORTS = {
     ".interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore"],
     ".index": ["Corpus", "can_read"],
     ".generate_llm": ["ChatCompletionsGenerator", "LlmConfig", "with_llm_budget"],
+    ".support_llm": ["LlmJudge"],
     ".citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer", "strip_markers"],
     ".scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
                    "scenario_request", "scenario_settings"],
