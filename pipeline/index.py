@@ -248,8 +248,8 @@ def build_corpus(
     chunks = [chunk for document in documents for chunk in chunker(document)]
     if progress:
         progress(0, len(chunks), "tokenizing")
-    chunk_tokens = [tokenizer.tokens(chunk.text) for chunk in chunks]
-    vectors, embedded_now = embed_texts([c.text for c in chunks], embedder, cache, progress)
+    chunk_tokens = [tokenizer.tokens(chunk.search_text) for chunk in chunks]
+    vectors, embedded_now = embed_texts([c.search_text for c in chunks], embedder, cache, progress)
     source_order = [d.source_id for d in documents]
     position = {sid: i for i, sid in enumerate(source_order)}
     return Corpus(
