@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from pipeline import IndexSettings, Request
-from pipeline.dense import access_filter, chunk_collection_name
+from pipeline.dense import access_filter, chunk_collection_name, chunk_metadatas
 from pipeline.index import build_corpus
 from pipeline.lexical_store import Bm25Store
 from pipeline.retrieve import retrieve
@@ -70,13 +70,18 @@ def test_hnsw_never_returns_a_restricted_document(engine, sample_documents, chro
     retrieval = retrieve(corpus, request, engine.settings)
     assert retrieval.dense_search == "chroma-hnsw" and retrieval.candidates
     assert not {c.source_id for c in retrieval.candidates} & restricted
-    # Chroma itself, asked for every chunk with the anonymous filter, returns none of them ...
+    # The chunk search itself, asked for every chunk on behalf of the anonymous user, returns none of them ...
     query = engine.embedder.embed_query(request.question)
-    rows, _ = corpus.dense_search.search(query, access_filter([]), len(corpus.chunks))
+    rows, _ = corpus.dense_search.search(query, [], len(corpus.chunks))
     assert rows.size and not {corpus.chunks[r].source_id for r in rows} & restricted
     # ... and a member of the group does get them (so the check above can fail).
-    rows, _ = corpus.dense_search.search(query, access_filter(["executives"]), len(corpus.chunks))
+    rows, _ = corpus.dense_search.search(query, ["executives"], len(corpus.chunks))
     assert {corpus.chunks[r].source_id for r in rows} & restricted
+    # The metadata's `where` form of the rule agrees with the partitions the search may read.
+    for partition in corpus.dense_search.partitions:
+        for groups in ([], ["executives"]):
+            admitted = partition.collection.get(where=access_filter(groups), include=[])["ids"]
+            assert len(admitted) == (len(partition.rows) if partition.readable_by(groups) else 0)
 
 
 def test_a_replica_finds_the_chunk_collection_filled(engine, sample_documents, tmp_path):
@@ -88,7 +93,15 @@ def test_a_replica_finds_the_chunk_collection_filled(engine, sample_documents, t
     from pipeline.dense import open_chunk_search
 
     search = open_chunk_search(again, engine.embedder.name, first.digest)
-    assert search.fill(first.vectors, [{}] * len(first.chunks)) == 0  # nothing re-inserted
+    metadatas = chunk_metadatas(first.documents, [c.source_id for c in first.chunks])
+    assert search.fill(first.vectors, metadatas) == 0  # nothing re-inserted
+    assert search.count() == len(first.chunks) and len(search.partitions) >= 2  # public and executives
+    # A fill interrupted after four chunks resumes there: the rest is inserted once, nothing twice.
+    fresh = ChromaVectorCache(engine.embedder.name, path=tmp_path / "other")
+    search = open_chunk_search(fresh, engine.embedder.name, first.digest)
+    search._max_batch = 1
+    assert search.fill(first.vectors, metadatas[:4]) == 4
+    assert search.fill(first.vectors, metadatas) == len(first.chunks) - 4
     assert search.count() == len(first.chunks)
 
 
