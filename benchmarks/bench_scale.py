@@ -193,8 +193,8 @@ def measure(folder: Path, n_chunks: int, queries: int, port: int | None) -> dict
     if lexical is None:
         raise SystemExit(f"no saved BM25 index for {n_chunks} ({store.last_event}): run the build first")
     rows, chunk_doc = readable_rows(docs, n_chunks, REQUESTER)
-    valid_from = np.array([d["valid_from"] for d in docs])[chunk_doc[rows]]
-    valid_to = np.array([d["valid_to"] for d in docs])[chunk_doc[rows]]
+    day = REQUEST_DATE.toordinal()
+    doc_eligible = np.array([d["valid_from"] <= day <= d["valid_to"] for d in docs])
     opened = time.perf_counter()
     rng = np.random.default_rng(3)
     times = []
@@ -205,10 +205,10 @@ def measure(folder: Path, n_chunks: int, queries: int, port: int | None) -> dict
         bm25 = np.zeros(len(rows), dtype=np.float32)
         for term in terms:
             bm25 += lexical.token_scores(term)
-        dense = hnsw_scores(search, rows, query / np.linalg.norm(query), REQUESTER, REQUEST_DATE, None, 300)
+        dense = hnsw_scores(search, rows, query / np.linalg.norm(query), REQUESTER, REQUEST_DATE, None, 300,
+                            lambda r: doc_eligible[chunk_doc[r]])
         fused = reciprocal_rank_fusion([ranks(bm25, bm25 > 0), ranks(dense, ~np.isnan(dense))])
-        day = REQUEST_DATE.toordinal()
-        eligible = (valid_from <= day) & (day <= valid_to)
+        eligible = doc_eligible[chunk_doc[rows]]
         order = np.argsort(-fused, kind="stable")
         top = order[eligible[order]][:8]
         elapsed = time.perf_counter() - t0
@@ -237,6 +237,7 @@ def crossover(folder: Path, sizes: list[int], queries: int, record) -> list[dict
         search = build_dense_only(sub, n)
         docs = json.loads((sub / "documents.json").read_text())
         rows, _ = readable_rows(docs, n, REQUESTER)
+        doc_eligible = np.array([d["valid_from"] <= REQUEST_DATE.toordinal() <= d["valid_to"] for d in docs])
         matrix = vectors(0, n)[rows]
         rng = np.random.default_rng(5)
         brute, hnsw = [], []
@@ -247,7 +248,8 @@ def crossover(folder: Path, sizes: list[int], queries: int, record) -> list[dict
             scores = matrix @ query
             ranks(scores, np.ones(len(scores), dtype=bool))
             t1 = time.perf_counter()
-            dense = hnsw_scores(search, rows, query, REQUESTER, REQUEST_DATE, None, 300)
+            dense = hnsw_scores(search, rows, query, REQUESTER, REQUEST_DATE, None, 300,
+                                lambda r, known=doc_eligible: known[r // CHUNKS_PER_DOC])
             ranks(dense, ~np.isnan(dense))
             t2 = time.perf_counter()
             if i >= 2:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +29,7 @@ from .contracts import Document
 from .errors import InputError
 
 OPEN_FROM, OPEN_TO = -1, 10**9  # the ordinals SourceTable uses for open validity ends
+RowTest = Callable[[np.ndarray], np.ndarray]  # corpus rows -> one bool each
 
 
 def chunk_collection_name(embedder_name: str, digest: str) -> str:
@@ -157,9 +158,11 @@ class ChromaChunkSearch:
         return rows, 1.0 - np.asarray(result["distances"][0], dtype=np.float32)  # cosine distance = 1 - cos
 
     def readable_and_eligible(self, query_vector: np.ndarray, groups: Sequence[str], date: dt.date,
-                              topic: str | None, limit: int) -> tuple[tuple, tuple]:
-        """The best readable chunks and the best readable *and eligible* ones, one query per readable
-        partition plus a filtered one where eligibility can differ (dated partitions, or a topic)."""
+                              topic: str | None, limit: int, is_eligible: RowTest | None = None) -> tuple[tuple, tuple]:
+        """The best readable chunks and the best readable *and eligible* ones: one plain query per
+        readable partition, plus the eligibility `where` in a partition where eligibility can differ
+        (dated, or a topic asked) unless `is_eligible` (rows -> bool, the in-process rule) shows the
+        plain answer already holds that partition's best `limit` eligible chunks (or it has none)."""
         readable, eligible = [], []
         for partition in self.partitions:
             if not partition.readable_by(groups):
@@ -167,7 +170,16 @@ class ChromaChunkSearch:
             plain = self._query(partition, query_vector, None, limit)
             readable.append(plain)
             where = eligibility_where(partition.dated, date, topic)
-            eligible.append(plain if where is None else self._query(partition, query_vector, where, limit))
+            if where is None:
+                eligible.append(plain)
+                continue
+            if is_eligible is not None:
+                wanted = min(limit, int(is_eligible(partition.rows).sum()))
+                keep = is_eligible(plain[0])
+                if int(keep.sum()) >= wanted:  # exact: these are the partition's best eligible chunks
+                    eligible.append((plain[0][keep], plain[1][keep]))
+                    continue
+            eligible.append(self._query(partition, query_vector, where, limit))
         return _best(readable, limit), _best(eligible, limit)
 
 
@@ -206,7 +218,7 @@ def open_chunk_search(store, embedder_name: str, digest: str) -> ChromaChunkSear
 
 
 def hnsw_scores(search: ChromaChunkSearch, rows: np.ndarray, query_vector: np.ndarray, groups: Sequence[str],
-                date: dt.date, topic: str | None, limit: int) -> np.ndarray:
+                date: dt.date, topic: str | None, limit: int, is_eligible: RowTest | None = None) -> np.ndarray:
     """Dense similarity per readable row (NaN where HNSW did not return the row).
 
     Two result lists: the best readable chunks (what the trace shows), and the best readable *and
@@ -216,7 +228,8 @@ def hnsw_scores(search: ChromaChunkSearch, rows: np.ndarray, query_vector: np.nd
     scores = np.full(len(rows), np.nan, dtype=np.float32)
     if not len(rows):
         return scores
-    for found, similarity in search.readable_and_eligible(query_vector, groups, date, topic, min(limit, len(rows))):
+    lists = search.readable_and_eligible(query_vector, groups, date, topic, min(limit, len(rows)), is_eligible)
+    for found, similarity in lists:
         positions = np.minimum(np.searchsorted(rows, found), len(rows) - 1)
         inside = rows[positions] == found
         scores[positions[inside]] = similarity[inside]

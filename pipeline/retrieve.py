@@ -68,8 +68,10 @@ def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: n
     if corpus.dense_search is not None:
         from .dense import hnsw_scores
 
+        eligible = corpus.sources.eligible(request.date, request.topic)  # per document, as `_rank` uses it
         return hnsw_scores(corpus.dense_search, rows, query_vector, request.groups, request.date, request.topic,
-                           corpus.index_settings.dense_candidates), "chroma-hnsw"
+                           corpus.index_settings.dense_candidates, lambda r: eligible[corpus.chunk_source[r]]), \
+            "chroma-hnsw"
     # One BLAS thread: a matrix-vector product is memory-bound, and idle BLAS threads that
     # spin after it slowed the next question's embedding by half (bench, 10k chunks).
     with _BLAS.limit(limits=1, user_api="blas"):

@@ -187,3 +187,22 @@ def test_a_changed_corpus_never_loads_the_old_index(logic_engine, sample_documen
     assert changed.lexical_store.last_event == "missing"
     assert all(c.source_id != "meals-allowance" for c in retrieve(
         changed, Request(question="meal allowance", date=DATE, groups=[]), corpus_settings()).candidates)
+
+
+@pytest.mark.parametrize("in_process_check", [True, False], ids=["shortcut", "where-filter"])
+def test_the_eligible_list_is_the_exact_best_eligible_chunks(engine, sample_documents, tmp_path, in_process_check):
+    """A small limit forces the eligibility `where` (or the in-process shortcut): both must give the
+    brute-force best eligible readable chunks, for dates on which different versions are valid."""
+    store = ChromaVectorCache(engine.embedder.name, path=tmp_path / "chroma")
+    corpus = _corpus(engine, sample_documents, store, minimum=0)
+    query = engine.embedder.embed_query("When does the ferry leave and what does the travel policy allow?")
+    query = query / np.linalg.norm(query)
+    for date, topic in ((DATE, None), (dt.date(2023, 6, 1), None), (DATE, "travel")):
+        eligible = corpus.sources.eligible(date, topic)[corpus.chunk_source]
+        readable = np.array([corpus.documents[c.source_id].meta.access is None for c in corpus.chunks])
+        similarity = corpus.vectors @ query
+        wanted = [int(r) for r in np.argsort(-similarity) if eligible[r] and readable[r]][:3]
+        assert len(wanted) == 3 and not all(eligible[readable])  # something is ineligible on this date
+        test = (lambda r: eligible[r]) if in_process_check else None
+        _, (rows, _) = corpus.dense_search.readable_and_eligible(query, [], date, topic, 3, test)
+        assert rows.tolist() == wanted, (date, topic)
