@@ -1,11 +1,13 @@
 """`python -m pipeline bench load`: many sessions at once against the running web app, as one table.
 
-    python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--json reports/load.json]
+    python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--pdf-pages N] [--json reports/load.json]
 
 The app runs in its own process (uvicorn, 127.0.0.1, a free port) so its memory is measured alone:
 peak resident memory (VmHWM) and resident memory at the end, from /proc. Each session is one
 gradio_client.Client in its own thread: it uploads one small generated document (its own session
-collection; skip with --no-upload), then asks `--questions` questions (the seed scenarios'
+collection; skip with --no-upload; with --pdf-pages N a PDF of N real three-column pages instead:
+the Federal Register pages of the public eval set, cycled, with the session's number stamped on
+page one, so each upload is a different file), then asks `--questions` questions (the seed scenarios'
 questions, in turn). Reported: latency p50/p95/max of /ask, errors (with the first message), wall
 time and throughput. Nothing is asserted on time: this is a measurement.
 """
@@ -67,7 +69,24 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def run_session(url: str, index: int, questions: list[str], count: int, upload: bool, results: dict, lock) -> None:
+EVAL_PDF = ROOT.parent / "shared" / "eval" / "pdfs" / "federal-register-2020-17221.pdf"
+
+
+def session_pdf(folder: Path, index: int, pages: int) -> Path:
+    """`pages` real pages (the eval PDF's, cycled), stamped with the session number."""
+    import pymupdf
+
+    source, out = pymupdf.open(EVAL_PDF), pymupdf.open()
+    for n in range(pages):
+        out.insert_pdf(source, from_page=n % source.page_count, to_page=n % source.page_count)
+    out[0].insert_text((40, 30), f"Load-test session {index}", fontsize=9)
+    path = folder / f"session-{index}.pdf"
+    out.save(path)
+    return path
+
+
+def run_session(url: str, index: int, questions: list[str], count: int, upload: bool, results: dict, lock,
+                pdf_pages: int = 0) -> None:
     from gradio_client import Client, handle_file
 
     latencies, errors, upload_s = [], [], []
@@ -80,10 +99,13 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
     if upload:
         try:
             folder = Path(tempfile.mkdtemp(prefix="bench-load-"))
-            path = folder / f"session-{index}.md"
-            lines = [f"Session {index} note {n}: the shuttle to building {n} leaves every {10 + n % 20} minutes."
-                     for n in range(40)]
-            path.write_text(f"---\nid: load-session-{index}\ntopic: travel\n---\n" + "\n".join(lines) + "\n")
+            if pdf_pages:
+                path = session_pdf(folder, index, pdf_pages)
+            else:
+                path = folder / f"session-{index}.md"
+                lines = [f"Session {index} note {n}: the shuttle to building {n} leaves every {10 + n % 20} minutes."
+                         for n in range(40)]
+                path.write_text(f"---\nid: load-session-{index}\ntopic: travel\n---\n" + "\n".join(lines) + "\n")
             started = time.perf_counter()
             client.predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
             upload_s.append(time.perf_counter() - started)
@@ -104,7 +126,7 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
         results["upload_s"].extend(upload_s)
 
 
-def bench_load(sessions: int, per_session: int, upload: bool) -> dict:
+def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0) -> dict:
     from pipeline.evaluate.scenarios import SCENARIOS
 
     questions = list(dict.fromkeys(s.question for s in SCENARIOS))
@@ -126,7 +148,7 @@ def bench_load(sessions: int, per_session: int, upload: bool) -> dict:
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        threads = [threading.Thread(target=run_session, args=(url, i, questions, per_session, upload, results, lock))
+        threads = [threading.Thread(target=run_session, args=(url, i, questions, per_session, upload, results, lock, pdf_pages))
                    for i in range(sessions)]
         started = time.perf_counter()
         for thread in threads:
@@ -145,6 +167,7 @@ def bench_load(sessions: int, per_session: int, upload: bool) -> dict:
     latencies = results["latencies"]
     return {
         "sessions": sessions, "questions_per_session": per_session, "upload_per_session": upload,
+        "pdf_pages": pdf_pages,
         "asks_ok": len(latencies), "errors": len(results["errors"]), "first_error": (results["errors"] or [None])[0],
         "p50_s": statistics.median(latencies) if latencies else None, "p95_s": percentile(latencies, 0.95),
         "max_s": max(latencies) if latencies else None,
@@ -160,7 +183,8 @@ def render(figures: dict) -> str:
 
     rows = [
         ("sessions × questions", f"{figures['sessions']} × {figures['questions_per_session']}"
-         + (" (+1 upload each)" if figures["upload_per_session"] else "")),
+         + ((f" (+1 upload each: a {figures['pdf_pages']}-page PDF)" if figures.get("pdf_pages") else
+             " (+1 upload each)") if figures["upload_per_session"] else "")),
         ("asks answered / errors", f"{figures['asks_ok']} / {figures['errors']}"),
         ("ask latency p50 / p95 / max (s)", f"{f(figures['p50_s'])} / {f(figures['p95_s'])} / {f(figures['max_s'])}"),
         ("upload p50 (s)", f(figures["upload_p50_s"])),
@@ -181,15 +205,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=16)
     parser.add_argument("--questions", type=int, default=10)
     parser.add_argument("--no-upload", action="store_true")
+    parser.add_argument("--pdf-pages", type=int, default=0, help="each session uploads a PDF of this many pages")
     parser.add_argument("--json", type=Path, metavar="OUT")
     args = parser.parse_args(argv)
-    if not 1 <= args.sessions <= 64 or not 1 <= args.questions <= 50:
-        print("error: --sessions must be 1..64 and --questions 1..50 (the load test is bounded)", file=sys.stderr)
+    if not 1 <= args.sessions <= 64 or not 1 <= args.questions <= 50 or not 0 <= args.pdf_pages <= 200:
+        print("error: --sessions must be 1..64, --questions 1..50 and --pdf-pages 0..200 (the load test is bounded)",
+              file=sys.stderr)
         return 2
     sys.path.insert(0, str(ROOT))
     from pipeline.evaluate.runner import machine
 
-    figures = bench_load(args.sessions, args.questions, not args.no_upload)
+    figures = bench_load(args.sessions, args.questions, not args.no_upload, args.pdf_pages)
     figures["table"] = render(figures)
     figures["meta"] = {"command": "python -m pipeline bench load " + " ".join(argv or []),
                        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
