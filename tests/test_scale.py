@@ -203,6 +203,6 @@ def test_the_eligible_list_is_the_exact_best_eligible_chunks(engine, sample_docu
         similarity = corpus.vectors @ query
         wanted = [int(r) for r in np.argsort(-similarity) if eligible[r] and readable[r]][:3]
         assert len(wanted) == 3 and not all(eligible[readable])  # something is ineligible on this date
-        test = (lambda r: eligible[r]) if in_process_check else None
+        test = (lambda r, known=eligible: known[r]) if in_process_check else None
         _, (rows, _) = corpus.dense_search.readable_and_eligible(query, [], date, topic, 3, test)
         assert rows.tolist() == wanted, (date, topic)
