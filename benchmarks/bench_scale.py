@@ -23,7 +23,7 @@ What is measured, each in a fresh process (`measure` below):
   terms, HNSW in Chroma twice (readable; readable and eligible) through `pipeline.dense.hnsw_scores`,
   then rank fusion and the eligible top-k exactly as `pipeline.retrieve` does. Packing, composing
   and verifying touch only the top chunks and are not part of it;
-- peak RSS (ru_maxrss) of that process, and for the server mode the `chroma run` process's peak
+- peak RSS (VmHWM) of that process, and for the server mode the `chroma run` process's peak
   (VmHWM) after its own start-up and the queries.
 Results are written to --json after every step, so an interrupted run keeps what it measured.
 """
@@ -34,7 +34,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -220,20 +219,22 @@ def measure(folder: Path, n_chunks: int, queries: int, port: int | None) -> dict
         "import_s": round(imported - start, 2), "open_s": round(opened - imported, 2),
         "startup_s": round(opened - start, 2),
         "ask_p50_ms": round(1000 * statistics.median(times), 1), "ask_p95_ms": round(1000 * percentile(times, 0.95), 1),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        # VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and exec, so a child of a big parent
+        # would report the parent's peak.
+        "peak_rss_mb": round(_peak_kb(os.getpid()) / 1024),
     }
 
 
-def crossover(folder: Path, sizes: list[int], queries: int, record) -> list[dict]:
+def crossover(folder: Path, sizes: list[int], queries: int, record, previous: list[dict] = ()) -> list[dict]:
     """Brute force (matrix product + ranking, as `retrieve` does it) next to HNSW in Chroma, per size."""
     import numpy as np
 
     from pipeline.dense import hnsw_scores
     from pipeline.retrieve import ranks
 
-    results = []
+    results = [r for r in previous if r["chunks"] not in sizes]
     for n in sizes:
-        sub = folder / f"crossover-{n}"
+        sub = folder / str(n) if (folder / str(n) / "documents.json").exists() else folder / f"crossover-{n}"
         search = build_dense_only(sub, n)
         docs = json.loads((sub / "documents.json").read_text())
         rows, _ = readable_rows(docs, n, REQUESTER)
@@ -259,7 +260,7 @@ def crossover(folder: Path, sizes: list[int], queries: int, record) -> list[dict
                "hnsw_p50_ms": round(1000 * statistics.median(hnsw), 2),
                "brute_force_vectors_mb": round(matrix.nbytes / 2**20, 1)}
         results.append(row)
-        record("crossover", results)
+        record("crossover", sorted(results, key=lambda r: r["chunks"]))
     return results
 
 
@@ -345,8 +346,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=ROOT / "reports" / "scale.json")
     args = parser.parse_args(argv)
     results: dict = json.loads(args.json.read_text()) if args.json.exists() else {}
+    from pipeline.evaluate.runner import machine
+
     results["meta"] = {"command": "python -m pipeline bench scale " + " ".join(argv or []), "data": SIMULATED,
-                       "date": dt.date.today().isoformat()}
+                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
 
     def record(key, value):
         results[key] = value
@@ -354,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(results, indent=1))
 
     if args.crossover:
-        crossover(args.dir, [int(s) for s in args.crossover.split(",")], args.queries, record)
+        crossover(args.dir, [int(s) for s in args.crossover.split(",")], args.queries, record,
+                  results.get("crossover", []))
     runs = [r for r in results.get("runs", [])]
     for n in [int(s) for s in args.sizes.split(",") if s]:
         folder = args.dir / str(n)
@@ -376,7 +380,8 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(row)
             record("runs", runs)
             print(json.dumps(row), file=sys.stderr)
-    print(table(results))
+    record("table", table(results))
+    print(results["table"])
     return 0
 
 
