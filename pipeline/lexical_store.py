@@ -89,7 +89,7 @@ class Bm25Store:
         return LexicalIndex(rows=np.asarray(rows), bm25=bm25, vocabulary=vocabulary, document_frequency=frequency)
 
     def save(self, key: str, index: LexicalIndex) -> None:
-        """Write beside the target, then rename into place; a concurrent writer's copy wins ties."""
+        """Write beside the target, then rename into place; the first writer's copy stays."""
         self.root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=self.root))
         try:
@@ -104,7 +104,9 @@ class Bm25Store:
                         "files": files}
             (staging / MANIFEST).write_text(json.dumps(manifest, indent=1), "utf-8")
             target = self.root / key
-            if target.exists():
+            if (target / MANIFEST).exists():  # another process published it meanwhile: readers may be using it
+                return
+            if target.exists():  # a leftover without a manifest
                 self._discard(target)
             os.replace(staging, target)
         except OSError as error:
