@@ -1,10 +1,15 @@
 """Which evidence unit answers the question, and how sure: a small learned scorer.
 
 Features of a (question, unit) pair — meaning, words and the kind of answer expected:
-- `dense`: multilingual-e5 query–passage cosine between the question and the unit;
-- `lexical`: IDF-weighted share of the question's terms found in the unit (and a row's header);
+- `dense`: multilingual-e5 query–passage cosine between the question and the unit, and
+  `dense_gap`, its distance to the best unit of the same evidence (cosines shift from one
+  kind of document to another; the gap to the best competitor does not);
+- `lexical`: IDF-weighted share of the question's terms found in the unit (and a row's
+  header), and `lexical_gap`, likewise relative to the best unit;
 - `type_wanted`, `type_found`: the question expects a number/amount, a date/time, a person or
   organisation, a place, a reason or a yes/no rule, and the unit holds one;
+- `new_value`: a question asking for a number or a date, and the unit holds a numeral the
+  question does not (the sentence that gives the value, not the one that names the thing);
 - `novel`: how much the unit says beyond echoing the question (an answer adds words);
 - `rank`: 1 / the pack position of its source (retrieval's own order);
 - `length`, `row`: the unit's length and whether it is a table row.
@@ -19,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -26,14 +32,19 @@ from pathlib import Path
 import numpy as np
 
 WEIGHTS = Path(__file__).with_name("answer_model.json")
-FEATURES = ("bias", "dense", "lexical", "type_wanted", "type_found", "novel", "rank", "length", "row")
+FEATURES = ("bias", "dense", "dense_gap", "lexical", "lexical_gap", "type_wanted", "type_found", "new_value", "novel",
+            "rank", "length", "row")
 
 _I = re.IGNORECASE
 ANSWER_TYPES: dict[str, re.Pattern] = {
     "date": re.compile(r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bby what date\b|\bwhich (?:year|date|day)\b"
                        r"|\bhow long ago\b|\bdeadline\b|何时|什么时候|哪一年|哪年|几号|几点|日期|时间", _I),
-    "number": re.compile(r"\bhow (?:many|much|long|far|old|big|large|high|often)\b|\bwhat (?:is|was|are) the "
-                         r"(?:amount|number|cost|price|limit|rate|percentage|size|total)\b|\bcost\b|\bprice\b"
+    # "What is the daily meal allowance?" asks for an amount as surely as "how much": a quantity noun
+    # within a few words of "what is the" (or "which … version") wants a number.
+    "number": re.compile(r"\bhow (?:many|much|long|far|old|big|large|high|often)\b|\bwhat (?:is|was|are|were) (?:the|a|an) "
+                         r"(?:[\w-]+\s){0,3}(?:amount|number|cost|price|limit|rate|percentage|size|total|allowance|fee|"
+                         r"budget|weight|salary|fine|penalty|capacity|speed|distance|duration|length|height|population|"
+                         r"maximum|minimum|age)s?\b|\bwhich (?:[\w-]+\s)?version\b|\bcost\b|\bprice\b"
                          r"|多少|几|多大|多高|多长|多久|数量|金额|标准", _I),
     "why": re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b|为什么|为何|原因", _I),
     "who": re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\bwhich (?:company|organi[sz]ation|person|agency)\b|\bcontact\b|谁", _I),
@@ -79,14 +90,41 @@ class Pair:
     rank: int
     length: int
     row: bool
+    new_value: bool = False  # the unit holds a numeral the question does not
+
+    def to_json(self) -> dict:
+        return {**self.__dict__, "wanted": list(self.wanted), "found": sorted(self.found)}
+
+    @classmethod
+    def from_json(cls, payload: dict) -> Pair:
+        return cls(**{**payload, "wanted": tuple(payload["wanted"]), "found": frozenset(payload["found"])})
 
 
-def feature_vector(pair: Pair) -> np.ndarray:
-    type_found = (sum(1 for t in pair.wanted if t in pair.found) / len(pair.wanted)) if pair.wanted else 0.0
-    return np.array([
-        1.0, pair.dense, pair.lexical, float(bool(pair.wanted)), type_found,
-        math.log1p(pair.novel_terms) / 3.0, 1.0 / max(pair.rank, 1), math.log1p(pair.length) / 6.0, float(pair.row),
-    ], dtype=np.float64)
+_NUMERAL = re.compile(r"\d+(?:[.,:/]\d+)*")
+
+
+def new_numerals(question: str, unit: str) -> bool:
+    """Does `unit` hold a numeral (a digit run, with its separators) that `question` does not?"""
+    asked = set(_NUMERAL.findall(question))
+    return any(n not in asked for n in _NUMERAL.findall(unit))
+
+
+def feature_matrix(pairs: list[Pair]) -> np.ndarray:
+    """One feature row per pair; the gaps are relative to the best pair of the same evidence."""
+    if not pairs:
+        return np.zeros((0, len(FEATURES)))
+    best_dense = max(p.dense for p in pairs)
+    best_lexical = max(p.lexical for p in pairs)
+    rows = []
+    for pair in pairs:
+        type_found = (sum(1 for t in pair.wanted if t in pair.found) / len(pair.wanted)) if pair.wanted else 0.0
+        wants_value = any(t in ("number", "date") for t in pair.wanted)
+        rows.append([
+            1.0, pair.dense, pair.dense - best_dense, pair.lexical, pair.lexical - best_lexical,
+            float(bool(pair.wanted)), type_found, float(wants_value and pair.new_value),
+            math.log1p(pair.novel_terms) / 3.0, 1.0 / max(pair.rank, 1), math.log1p(pair.length) / 6.0, float(pair.row),
+        ])
+    return np.asarray(rows, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -116,8 +154,9 @@ def model_from_json(payload: dict) -> AnswerModel:
 # Used only until a trained model is shipped (and by the training script as its start):
 # meaning and words, the expected type, a little for retrieval's order.
 UNTRAINED = AnswerModel(
-    weights=np.array([0.0, 1.2, 1.0, 0.0, 0.6, 0.3, 0.3, 0.0, 0.0]), mean=np.array([0, 0.8, 0.5, 0.5, 0.3, 0.5, 0.5, 0.8, 0.1]),
-    scale=np.array([1, 0.05, 0.3, 0.5, 0.4, 0.3, 0.3, 0.2, 0.3]), threshold=0.5, prefilter=6,
+    weights=np.array([0.0, 1.2, 0.8, 1.0, 0.5, 0.0, 0.6, 0.6, 0.3, 0.3, 0.0, 0.0]),
+    mean=np.array([0, 0.8, -0.03, 0.5, -0.2, 0.5, 0.3, 0.2, 0.5, 0.5, 0.8, 0.1]),
+    scale=np.array([1, 0.05, 0.03, 0.3, 0.2, 0.5, 0.4, 0.4, 0.3, 0.3, 0.2, 0.3]), threshold=0.5, prefilter=16,
 )
 
 
@@ -126,4 +165,7 @@ def shipped_model() -> AnswerModel:
     try:
         return model_from_json(json.loads(WEIGHTS.read_text("utf-8")))
     except FileNotFoundError:
+        return UNTRAINED
+    except ValueError as error:  # weights of an older feature set (while retraining): say so, run untrained
+        warnings.warn(f"{WEIGHTS.name}: {error}; using the untrained scorer", stacklevel=2)
         return UNTRAINED

@@ -221,7 +221,7 @@ class Settings(_Frozen):
     trace_limit: int = Field(100, ge=1, description="candidates listed in the trace, best first")
     # The extractive composer abstains below this calibrated answer probability; the default is
     # pipeline/answer_model.json's threshold, chosen on the public SQuAD 2.0 + CMRC curves.
-    min_support: float = Field(0.2, ge=0.0, le=1.5, description="the extractive composer's minimum answer probability")
+    min_support: float = Field(0.3, ge=0.0, le=1.5, description="the extractive composer's minimum answer probability")
     # A paraphrase counts as supported only if nearly all of its content words are in the span.
     support_coverage: float = Field(0.85, ge=0.0, le=1.0, description="the containment judge's word coverage")
     on_unsupported: Literal["drop", "abstain"] = Field(

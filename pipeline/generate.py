@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import copy
 import threading
+from dataclasses import replace
 from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
 
-from .answer_model import AnswerModel, Pair, feature_vector, found_types, shipped_model, wanted_types
+from .answer_model import AnswerModel, Pair, feature_matrix, found_types, new_numerals, shipped_model, wanted_types
 from .contracts import Context, Proposal, ProposedCitation
 from .tokenize import Tokenizer, has_cjk
 from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
@@ -86,8 +87,8 @@ def _compound_credit(weights: dict[str, float], matched: frozenset[str], text: s
     return credit
 
 
-def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
-    """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
+def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
+    """The units worth scoring by meaning, their raw (question, unit) pairs, lexical coverage and matched terms."""
     weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
     total = sum(weights.values()) or 1.0
     question_terms = set(tokenizer.tokens(context.question))
@@ -101,23 +102,27 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
             lexical = (sum(weights[t] for t in matched) + _compound_credit(weights, matched, unit.quote)) / total
             found = found_types(unit.quote)
             pair = Pair(dense=0.0, lexical=lexical, wanted=wanted, found=found, novel_terms=len(tokens - question_terms),
-                        rank=source.n, length=len(unit.quote), row=unit.kind == "row")
+                        rank=source.n, length=len(unit.quote), row=unit.kind == "row",
+                        new_value=new_numerals(context.question, unit.quote))
             type_hit = sum(1 for t in wanted if t in found) / len(wanted) if wanted else 0.0
             rows.append((lexical + 0.25 * type_hit + 0.1 / source.n, pair, unit, matched))
     if not rows:
-        return [], np.zeros((0, 0)), [], []
-    # Words and type choose the few units worth embedding; meaning then decides among them.
+        return [], [], [], []
+    # Words and type choose the units worth embedding; meaning then decides among them.
     rows.sort(key=lambda row: row[0], reverse=True)
     rows = rows[:prefilter]
     query = embedder.embed_query(context.question)
     query = query / max(float(np.linalg.norm(query)), 1e-12)
     texts = [join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "") for _, _, unit, _ in rows]
     dense = unit_vectors(embedder, texts, known) @ query
-    features = np.vstack([
-        feature_vector(Pair(float(d), p.lexical, p.wanted, p.found, p.novel_terms, p.rank, p.length, p.row))
-        for d, (_, p, _, _) in zip(dense, rows)
-    ])
-    return [r[2] for r in rows], features, [r[1].lexical for r in rows], [r[3] for r in rows]
+    pairs = [replace(p, dense=float(d)) for d, (_, p, _, _) in zip(dense, rows)]
+    return [r[2] for r in rows], pairs, [r[1].lexical for r in rows], [r[3] for r in rows]
+
+
+def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
+    """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
+    units, pairs, lexical, matched = candidate_pairs(context, tokenizer, embedder, prefilter, known)
+    return units, feature_matrix(pairs), lexical, matched
 
 
 def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel,
@@ -174,7 +179,7 @@ class LocalExtractive:
         if best_score < self.min_support:
             return Proposal(
                 producer=self.name, abstain_reason="insufficient_evidence", **fields,
-                note=f"found and eligible, but no unit answers the question: the best unit {best.marker()} scores "
+                note=f"the best unit {best.marker()} scores "
                 f"{best_score:.2f} < threshold {self.min_support:.2f}",
             )
         claim = join_lines(best.quote)

@@ -25,50 +25,127 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.answer_model import FEATURES, UNTRAINED, WEIGHTS, AnswerModel  # noqa: E402
+from pipeline.answer_model import FEATURES, UNTRAINED, WEIGHTS, AnswerModel, Pair, feature_matrix  # noqa: E402
 from pipeline.contracts import Settings  # noqa: E402
 from pipeline.evaluate import data  # noqa: E402
 from pipeline.evaluate.common import request  # noqa: E402
 from pipeline.evaluate.squad import contains_gold, pooled  # noqa: E402
-from pipeline.generate import unit_features  # noqa: E402
+from pipeline.generate import candidate_pairs  # noqa: E402
 from pipeline.config import build_engine  # noqa: E402
 from pipeline.pack import PackError, pack  # noqa: E402
 from pipeline.retrieve import retrieve  # noqa: E402
 
 
-def collect(articles, limit: int, group_offset: int, settings: Settings, label: str):
-    """Feature rows, unit labels, question ids, group ids (article), answerable flags."""
-    X, y, qid, groups, answerable = [], [], [], [], []
-    asked, engine = 0, build_engine()
+class DiskCachedEmbedder:
+    """The corpus's embedder, with unit vectors kept on disk: a rerun (new features) embeds nothing."""
+
+    def __init__(self, embedder, path: Path):
+        self.inner, self.name, self.path = embedder, embedder.name, path
+        self.vectors: dict[str, np.ndarray] = {}
+        if path.exists():
+            saved = np.load(path, allow_pickle=False)
+            self.vectors = dict(zip(saved["texts"].tolist(), saved["vectors"]))
+        self.unsaved = 0
+
+    def embed_query(self, text: str):
+        return self.inner.embed_query(text)
+
+    def embed_passages(self, texts: list[str]):
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, np.asarray(self.inner.embed_passages(missing), dtype=np.float32)))
+            self.unsaved += len(missing)
+            if self.unsaved >= 500:
+                self.save()
+        return np.vstack([self.vectors[t] for t in texts])
+
+    def save(self) -> None:
+        if self.vectors:
+            texts = list(self.vectors)
+            np.savez(self.path, texts=np.array(texts), vectors=np.vstack([self.vectors[t] for t in texts]))
+        self.unsaved = 0
+
+
+def question_record(context, corpus, embedder, prefilter: int, holds_gold, answerable: bool, qid: str, group: int) -> dict:
+    """The raw pairs of one question's candidate units and their labels (1: the unit holds a gold answer)."""
+    units, pairs, _, _ = candidate_pairs(context, corpus.tokenizer, embedder, prefilter)
+    labels = [int(answerable and holds_gold(unit.quote)) for unit in units]
+    return {"qid": qid, "group": group, "answerable": answerable, "question": context.question,
+            "pairs": [p.to_json() for p in pairs], "labels": labels}
+
+
+def collect(articles, limit: int, group_offset: int, settings: Settings, label: str, embedder_cache: Path,
+            prefilter: int) -> list[dict]:
+    """One record per asked question (a question whose retrieval packs nothing has no pairs)."""
+    records, asked, engine = [], 0, build_engine()
+    embedder = None
     for a_index, article in enumerate(articles):
         if asked >= limit:
             break
         documents = [data.paragraph_document(a_index, p, text) for p, text in enumerate(article.paragraphs)]
         corpus = engine.corpus(documents)
+        embedder = embedder or DiskCachedEmbedder(corpus.embedder, embedder_cache)
         readable = corpus.readable_documents(())
         for question in article.questions:
             if asked >= limit:
                 break
             asked += 1
+            group = group_offset + (a_index if len(articles) > 1 else question.paragraph // 40)
             req = request(question.question)
             retrieval = retrieve(corpus, req, settings)
-            weights = retrieval.term_weights
-            if not retrieval.selected:
-                continue
-            try:
-                context = pack(retrieval.selected, readable, req, settings, weights)
-            except PackError:
-                continue
-            units, features, _, _ = unit_features(context, corpus.tokenizer, corpus.embedder, UNTRAINED.prefilter)
-            group = group_offset + (a_index if len(articles) > 1 else question.paragraph // 40)
-            for unit, row in zip(units, features):
-                X.append(row)
-                y.append(int(not question.impossible and contains_gold(unit.quote, question.answers)))
-                qid.append(f"{label}-{asked}")
-                groups.append(group)
-                answerable.append(not question.impossible)
+            record = {"qid": f"{label}-{asked}", "group": group, "answerable": not question.impossible,
+                      "pairs": [], "labels": []}
+            if retrieval.selected:
+                try:
+                    context = pack(retrieval.selected, readable, req, settings, retrieval.term_weights)
+                    record = question_record(context, corpus, embedder, prefilter,
+                                             lambda quote, q=question: contains_gold(quote, q.answers),
+                                             not question.impossible, record["qid"], group)
+                except PackError:
+                    pass
+            records.append(record)
             if asked % 100 == 0:
                 print(f"{label}: {asked} questions", file=sys.stderr, flush=True)
+    if embedder is not None:
+        embedder.save()
+    return records
+
+
+def collect_dev(settings: Settings, embedder_cache: Path, prefilter: int) -> list[dict]:
+    """The natural-question dev set's records, for validation only (never fitted on)."""
+    from pipeline.evaluate import questions as dev
+
+    engine, corpora, records, embedder = build_engine(), {}, [], None
+    for item in dev.load_items(dev.QUESTIONS):
+        key = tuple(item["docs"])
+        if key not in corpora:
+            corpora[key] = engine.corpus(engine.parse_paths([dev._doc_path(d, dev.QUESTIONS.parent) for d in key]))
+        corpus = corpora[key]
+        embedder = embedder or DiskCachedEmbedder(corpus.embedder, embedder_cache)
+        context = engine.ask(corpus, dev.request_of(item), settings).context
+        record = {"qid": item["id"], "group": -1, "answerable": bool(item["answerable"]), "pairs": [], "labels": []}
+        if context is not None and context.sources:
+            record = question_record(context, corpus, embedder, prefilter,
+                                     lambda quote, i=item: any(dev.contains(quote, g) for g in i["gold"]),
+                                     bool(item["answerable"]), item["id"], -1)
+        records.append(record)
+    if embedder is not None:
+        embedder.save()
+    return records
+
+
+def arrays(records: list[dict]):
+    """Feature rows (set-relative features computed per question), labels, question ids, groups, answerable."""
+    X, y, qid, groups, answerable = [], [], [], [], []
+    for record in records:
+        pairs = [Pair.from_json(p) for p in record["pairs"]]
+        if not pairs:
+            continue
+        X.extend(feature_matrix(pairs))
+        y.extend(record["labels"])
+        qid.extend([record["qid"]] * len(pairs))
+        groups.extend([record["group"]] * len(pairs))
+        answerable.extend([record["answerable"]] * len(pairs))
     return np.array(X), np.array(y), np.array(qid), np.array(groups), np.array(answerable)
 
 
@@ -109,65 +186,74 @@ def curve(outcomes, total_questions: int, total_unanswerable: int):
     return points
 
 
+def cached_records(path: Path, build) -> list[dict]:
+    if path.exists():
+        return json.loads(path.read_text("utf-8"))
+    records = build()
+    path.write_text(json.dumps(records), "utf-8")
+    return records
+
+
+def counts(records: list[dict]) -> tuple[int, int]:
+    return len(records), sum(not r["answerable"] for r in records)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--squad", type=int, default=1200, help="SQuAD 2.0 questions (file order)")
     parser.add_argument("--cmrc", type=int, default=800, help="CMRC 2018 questions (file order, pooled paragraphs)")
+    parser.add_argument("--prefilter", type=int, default=UNTRAINED.prefilter, help="units scored by meaning per question")
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     args = parser.parse_args()
-    cache = Path(os.environ.get("RAG_CACHE_DIR", str(ROOT / ".cache"))).parent / "answer-features.npz"
+    cache = Path(os.environ.get("RAG_CACHE_DIR", str(ROOT / ".cache"))).parent / "answer-training"
+    cache.mkdir(parents=True, exist_ok=True)
+    vectors = cache / "unit-vectors.npz"
     settings = Settings()
-    if cache.exists():
-        saved = np.load(cache)
-        parts = [tuple(saved[f"{name}_{k}"] for k in ("X", "y", "qid", "groups", "answerable")) + (int(saved[f"{name}_n"]), int(saved[f"{name}_u"]))
-                 for name in ("squad", "cmrc")]
-    else:
-        squad_articles = data.load_squad(data.SQUAD2)
-        cmrc_articles = pooled(data.load_squad(data.CMRC)[: args.cmrc])
-        squad = collect(squad_articles, args.squad, 0, settings, "squad")
-        cmrc = collect(cmrc_articles, args.cmrc, 100, settings, "cmrc")
-        counts = []
-        for articles, limit in ((squad_articles, args.squad), (cmrc_articles, args.cmrc)):
-            questions = [q for a in articles for q in a.questions][:limit]
-            counts.append((len(questions), sum(q.impossible for q in questions)))
-        parts = [squad + counts[0], cmrc + counts[1]]
-        np.savez(cache, **{f"{name}_{k}": v for name, part in zip(("squad", "cmrc"), parts)
-                           for k, v in zip(("X", "y", "qid", "groups", "answerable", "n", "u"), part)})
-    X = np.vstack([p[0] for p in parts])
-    y = np.concatenate([p[1] for p in parts])
-    qid = np.concatenate([p[2] for p in parts])
-    groups = np.concatenate([p[3] for p in parts])
-    answerable = np.concatenate([p[4] for p in parts])
+    tag = f"p{args.prefilter}-v2"  # v2: quantity nouns want a number
+    squad = cached_records(cache / f"squad-{args.squad}-{tag}.json", lambda: collect(
+        data.load_squad(data.SQUAD2), args.squad, 0, settings, "squad", vectors, args.prefilter))
+    cmrc = cached_records(cache / f"cmrc-{args.cmrc}-{tag}.json", lambda: collect(
+        pooled(data.load_squad(data.CMRC)[: args.cmrc]), args.cmrc, 100, settings, "cmrc", vectors, args.prefilter))
+    dev = cached_records(cache / f"dev-{tag}.json", lambda: collect_dev(settings, vectors, args.prefilter))
+    parts = [(name, arrays(records), counts(records)) for name, records in (("squad2", squad), ("cmrc", cmrc))]
+    X = np.vstack([a[0] for _, a, _ in parts])
+    y = np.concatenate([a[1] for _, a, _ in parts])
+    qid = np.concatenate([a[2] for _, a, _ in parts])
+    groups = np.concatenate([a[3] for _, a, _ in parts])
+    answerable = np.concatenate([a[4] for _, a, _ in parts])
     # Cross-validated probabilities: each group's units scored by a model fitted without it.
     held_out = np.zeros(len(y))
     unique = np.unique(groups)
-    folds = np.array_split(unique, min(5, len(unique)))
-    for fold in folds:
+    for fold in np.array_split(unique, min(5, len(unique))):
         test = np.isin(groups, fold)
         held_out[test] = fit(X[~test], y[~test]).probability(X[test])
-    report = {"features": list(FEATURES), "units": int(len(y)), "positives": int(y.sum()), "sets": {}}
-    pooled_points = None
-    for name, part in zip(("squad2", "cmrc"), parts):
+    report, pooled_points = {}, None
+    for name, part, (n, u) in parts:
         mask = np.isin(qid, part[2])
-        outcomes = question_outcomes(held_out[mask], y[mask], qid[mask], answerable[mask])
-        points = curve(outcomes, part[5], part[6])
-        report["sets"][name] = {"questions": part[5], "unanswerable": part[6], "curve": points}
+        points = curve(question_outcomes(held_out[mask], y[mask], qid[mask], answerable[mask]), n, u)
+        report[name] = {"questions": n, "unanswerable": u, "curve": points}
         pooled_points = points if pooled_points is None else [
             {**a, "accuracy": a["accuracy"] + b["accuracy"]} for a, b in zip(pooled_points, points)]
     best = max(pooled_points, key=lambda point: point["accuracy"])
     model = fit(X, y)
-    model = AnswerModel(model.weights, model.mean, model.scale, best["threshold"], model.prefilter)
+    model = AnswerModel(model.weights, model.mean, model.scale, best["threshold"], args.prefilter)
+    # The dev set only validates: it is scored by the final model, never fitted on.
+    dev_x, dev_y, dev_q, _, dev_a = arrays(dev)
+    n, u = counts(dev)
+    report["dev (validation only)"] = {"questions": n, "unanswerable": u, "curve": curve(
+        question_outcomes(model.probability(dev_x), dev_y, dev_q, dev_a), n, u)}
     payload = model.to_json()
     payload["training"] = {"command": "uv run python scripts/train_answer_model.py"
-                                      f" --squad {args.squad} --cmrc {args.cmrc}",
-                           "units": report["units"], "positives": report["positives"],
-                           "cross_validated_at_threshold": {
+                                      f" --squad {args.squad} --cmrc {args.cmrc} --prefilter {args.prefilter}",
+                           "units": int(len(y)), "positives": int(y.sum()),
+                           "at_threshold (squad2/cmrc cross-validated; dev scored by the final model)": {
                                name: next(p for p in s["curve"] if p["threshold"] == best["threshold"])
-                               for name, s in report["sets"].items()}}
+                               for name, s in report.items()}}
     args.out.write_text(json.dumps(payload, indent=1), "utf-8")
-    for name, s in report["sets"].items():
+    print("weights:", dict(zip(FEATURES, model.weights.round(3).tolist())))
+    for name, s in report.items():
         print(f"{name}: {s['questions']} questions ({s['unanswerable']} unanswerable)")
-        for p in s["curve"][::4]:
+        for p in s["curve"][::2]:
             print(f"  t={p['threshold']:.3f} acc={p['accuracy']:.3f} answered_correct={p['answered_correct']:.3f} P={p['precision']:.3f}")
     print(f"threshold {best['threshold']} (max pooled cross-validated accuracy); weights → {args.out}")
     return 0

@@ -44,6 +44,10 @@ def test_expected_answer_types():
     assert "why" in wanted_types("Why was the rule proposed?")
     assert "yesno" in wanted_types("Can I bring my dog?")
     assert "number" in wanted_types("北京住宿标准是多少？")
+    # A quantity noun after "what is the" asks for an amount; a plain "what is the X" does not.
+    assert "number" in wanted_types("What is the daily meal allowance?")
+    assert "number" in wanted_types("Which software version must be installed?")
+    assert "number" not in wanted_types("What is the capital of France?")
     assert {"number"} <= found_types("180 yuan per day")
     assert "date" in found_types("by September 21, 2020")
 
@@ -101,3 +105,42 @@ def test_chinese_compound_split_differently_still_counts(real_corpus):
     weights = context.term_weights
     exact = (weights["之间"] + weights["空格"]) / sum(weights.values())
     assert answer >= exact + 0.5 * weights["中英文"] / sum(weights.values()) - 1e-9
+
+
+def test_shipped_weights_match_the_feature_set():
+    """A stale answer_model.json (older features) would silently run the untrained scorer."""
+    import json
+
+    from pipeline.answer_model import FEATURES, WEIGHTS, UNTRAINED
+
+    payload = json.loads(WEIGHTS.read_text("utf-8"))
+    assert tuple(payload["features"]) == FEATURES
+    assert shipped_model() is not UNTRAINED and len(shipped_model().weights) == len(FEATURES)
+
+
+def test_a_new_numeral_is_the_value_a_number_question_wants():
+    from pipeline.answer_model import new_numerals
+
+    assert new_numerals("How much is the daily meal allowance?", "The allowance is 180 yuan per day.")
+    assert not new_numerals("How much is the daily meal allowance?", "Travellers receive a daily meal allowance.")
+    # A numeral the question already holds is an echo, not an answer.
+    assert not new_numerals("What does form 1040 cost?", "Form 1040 is described here.")
+    assert new_numerals("What does form 1040 cost?", "Form 1040 costs 12.50 dollars.")
+
+
+def test_gap_features_are_relative_to_the_best_unit_of_the_same_evidence():
+    from pipeline.answer_model import FEATURES, Pair, feature_matrix
+
+    def pair(dense, lexical):
+        return Pair(dense=dense, lexical=lexical, wanted=("number",), found=frozenset({"number"}), novel_terms=3,
+                    rank=1, length=40, row=False, new_value=True)
+
+    rows = feature_matrix([pair(0.85, 0.5), pair(0.80, 0.7)])
+    column = {name: i for i, name in enumerate(FEATURES)}
+    assert rows[0, column["dense_gap"]] == 0.0 and abs(rows[1, column["dense_gap"]] + 0.05) < 1e-9
+    assert abs(rows[0, column["lexical_gap"]] + 0.2) < 1e-9 and rows[1, column["lexical_gap"]] == 0.0
+    assert rows[0, column["new_value"]] == 1.0
+    # The same unit with a better competitor beside it gets a lower score: the gap is used.
+    alone = shipped_model().probability(feature_matrix([pair(0.80, 0.7)]))[0]
+    beside = shipped_model().probability(feature_matrix([pair(0.80, 0.7), pair(0.95, 0.9)]))[0]
+    assert beside < alone
