@@ -225,6 +225,37 @@ def measure(folder: Path, n_chunks: int, queries: int, port: int | None) -> dict
     }
 
 
+def measure_lexical(folder: Path, n_chunks: int, queries: int) -> dict:
+    """The saved-BM25 half alone (for a size whose Chroma fill did not finish): load + BM25 per question."""
+    start = time.perf_counter()
+    import numpy as np
+
+    from pipeline.lexical_store import Bm25Store
+
+    imported = time.perf_counter()
+    store = Bm25Store(folder / "bm25")
+    lexical = store.load(bm25_key(n_chunks), mmap=True)
+    if lexical is None:
+        raise SystemExit(f"no saved BM25 index for {n_chunks} ({store.last_event})")
+    opened = time.perf_counter()
+    rng = np.random.default_rng(3)
+    times = []
+    for i in range(queries + 2):
+        terms = [f"w{t}" for t in rng.integers(20, 3000, size=4)]
+        t0 = time.perf_counter()
+        bm25 = np.zeros(len(lexical.rows), dtype=np.float32)
+        for term in terms:
+            bm25 += lexical.token_scores(term)
+        np.argsort(-bm25, kind="stable")
+        if i >= 2:
+            times.append(time.perf_counter() - t0)
+    return {"chunks": n_chunks, "readable": len(lexical.rows), "mode": "bm25 only (saved index, mmap)",
+            "import_s": round(imported - start, 2), "open_s": round(opened - imported, 2),
+            "startup_s": round(opened - start, 2), "ask_p50_ms": round(1000 * statistics.median(times), 1),
+            "ask_p95_ms": round(1000 * percentile(times, 0.95), 1), "peak_rss_mb": round(_peak_kb(os.getpid()) / 1024),
+            "indexed": 0}
+
+
 def crossover(folder: Path, sizes: list[int], queries: int, record, previous: list[dict] = ()) -> list[dict]:
     """Brute force (matrix product + ranking, as `retrieve` does it) next to HNSW in Chroma, per size."""
     import numpy as np
@@ -304,9 +335,11 @@ def _peak_kb(pid: int) -> int:
     return 0
 
 
-def _measure_in_subprocess(folder: Path, n: int, queries: int, port: int | None) -> dict:
-    code = (f"import json; from benchmarks.bench_scale import measure; from pathlib import Path; "
-            f"print(json.dumps(measure(Path({str(folder)!r}), {n}, {queries}, {port!r})))")
+def _measure_in_subprocess(folder: Path, n: int, queries: int, port: int | None, lexical_only: bool = False) -> dict:
+    call = (f"measure_lexical(Path({str(folder)!r}), {n}, {queries})" if lexical_only
+            else f"measure(Path({str(folder)!r}), {n}, {queries}, {port!r})")
+    code = (f"import json; from benchmarks.bench_scale import measure, measure_lexical; from pathlib import Path; "
+            f"print(json.dumps({call}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
     if out.returncode:
         return {"chunks": n, "mode": "server" if port else "embedded", "error": out.stderr.strip().splitlines()[-1:]}
@@ -342,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="where the simulated collections are kept")
     parser.add_argument("--crossover", default="", help="sizes for brute force vs HNSW, e.g. 1000,5000,20000,50000")
-    parser.add_argument("--modes", default="embedded,server")
+    parser.add_argument("--modes", default="embedded,server", help="embedded,server; or bm25 (the saved BM25 "
+                        "index alone, for a size whose Chroma collections are not filled)")
     parser.add_argument("--json", type=Path, default=ROOT / "reports" / "scale.json")
     args = parser.parse_args(argv)
     results: dict = json.loads(args.json.read_text()) if args.json.exists() else {}
@@ -362,10 +396,15 @@ def main(argv: list[str] | None = None) -> int:
     runs = [r for r in results.get("runs", [])]
     for n in [int(s) for s in args.sizes.split(",") if s]:
         folder = args.dir / str(n)
-        print(f"building {n:,} chunks under {folder} (resumes if interrupted)", file=sys.stderr)
-        build(folder, n, record)
+        if args.modes != "bm25":
+            print(f"building {n:,} chunks under {folder} (resumes if interrupted)", file=sys.stderr)
+            build(folder, n, record)
         for mode in args.modes.split(","):
-            runs = [r for r in runs if not (r["chunks"] == n and r["mode"] == mode)]
+            runs = [r for r in runs if not (r["chunks"] == n and r["mode"].split()[0] == mode)]
+            if mode == "bm25":  # the saved index alone, without building or opening Chroma
+                runs.append(_measure_in_subprocess(folder, n, args.queries, None, lexical_only=True))
+                record("runs", runs)
+                continue
             if mode == "server":
                 process, port, started = _server(folder)
                 try:
