@@ -15,6 +15,7 @@ import hashlib
 import re
 
 from .contracts import Chunk, Document, Line, Page, Span
+from .tables import heading_above
 from .tokenize import is_cjk_char
 
 WINDOW_SIZE = 800
@@ -101,8 +102,11 @@ def _next_start(text: str, end: int, start: int, overlap: int) -> int:
     one is near, otherwise at a word start, so no word is cut in two."""
     earliest = max(end - 2 * overlap, start + 1)
     sentence_ends = [m.end() for m in _SENTENCE_END.finditer(text, earliest, max(end - 10, earliest))]
+    line_start = text.rfind("\n", earliest, max(end - 10, earliest)) + 1
     if sentence_ends:
         position = sentence_ends[-1]
+    elif line_start > earliest:  # a line start: a table row or a PDF line is not cut in two
+        position = line_start
     else:
         position = max(end - overlap, start + 1)
         while position < end and not text[position - 1].isspace() and not is_cjk_char(text[position]):
@@ -150,10 +154,13 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
     chunks = []
     for page in document.pages:
         lines = _LineFinder(page)
+        texts = [line.text for line in page.lines]
+        index_of = {line.number: i for i, line in enumerate(page.lines)}
         for run in _uncovered_runs(document, page):
             for start, end in _windows(page, run, size, overlap):
                 first, last = lines.touching(start, end)
                 text = page.text[start:end]
+                heading = heading_above(texts, index_of[first])
                 chunks.append(
                     Chunk(
                         chunk_id=f"{document.source_id}#{_page_tag(page.number)}w{start}-{end}",
@@ -164,6 +171,7 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
                         start=start,
                         end=end,
                         content_hash=content_hash(text),
+                        heading=heading,
                     )
                 )
     return chunks

@@ -189,6 +189,14 @@ class Chunk(_Frozen):
     end: int | None = None
     card_id: str | None = None
     content_hash: str
+    # The header rows above a window of table rows: indexed and embedded with the text (a row far
+    # down a table keeps its column names), never part of the text a citation quotes.
+    heading: str = ""
+
+    @property
+    def search_text(self) -> str:
+        """What BM25 and the embedder see: the heading (if any), then the text."""
+        return f"{self.heading}\n{self.text}" if self.heading else self.text
 
 
 # --------------------------------------------------------------------------- retrieve
@@ -300,6 +308,7 @@ class PackedSource(_Frozen):
     dated: str
     sibling_group: str
     lines: tuple[PackedLine, ...]
+    heading: str = ""  # the table header rows above these lines, shown as context, never cited
 
 
 class Context(_Frozen):

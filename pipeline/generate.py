@@ -137,6 +137,44 @@ def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: Answer
     return out
 
 
+VALUE_TYPES = ("number", "date")
+VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
+
+
+def _exact_between(first: Unit, last: Unit) -> str:
+    """The exact source text from the start of `first` to the end of `last` (same source, in order)."""
+    lines = [line.text for line in first.source.lines if first.start_line <= line.number <= last.end_line]
+    head, tail = first.quote.split("\n")[0], last.quote.split("\n")[-1]
+    start = max(lines[0].find(head), 0)
+    end = lines[-1].rfind(tail)
+    end = len(lines[-1]) if end < 0 else end + len(tail)
+    if len(lines) == 1:
+        return lines[0][start:end]
+    return "\n".join([lines[0][start:], *lines[1:-1], lines[-1][:end]])
+
+
+def with_value(best: Unit, question: str) -> Unit:
+    """The best unit, extended to a following unit of its source that holds the value it lacks.
+
+    A question asking how much or when is often answered by a sentence that names the thing with
+    the amount in the next one ("… receive a daily meal allowance. It is paid … The allowance is
+    180 yuan per day"): the scorer picks the naming sentence, the answer then runs to the value.
+    """
+    wanted = [t for t in wanted_types(question) if t in VALUE_TYPES]
+    if not wanted or best.kind in ("row", "span") or new_numerals(question, best.quote):
+        return best
+    units = units_of(best.source)
+    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
+    if position is None:
+        return best
+    for unit in units[position + 1 : position + 1 + VALUE_NEIGHBOURS]:
+        if unit.kind == "row" or unit.end_line < best.end_line:
+            break
+        if new_numerals(question, unit.quote) and any(t in found_types(unit.quote) for t in wanted):
+            return Unit(best.source, best.start_line, unit.end_line, _exact_between(best, unit), kind="sentence")
+    return best
+
+
 class LocalExtractive:
     """The default producer: exact copies of packed evidence, cited; no generative model involved."""
 
@@ -182,6 +220,7 @@ class LocalExtractive:
                 note=f"the best unit {best.marker()} scores "
                 f"{best_score:.2f} < threshold {self.min_support:.2f}",
             )
+        best = with_value(best, context.question)
         claim = join_lines(best.quote)
         return Proposal(
             producer=self.name,

@@ -214,7 +214,7 @@ class Corpus:
         """Every chunk's tokens, computed once, on first need (never, when saved BM25 indexes cover every view)."""
         with self._tokens_lock:
             if self.chunk_tokens is None:
-                object.__setattr__(self, "chunk_tokens", [self.tokenizer.tokens(c.text) for c in self.chunks])
+                object.__setattr__(self, "chunk_tokens", [self.tokenizer.tokens(c.search_text) for c in self.chunks])
             return self.chunk_tokens
 
     def _build_view(self, readable: frozenset[str]) -> ReadableView:
@@ -238,9 +238,11 @@ class Corpus:
         if store is not None:
             from .lexical_store import index_key
 
-            chunk_ids = hashlib.sha256("\n".join(self.chunks[i].chunk_id for i in rows).encode()).hexdigest()
+            indexed = hashlib.sha256()  # the exact texts BM25 indexes (a changed chunker changes the key)
+            for i in rows:
+                indexed.update(self.chunks[i].search_text.encode("utf-8", "surrogatepass") + b"\0")
             shaping = settings.model_dump(include={"chunk_window", "chunk_overlap", "bm25_k1", "bm25_b", "cjk"})
-            key = index_key(f"{view_digest}:{chunk_ids}", shaping, self.tokenizer.name)
+            key = index_key(f"{view_digest}:{indexed.hexdigest()}", shaping, self.tokenizer.name)
             loaded = store.load(key)
             if loaded is not None and np.array_equal(loaded.rows, rows):
                 return loaded
@@ -291,8 +293,8 @@ def build_corpus(
     if lexical_store is None:
         if progress:
             progress(0, len(chunks), "tokenizing")
-        chunk_tokens = [tokenizer.tokens(chunk.text) for chunk in chunks]
-    vectors, embedded_now = embed_texts([c.text for c in chunks], embedder, cache, progress)
+        chunk_tokens = [tokenizer.tokens(chunk.search_text) for chunk in chunks]
+    vectors, embedded_now = embed_texts([c.search_text for c in chunks], embedder, cache, progress)
     digest = corpus_digest(documents)
     dense = None
     if chunks and len(chunks) >= settings.dense_search_min_chunks and cache is not None:

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 
 from .citations import marker
 from .contracts import PackedLine, PackedSource
+from .tables import fields, is_header, is_table_row
 from .tokenize import has_cjk, is_cjk_char
 
 _CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!?]+$")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 
@@ -88,27 +88,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return trimmed
 
 
-def is_table_row(text: str) -> bool:
-    return text.count("\t") >= 2 or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3)
-
-
-def _fields(text: str) -> list[str]:
-    parts = text.split("\t") if "\t" in text else text.strip().strip("|").split("|")
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _is_header(text: str) -> bool:
-    fields = _fields(text)
-    wordy = sum(1 for f in fields if not re.fullmatch(r"[\d\s.,$%()/:\-–]+", f))
-    return len(fields) >= 2 and wordy >= 0.75 * len(fields)
-
-
 def _continues_row(row: str, line: str) -> bool:
     """A wrapped description cell under a row: upper case or lower-case start, not prose."""
     stripped = line.strip()
-    if not stripped or is_table_row(line) or LIST_ITEM.match(line) or len(_fields(row)) < 3:
+    if not stripped or is_table_row(line) or LIST_ITEM.match(line) or len(fields(row)) < 3:
         return False
-    if not _NUMBER_END.search(row) and not _NUMBER_END.search(_fields(row)[0]):
+    if not _NUMBER_END.search(row) and not _NUMBER_END.search(fields(row)[0]):
         return False
     letters = [c for c in stripped if c.isalpha()]
     return bool(letters) and (stripped.upper() == stripped or stripped[0].islower())
@@ -188,11 +173,11 @@ def units_of(source: PackedSource) -> list[Unit]:
         quote = "\n".join(line.text for line in source.lines)
         return [Unit(source, source.start_line, source.end_line, quote, kind="span")]
     units: list[Unit] = []
-    header = ""
+    header = source.heading  # the header rows above the packed lines, if they are table rows
     for kind, block in _blocks(source.lines, plain_text=source.page is None):
         if kind == "row":
             first = block[0].text
-            if _is_header(first) and len(block) == 1:
+            if is_header(first) and len(block) == 1:
                 header = first
             quote = "\n".join(line.text for line in block)
             units.append(Unit(source, block[0].number, block[-1].number, quote, kind="row",

@@ -25,14 +25,14 @@ class SessionVectors:
         self.embedder_name = samples.embedder.name
         self.samples = samples  # the shared corpus lent from (it changes when the library does)
         self._chunker = Chunker(index.chunk_window, index.chunk_overlap)  # the engine's chunks, so keys match
-        self._samples = {vector_key(self.embedder_name, chunk.text): row
+        self._samples = {vector_key(self.embedder_name, chunk.search_text): row
                          for chunk, row in zip(samples.chunks, samples.vectors)}
         self._own: dict[str, np.ndarray] = dict(previous._own) if previous is not None else {}
         self._repeated: set[str] = set()  # sample keys an upload repeats: never lent
 
     def uploading(self, documents: Sequence[Document]) -> None:
         """Before embedding `documents`: their chunk texts must be embedded, not looked up in the samples."""
-        self._repeated.update(vector_key(self.embedder_name, chunk.text)
+        self._repeated.update(vector_key(self.embedder_name, chunk.search_text)
                               for document in documents for chunk in self._chunker(document))
 
     def fetch(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
@@ -49,5 +49,5 @@ class SessionVectors:
 
     def forget(self, keep: Sequence[Document]) -> None:
         """Keep only the vectors of chunks of `keep` (after uploads are dropped)."""
-        wanted = {vector_key(self.embedder_name, c.text) for d in keep for c in self._chunker(d)}
+        wanted = {vector_key(self.embedder_name, c.search_text) for d in keep for c in self._chunker(d)}
         self._own = {k: v for k, v in self._own.items() if k in wanted}

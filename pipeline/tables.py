@@ -1,0 +1,52 @@
+"""Table lines in extracted text: which lines are rows, which rows are headers, and the header
+a run of rows sits under.
+
+PyMuPDF writes a PDF table row as one tab-separated line; Markdown writes `| a | b |`. A row
+far down a long table loses its column names once it is cut into a chunk or packed alone, so
+the chunk stage indexes a window of rows with the header above it, the pack stage shows that
+header beside the rows, and the composer scores a row with it. The header is context, never
+cited: a citation still names only the rows' own lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
+_NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
+HEADER_ROWS = 3  # at most this many stacked header rows (a two-level header plus a title row)
+
+
+def is_table_row(text: str) -> bool:
+    return text.count("\t") >= 2 or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3)
+
+
+def fields(text: str) -> list[str]:
+    parts = text.split("\t") if "\t" in text else text.strip().strip("|").split("|")
+    return [p.strip() for p in parts if p.strip()]
+
+
+def is_header(text: str) -> bool:
+    """A row whose fields are mostly words (column names), not figures."""
+    cells = fields(text)
+    wordy = sum(1 for f in cells if not _NUMERIC_FIELD.fullmatch(f))
+    return len(cells) >= 2 and wordy >= 0.75 * len(cells)
+
+
+def heading_above(lines: Sequence[str], first: int) -> str:
+    """The header rows of the table that line index `first` (0-based) is a row of, or "".
+
+    Walks up over the table's rows to its nearest stacked header rows; "" when `first` is not a
+    row, is itself a header, or the rows above reach prose before any header.
+    """
+    if not 0 <= first < len(lines) or not is_table_row(lines[first]) or is_header(lines[first]):
+        return ""
+    index = first - 1
+    while index >= 0 and is_table_row(lines[index]) and not is_header(lines[index]):
+        index -= 1
+    header: list[str] = []
+    while index >= 0 and len(header) < HEADER_ROWS and is_table_row(lines[index]) and is_header(lines[index]):
+        header.insert(0, lines[index])
+        index -= 1
+    return "\n".join(header)
