@@ -366,6 +366,7 @@ def table(results: dict) -> str:
     builds = {k: v for k, v in results.items() if k.startswith(("bm25_build", "chroma_fill", "server_start"))}
     if builds:
         lines += ["", "Build (once per size): " + json.dumps(builds)]
+    lines += [f"note: {note}" for note in results.get("notes", [])]
     return "\n".join(lines)
 
 
