@@ -13,7 +13,8 @@ from typing import Any
 
 _EXPORTS = {
     ".contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context", "Document",
-                   "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings", "SupportVerdict", "Trace",
+                   "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings", "SupportSentence", "SupportVerdict",
+                   "Trace",
                    "CHECK_NAMES", "REASON_CODES"],
     ".errors": ["InputError", "shown"],
     ".limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "check_answer_text",
@@ -25,6 +26,7 @@ _EXPORTS = {
     ".interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore"],
     ".index": ["Corpus", "can_read"],
     ".generate_llm": ["ChatCompletionsGenerator", "LlmConfig", "with_llm_budget"],
+    ".support_llm": ["LlmJudge"],
     ".citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer", "strip_markers"],
     ".scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
                    "scenario_request", "scenario_settings"],

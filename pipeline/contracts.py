@@ -390,6 +390,20 @@ class Proposal(BaseModel):
     runner_up_score: float | None = None
 
 
+class JudgeCall(_Frozen):
+    """A language-model support judge's call on one (claim, span): what it was asked and said (never the key)."""
+
+    host: str
+    model: str
+    messages: tuple[ChatMessage, ...]
+    raw_reply: str | None = None
+    verdict: Literal["supported", "not_supported"] | None = None
+    rationale: str | None = None
+    latency_ms: float = 0.0
+    attempts: tuple[GenerationAttempt, ...] = ()
+    fallback: str | None = Field(None, description="why another judge decided instead (the call failed or was unreadable)")
+
+
 class SupportVerdict(_Frozen):
     """A support judge's verdict on one (claim, cited span) pair."""
 
@@ -398,6 +412,7 @@ class SupportVerdict(_Frozen):
     detail: str = ""
     sentences: tuple[tuple[int, int], ...] = Field(
         (), description="code-point spans, within the cited span, of the sentences that support the claim")
+    call: JudgeCall | None = Field(None, description="the language-model judge's call, when one was made")
 
 
 CheckName = Literal[
@@ -413,10 +428,27 @@ class CheckResult(_Frozen):
     detail: str = ""
 
 
+class SupportSentence(_Frozen):
+    """A sentence inside a citation's lines that the support judge found to say the claim (the highlight).
+
+    Addressed like the citation (same page): its lines, and its code-point offsets into that page's
+    (or the text document's body) text, so a viewer can mark exactly it within the cited span.
+    """
+
+    start_line: int
+    end_line: int
+    start: int = Field(description="code-point offset into the page (or body) text, inclusive")
+    end: int = Field(description="code-point offset into the page (or body) text, exclusive")
+    text: str
+
+
 class CitationCheck(_Frozen):
     citation: ProposedCitation
     claim: str
     checks: tuple[CheckResult, ...]
+    support: tuple[SupportSentence, ...] = Field(
+        (), description="the sentences of the cited lines that support the claim (only on a verified citation)")
+    judge_call: JudgeCall | None = Field(None, description="the language-model support judge's call, if one was made")
 
     @property
     def verified(self) -> bool:
@@ -436,6 +468,8 @@ class Citation(BaseModel):
     quote: str
     verified: bool
     failed_checks: list[str] = []
+    support: list[SupportSentence] = Field(
+        [], description="the sentence(s) inside the cited lines that support the claim, as the judge found them")
 
 
 class ClaimVerdict(BaseModel):

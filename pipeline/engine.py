@@ -13,7 +13,8 @@ from contextlib import contextmanager
 
 from .citations import Claim, cited_text, marker, split_claims, strip_markers
 from .conflicts import ConflictCheck
-from .contracts import Abstention, Answer, Citation, CitationCheck, ClaimVerdict, Proposal, Request, Settings, Trace
+from .contracts import (Abstention, Answer, Citation, CitationCheck, ClaimVerdict, Context, Proposal, Request, Settings,
+                        Trace)
 from .generate import LocalExtractive
 from .index import Corpus
 from .interfaces import Generator, SupportJudge
@@ -96,11 +97,14 @@ def ask(
     clock = _Clock()
     abstention = _retrieve_and_pack(corpus, request, settings, trace, clock)
     if proposal is None and abstention is None:
-        with clock.stage("generate"):
-            # A producer that can reuse the index's vectors binds to this corpus (optional hook).
-            bind = getattr(generator, "for_corpus", None)
-            proposal = (bind(corpus) if bind is not None else generator)(trace.context)
-        trace.generator_called = True
+        # A producer that can reuse the index's vectors binds to this corpus (optional hook).
+        bind = getattr(generator, "for_corpus", None)
+        producing = bind(corpus) if bind is not None else generator
+        abstention = over_budget(producing, trace.context)
+        if abstention is None:
+            with clock.stage("generate"):
+                proposal = producing(trace.context)
+            trace.generator_called = True
     if proposal is not None:  # a given proposal is checked even when retrieval found nothing
         trace.proposal = proposal
         with clock.stage("verify"):
@@ -110,6 +114,28 @@ def ask(
         _abstained(trace, abstention, producer)
     trace.timings_ms = clock.timings
     return trace
+
+
+def over_budget(generator: Generator, context: Context) -> Abstention | None:
+    """`context_budget` before any call when the generator's whole prompt plus the reserved output exceed the window.
+
+    Pack already fits the sources into window − reserve; a generator whose prompt holds more (a language
+    model's instructions and chat template) says how big it is through the optional `prompt_size(context)`
+    hook, and the least output it needs through `min_output`. Deciding here, not inside the generator,
+    keeps `generator_called` false and the explanation true ("the generator was not called").
+    """
+    size_of = getattr(generator, "prompt_size", None)
+    size = size_of(context) if size_of is not None else context.length
+    capacity = context.window - context.reserve
+    minimum = getattr(generator, "min_output", 0)
+    if size > capacity:
+        detail = (f"the prompt ({size} code points: sources {context.length}, instructions and template "
+                  f"{size - context.length}) exceeds window - reserve ({capacity}); raise the window")
+    elif context.reserve < minimum:
+        detail = f"a reserve of {context.reserve} leaves the generator under {minimum} output tokens; raise the reserve"
+    else:
+        return None
+    return Abstention(reason_code="context_budget", stage="pack", detail=detail)
 
 
 def _retrieve_and_pack(corpus: Corpus, request: Request, settings: Settings, trace: Trace,
@@ -136,7 +162,7 @@ def _citation(check: CitationCheck, documents) -> Citation:
     return Citation(
         source_id=cited.source_id, version=document.meta.version if document is not None else None,
         page=cited.page, start_line=cited.start_line, end_line=cited.end_line, quote=quote or "",
-        verified=check.verified, failed_checks=check.failed_checks,
+        verified=check.verified, failed_checks=check.failed_checks, support=list(check.support),
     )
 
 
@@ -163,7 +189,7 @@ def _accept(proposal: Proposal, documents, request: Request, verifier: Verifier,
             f"{check.citation.source_id}:{check.citation.start_line}-{check.citation.end_line} failed "
             + ", ".join(check.failed_checks)
             for check in failures
-        ) or f"no citation for: {unsupported[0].text!r}"
+        ) or (f"no citation for: {unsupported[0].text!r}" if unsupported else "the answer has no cited claim")
         return Abstention(reason_code=abstention_for(failures) if failures else "unsupported_claim", stage="verify",
                           detail=details)
     conflict = conflicts(proposal, kept, documents, request)

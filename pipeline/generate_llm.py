@@ -15,7 +15,8 @@ ordinary text (English averages about 4 code points per token, common Chinese ch
 1.5), not for rare characters that fall back to bytes (up to 4 tokens each) — keep a margin for
 such text. So the whole prompt (both messages plus a per-message allowance for the chat
 template) must fit `window - reserve`, and `max_tokens = reserve` keeps the output inside the
-window. A prompt that does not fit abstains with `context_budget` before any request.
+window. A prompt that does not fit abstains with `context_budget` before any request: the engine
+asks `prompt_size(context)` and decides before calling the generator (engine.over_budget).
 
 Failures never raise: connection refused, timeout, 401, 429 and 5xx (retried with bounded
 exponential backoff, Retry-After honoured up to a cap), a reply cut short (finish_reason
@@ -130,6 +131,14 @@ def prompt_size(messages: tuple[ChatMessage, ...]) -> int:
     return sum(len(m.content) + MESSAGE_ALLOWANCE for m in messages)
 
 
+class CompletionFailed(Exception):
+    """No usable completion (refused, unreachable, timed out, rate-limited past the retries); `note` is one line."""
+
+    def __init__(self, note: str):
+        self.note = note
+        super().__init__(note)
+
+
 class _Failure(Exception):
     """A request that gave no usable reply; `note` is the one line the user sees."""
 
@@ -172,6 +181,12 @@ class ChatCompletionsGenerator:
 
         return OpenAI(base_url=self.config.base_url, api_key=self._key(), timeout=self.config.timeout_s, max_retries=0)
 
+    min_output = MIN_OUTPUT_TOKENS  # the engine refuses a reserve below this before calling (engine.over_budget)
+
+    def prompt_size(self, context: Context) -> int:
+        """The whole prompt's size for this context: the engine checks it against window − reserve first."""
+        return prompt_size(messages_for(context))
+
     def _record(self, context: Context, messages, **values) -> GenerationRecord:
         return GenerationRecord(
             host=self.config.host, model=self.config.model, temperature=self.config.temperature,
@@ -210,7 +225,9 @@ class ChatCompletionsGenerator:
         return proposal.model_copy(update={"generation": record})
 
     def _over_budget(self, context: Context, messages) -> Proposal | None:
-        """A context_budget abstention, before any request, when the prompt or the output cannot fit."""
+        """A context_budget abstention, before any request, when the prompt or the output cannot fit.
+
+        The engine decides this before calling (engine.over_budget); this guard serves direct callers."""
         size, capacity = prompt_size(messages), context.window - context.reserve
         if size > capacity:
             why = (f"the prompt ({size} code points: sources {context.length}, instructions and template "
@@ -221,6 +238,14 @@ class ChatCompletionsGenerator:
             return None
         return Proposal(producer=self.name, abstain_reason="context_budget", note=f"{why}; the model was not called",
                         generation=self._record(context, messages))
+
+    def complete(self, messages: tuple[ChatMessage, ...], max_tokens: int, attempts: list[GenerationAttempt]):
+        """One chat completion with this generator's server, key, retries and JSON-mode fallback (the LLM support
+        judge asks through it too); CompletionFailed with a one-line note when there is none."""
+        try:
+            return self._request(messages, max_tokens, attempts)
+        except _Failure as failure:
+            raise CompletionFailed(failure.note) from None
 
     def _request(self, messages, max_tokens: int, attempts: list[GenerationAttempt]):
         """One completion, retrying 429 and 5xx with bounded backoff; _Failure when there is none."""

@@ -17,7 +17,12 @@ Progress = Callable[[int, int, str], None]
 
 @runtime_checkable
 class Generator(Protocol):
-    """Packed context → a proposed answer with citations (checked afterwards, never trusted)."""
+    """Packed context → a proposed answer with citations (checked afterwards, never trusted).
+
+    Optional: `prompt_size(context) -> int` (the whole prompt, when it holds more than the packed
+    sources) and `min_output` (the fewest output tokens it can answer in); the engine checks both
+    against window − reserve before calling (`engine.over_budget`), so a refusal never calls it.
+    """
 
     name: str
 

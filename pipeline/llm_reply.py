@@ -33,7 +33,7 @@ def citations_from_markers(text: str) -> list[ProposedCitation]:
     return list(distinct.values())
 
 
-def _json_object(reply: str) -> dict | None:
+def json_object(reply: str) -> dict | None:
     """The reply as a JSON object, allowing a Markdown code fence around it; None if it is not one."""
     fenced = _FENCE.match(reply)
     body = (fenced["body"] if fenced else reply).strip()
@@ -56,7 +56,7 @@ def parse_reply(reply: str, producer: str) -> Proposal:
     """Read a reply; raise UnreadableReply when it holds neither the proposal JSON nor markers."""
     if not reply.strip():
         raise UnreadableReply("the reply is empty")
-    data = _json_object(reply)
+    data = json_object(reply)
     if data is not None:
         if not isinstance(data.get("answer"), str):
             raise UnreadableReply('the reply\'s JSON has no "answer" string')

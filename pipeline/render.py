@@ -4,6 +4,12 @@ A highlight is span-level: the quote is located within its cited lines (tolerant
 breaks, spacing, curly quotes and dashes), and only the words that span covers are filled —
 one rectangle per line segment, table cells kept apart. Verified citations are green, dropped
 ones orange-red, and each carries a text label with a ✓/✗ mark so colour is never the only cue.
+
+Inside a cited span, the sentence(s) the support judge found to say the claim are marked apart
+from the rest of the span: on a PDF page a second (deeper) green fill, a solid dark frame and an
+underline around their words; in text a deeper green <mark class="support"> with an underline and a
+title — a shape, not only a colour, so the difference survives greyscale and colour blindness, and
+still green, so "verified" keeps its one colour.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ DEFAULT_ZOOM = 1.5
 VERIFIED_RGB = (0.0, 0.62, 0.23)
 DROPPED_RGB = (0.87, 0.27, 0.0)
 CHUNK_RGB = (0.35, 0.45, 0.85)
+SUPPORT_RGB = (0.0, 0.30, 0.12)  # the supporting sentence's frame and underline: dark green over the span's fill
 FILL_OPACITY = 0.35
 
 
@@ -34,6 +41,7 @@ class Highlight(BaseModel):
     label: str
     chunk_start: int | None = None
     chunk_end: int | None = None
+    support: tuple[tuple[int, int], ...] = ()  # the supporting sentences' code-point spans in the page text
 
 
 def highlight_for(citation) -> Highlight:
@@ -43,6 +51,7 @@ def highlight_for(citation) -> Highlight:
     return Highlight(
         page=citation.page, start_line=citation.start_line, end_line=citation.end_line,
         quote=citation.quote or None, verified=citation.verified, label=f"{citation.source_id} {lines} {status}",
+        support=tuple((s.start, s.end) for s in getattr(citation, "support", ()) or ()),
     )
 
 
@@ -238,12 +247,27 @@ def render_pdf_page(
             for b in boxes:
                 shape.draw_rect(pymupdf.Rect(b.x0, b.y0, b.x1, b.y1) * m)
             shape.finish(color=None, fill=color, fill_opacity=FILL_OPACITY)
+            _draw_support(shape, parsed, highlight, m)
             _label(shape, parsed, boxes[0], highlight, color, taken, m, page.rotation)
         shape.commit()
         pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
         return pix.tobytes("png")
     finally:
         doc.close()
+
+
+def _draw_support(shape: pymupdf.Shape, parsed: Page, highlight: Highlight, m) -> None:
+    """The supporting sentence(s) inside the span: a second green fill, a solid dark frame and an underline per segment."""
+    boxes = [b for start, end in highlight.support for b in span_boxes(parsed, start, end)]
+    if not boxes:
+        return
+    for b in boxes:
+        shape.draw_rect(pymupdf.Rect(b.x0, b.y0, b.x1, b.y1) * m)
+    shape.finish(color=None, fill=VERIFIED_RGB, fill_opacity=FILL_OPACITY)
+    for b in boxes:
+        shape.draw_rect((pymupdf.Rect(b.x0, b.y0, b.x1, b.y1) + (-1, -1, 1, 1)) * m)
+        shape.draw_line(pymupdf.Point(b.x0, b.y1 + 1.2) * m, pymupdf.Point(b.x1, b.y1 + 1.2) * m)
+    shape.finish(color=SUPPORT_RGB, fill=None, width=1.2, closePath=False)
 
 
 def _label_font(text: str) -> str:
@@ -320,6 +344,7 @@ _CSS = """
 .ev mark.verified{background:#9fe0b4;color:inherit}
 .ev mark.dropped{background:#f8c4a8;color:inherit;text-decoration:underline wavy #dd4400}
 .ev mark.verified.dropped{background:#f3e08a}
+.ev mark.support.support{background:#5cc985;color:#111;box-shadow:inset 0 -2px 0 #0a4d22;outline:1px solid #0a4d22;font-weight:600}
 .ev .tag{display:block;font:600 12px system-ui,sans-serif;margin:.25em 0 .1em 5.3em}
 .ev .tag.verified{color:#0a7a2f}.ev .tag.dropped{color:#b33800}
 .ev .gap{color:#999;padding-left:5.3em}
@@ -354,6 +379,7 @@ def render_text_html(document: Document, highlights: list[Highlight], context_li
             tags.setdefault(first, []).append(h)
             start, end = quote_span(page, h.start_line, h.end_line, h.quote)
             spans.append((start, end, _kind(h)))
+            spans.extend((s, e, "support") for s, e in h.support)
         if context_lines is None:
             shown = set(range(1, len(page.lines) + 1))
         else:
@@ -389,5 +415,6 @@ def _marked(line, spans: list[tuple[int, int, str]]) -> str:
     for a, b in zip(ordered, ordered[1:]):
         piece = html.escape(line.text[a - line.start:b - line.start])
         kinds = sorted({k for start, end, k in spans if start <= a and b <= end})
-        out.append(f'<mark class="{" ".join(kinds)}">{piece}</mark>' if kinds else piece)
+        title = ' title="supports the claim"' if "support" in kinds else ""
+        out.append(f'<mark class="{" ".join(kinds)}"{title}>{piece}</mark>' if kinds else piece)
     return "".join(out)

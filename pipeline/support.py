@@ -13,7 +13,7 @@ import unicodedata
 
 from .citations import has_text
 from .contracts import SupportVerdict
-from .support_features import without_instructions
+from .support_features import containing_run, normalized, sentence_units, without_instructions
 from .tokenize import Tokenizer
 
 NEGATION = re.compile(r"\b(?:not|no|never|none|without|cannot)\b|n't|不|没有|禁止|无", re.IGNORECASE)
@@ -51,7 +51,8 @@ class ContainmentJudge:
             return SupportVerdict(supported=False, detail="the answer has no text for this citation")
         claim_n, span_n = strip_edges(normalize(claim)), normalize(span)
         if claim_n in span_n:
-            return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span")
+            return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span",
+                                  sentences=self._supporting(claim, span))
         claim_tokens = set(self.tokenizer.tokens(claim))
         if not claim_tokens:
             return SupportVerdict(supported=False, detail="no content words to check")
@@ -63,5 +64,24 @@ class ContainmentJudge:
             detail += f"; missing: {', '.join(missing[:8])}"
         if negation_flip:
             detail += "; negation differs between claim and span"
-        return SupportVerdict(supported=coverage >= self.coverage and not negation_flip, score=round(coverage, 4),
-                              detail=detail)
+        supported = coverage >= self.coverage and not negation_flip
+        return SupportVerdict(supported=supported, score=round(coverage, 4), detail=detail,
+                              sentences=self._supporting(claim, span) if supported else ())
+
+    def _supporting(self, claim: str, span: str) -> tuple[tuple[int, int], ...]:
+        """The sentences of the span that say the claim (the highlight): the shortest run that contains it,
+        else at most two sentences that together hold most of its content words, best first."""
+        units = [(s, e) for s, e in sentence_units(span) if span[s:e].strip()]  # instruction sentences are blank
+        run = containing_run(strip_edges(normalized(claim)), span, units)
+        if run:
+            return run
+        wanted, chosen = set(self.tokenizer.tokens(claim)), []
+        for _ in range(2):
+            gains = [(len(wanted & set(self.tokenizer.tokens(span[s:e]))), -i) for i, (s, e) in enumerate(units)
+                     if (s, e) not in chosen]
+            if not gains or max(gains)[0] == 0:
+                break
+            best = units[-max(gains)[1]]
+            chosen.append(best)
+            wanted -= set(self.tokenizer.tokens(span[best[0]:best[1]]))
+        return tuple(chosen)

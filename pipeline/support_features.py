@@ -173,6 +173,20 @@ def sentence_units(span: str) -> list[tuple[int, int]]:
     return units
 
 
+def containing_run(claim_n: str, span: str, units: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """The shortest run of consecutive units whose text contains the claim verbatim (PDF sentences cross lines)."""
+    if not claim_n:
+        return ()
+    for length in range(1, len(units) + 1):
+        for first in range(len(units) - length + 1):
+            run = units[first : first + length]
+            if claim_n in normalized(" ".join(span[s:e] for s, e in run)):
+                return tuple(run)
+        if length >= 4:  # a claim longer than four pieces is judged by the model
+            break
+    return ()
+
+
 # Text addressed to a reader-model rather than stating a fact: never evidence for a claim.
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override)\b[^.!?\n]{0,40}\b(?:instructions?|prompts?|rules|directions|above|previous|prior)\b"

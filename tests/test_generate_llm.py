@@ -210,9 +210,36 @@ def test_connection_refused_abstains(sample_corpus):
 
 def test_the_whole_prompt_must_fit_window_minus_reserve(sample_corpus):
     trace, server = _ask(sample_corpus, [json_reply(SUPPORTED, CITE_5)], settings=SEED_SETTINGS)  # 1400 − 200
-    assert trace.context is not None and trace.context.length <= 1200  # the sources alone fit…
+    assert trace.context is not None and trace.context.length <= 1200  # the sources alone fit pack's budget…
     assert trace.answer.reason_code == "context_budget"  # …the prompt with its system message does not
-    assert "exceeds window - reserve (1200)" in trace.proposal.note and not server.requests
+    # The engine decided before calling: the model was not called, and the trace says so truthfully.
+    assert not server.requests and not trace.generator_called and trace.proposal is None
+    assert trace.abstention.stage == "pack" and "exceeds window - reserve (1200)" in trace.abstention.detail
+    assert trace.explanation.endswith("The generator was not called.")
+    assert "generate" not in trace.timings_ms
+
+
+def test_a_reserve_too_small_for_any_cited_sentence_is_refused_before_the_call(sample_corpus):
+    tiny_reserve = ROOMY.model_copy(update={"reserve": 20})
+    trace, server = _ask(sample_corpus, [json_reply(SUPPORTED, CITE_5)], settings=tiny_reserve)
+    assert trace.answer.reason_code == "context_budget" and not server.requests and not trace.generator_called
+    assert "a reserve of 20 leaves the generator under 48 output tokens" in trace.abstention.detail
+
+
+def test_a_prompt_that_fits_exactly_is_sent(sample_corpus):
+    """The edge: prompt == window − reserve is inside the budget (the check is > , not ≥)."""
+    with StandInChatServer([json_reply(SUPPORTED, CITE_5)]) as server:
+        generator = _generator(server)
+        probe = ask(sample_corpus, MEALS, ROOMY, generator=generator)
+        size = generator.prompt_size(probe.context)
+        exact = ROOMY.model_copy(update={"window": size + ROOMY.reserve})
+        trace = ask(sample_corpus, MEALS, exact, generator=generator)
+        over = ask(sample_corpus, MEALS, exact.model_copy(update={"window": size + ROOMY.reserve - 1}),
+                   generator=generator)
+    assert trace.generator_called and trace.answer.status == "answered", trace.explanation
+    assert trace.proposal.generation.prompt_code_points == size
+    assert not over.generator_called and over.answer.reason_code == "context_budget"
+    assert len(server.requests) == 2  # the probe and the exact fit; never the one over budget
 
 
 def test_the_model_is_not_called_when_nothing_eligible_passed(sample_corpus):
@@ -302,6 +329,10 @@ def test_cli_llm_answer_and_failure(tmp_path):
         env = {"LLM_BASE_URL": server.base_url, "LLM_MODEL": "standin-model", "LLM_API_KEY": SECRET}
         answered = _cli("--trace", str(tmp_path / "trace.json"), env=env)
         refused = _cli(env=env)
+        too_small = _cli("--window", "1400", "--reserve", "200", env=env)
+        assert len(server.requests) == 2  # the window too small for the prompt never reached the model
+    assert too_small.returncode == 0 and json.loads(too_small.stdout)["reason_code"] == "context_budget"
+    assert too_small.stderr.strip().splitlines()[-1].endswith("raise the window; the model was not called")
     assert answered.returncode == 0, answered.stderr
     answer = json.loads(answered.stdout)
     assert (answer["status"], answer["producer"]) == ("answered", "llm:standin-model")

@@ -44,3 +44,19 @@ def test_a_real_model_gives_a_checked_answer(sample_corpus, generator, question,
         assert expected in trace.answer.answer
     print(f"\n{question} → {trace.answer.status} {trace.answer.reason_code or ''} {trace.answer.answer!r} "
           f"({record.latency_ms:.0f} ms, {record.prompt_tokens}+{record.completion_tokens} tokens)")
+
+
+@pytest.mark.parametrize("claim, supported", [
+    ("Rooms in Beijing may cost up to 750 yuan a night.", True),
+    ("Rooms in Beijing may cost up to 750 yuan a night, breakfast included.", False),
+])
+def test_a_real_model_judges_a_claim(generator, claim, supported):
+    from pipeline.support_llm import LlmJudge
+    from pipeline.support_model import learned_judge
+
+    span = ("Fictional Beijing lodging policy; amounts are per room per night.\nEffective from 2026-01-01; "
+            "replaces travel-v1.\nThe lodging limit is 750 yuan.")
+    verdict = LlmJudge(generator, learned_judge())(claim, span)
+    assert verdict.call is not None and verdict.call.fallback is None, verdict.detail
+    assert verdict.supported == supported, verdict.detail
+    print(f"\n{claim} → {verdict.detail} ({verdict.call.latency_ms:.0f} ms)")

@@ -47,6 +47,7 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .rag-cbar .bar{background:var(--background-fill-secondary,#eee);height:12px;border-radius:3px;overflow:hidden}
 .rag-cbar .bar > span{display:block;height:100%}
 .rag-chart .sw{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px;vertical-align:middle}
+.rag-support{font-size:12.5px;border-bottom:2px solid #0a9e3b}
 .rag-note{color:var(--body-text-color-subdued,#555);font-size:13px}
 .rag-demo{border:1px solid var(--color-accent,#3b6fd8);border-radius:6px;padding:6px 10px;margin:4px 0 8px;font-size:13px}
 #intro h1{font-family:system-ui,"Liberation Sans","DejaVu Sans","Noto Sans CJK SC",sans-serif!important;font-weight:700;letter-spacing:0;font-variant:normal}
@@ -68,6 +69,7 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .dark .ev mark.verified{background:#9fe0b4;color:#111}
 .dark .ev mark.dropped{background:#f8c4a8;color:#111}
 .dark .ev mark.verified.dropped{background:#f3e08a;color:#111}
+.dark .ev mark.support.support{background:#5cc985;color:#111;box-shadow:inset 0 -2px 0 #d8ffe6;outline-color:#d8ffe6}
 .dark .ev .tag.verified{color:#7fdc9c}.dark .ev .tag.dropped{color:#ffab80}
 .dark .ev .gap{color:#9aa0a6}
 .dark .rag-mark.ok,.dark .rag-mark.no{color:#111}
@@ -321,10 +323,18 @@ def claims_html(answer) -> str:
     rows = []
     for claim in answer.claims:
         mark = "✓ verified" if claim.status == "verified" else "✗ dropped"
-        cited = "; ".join(citation_label(c) + (f" (failed: {', '.join(c.failed_checks)})" if c.failed_checks else "")
-                          for c in claim.citations) or "no citation"
+        cited = "; ".join(_e(citation_label(c)) + (f" (failed: {_e(', '.join(c.failed_checks))})" if c.failed_checks else "")
+                          + _supported_by(c) for c in claim.citations) or "no citation"
         rows.append([mark, claim.text, cited])
-    return "<h4>Claims</h4>" + table(["status", "claim", "citations"], rows)
+    return "<h4>Claims</h4>" + table(["status", "claim", "citations"], rows, raw_columns=[2])
+
+
+def _supported_by(c: Citation) -> str:
+    """The sentence(s) of the cited lines that say the claim (marked on the source too), escaped."""
+    if not c.support:
+        return ""
+    said = " ".join(f"line {_lines(s.start_line, s.end_line)}: “{_e(s.text)}”" for s in c.support)
+    return f"<br><span class='rag-support'>supported by {said}</span>"
 
 
 def answer_html(trace: Trace | None) -> str:

@@ -63,8 +63,17 @@ def source_view(
         cited_here = "" if chosen.page == page else f" (the citation is on page {chosen.page}; "
         cited_here = cited_here and cited_here + f"{len(on_page)} citation(s) on this page)"
         note = (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page} of "
-                f"{len(document.pages)}{cited_here}")
+                f"{len(document.pages)}{cited_here}{_support_note(chosen)}")
         return image, None, note
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
     body = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
-    return None, body, f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}"
+    return None, body, f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}{_support_note(chosen)}"
+
+
+def _support_note(citation: Citation) -> str:
+    """Which lines hold the sentence(s) that support the claim (marked deeper, framed and underlined)."""
+    if not citation.support:
+        return ""
+    lines = ", ".join(str(s.start_line) if s.start_line == s.end_line else f"{s.start_line}-{s.end_line}"
+                      for s in citation.support)
+    return f"; the supporting sentence (line {lines}) is framed and underlined"

@@ -23,6 +23,16 @@ def _load(path: Path) -> dict | None:
         return None
 
 
+def _measured(title: str, figures: dict | None) -> list[str]:
+    """A README section: the command, date and machine, then the table; or "not yet measured"."""
+    out = [title, ""]
+    if figures and figures.get("table"):
+        meta = figures.get("meta", {})
+        out.append(f"`{meta.get('command', '')}` — {meta.get('date', '')} — {meta.get('machine', '')}")
+        return out + ["", "```", figures["table"], "```", ""]
+    return out + ["not yet measured", ""]
+
+
 def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: dict | None = None,
            scale_figures: dict | None = None, pdf_load_figures: dict | None = None) -> str:
     out = ["## Results", "",
@@ -79,13 +89,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def _measured(title: str, figures: dict | None) -> list[str]:
-    """A README section: the command, date and machine, then the table; or "not yet measured"."""
-    out = [title, ""]
-    if figures and figures.get("table"):
-        meta = figures.get("meta", {})
-        out.append(f"`{meta.get('command', '')}` — {meta.get('date', '')} — {meta.get('machine', '')}")
-        return out + ["", "```", figures["table"], "```", ""]
-    return out + ["not yet measured", ""]
