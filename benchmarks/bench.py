@@ -3,6 +3,7 @@
     python -m pipeline bench [--json reports/bench.json] [--sizes 1000,10000,100000] [--queries 30] [--quick]
     python -m pipeline bench load [--sessions 16] [--questions 10]   (benchmarks/bench_load.py)
     python -m pipeline bench chunking [--sizes 1,2,5]                 (benchmarks/bench_chunking.py)
+    python -m pipeline bench scale [--sizes 100000,1000000]           (benchmarks/bench_scale.py)
 
 - ingest: PDF pages/s for our parse + chunk next to the raw PyMuPDF floor
   (`page.get_text("dict")` with text-only flags, as benchmarks/bench_pdf.py measures it);
@@ -345,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.bench_load import main as load_main
 
         return load_main(list(argv)[1:])
+    if list(argv or [])[:1] == ["scale"]:  # 100k and 1M chunks, HNSW in Chroma, saved BM25 (benchmarks/bench_scale.py)
+        from benchmarks.bench_scale import main as scale_main
+
+        return scale_main(list(argv)[1:])
     if list(argv or [])[:1] == ["chunking"]:  # chunking time by text size (benchmarks/bench_chunking.py)
         from benchmarks.bench_chunking import main as chunking_main
 

@@ -1,13 +1,17 @@
 """`python -m pipeline bench load`: many sessions at once against the running web app, as one table.
 
-    python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--json reports/load.json]
+    python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--pdf-pages N] [--json reports/load.json]
 
 The app runs in its own process (uvicorn, 127.0.0.1, a free port) so its memory is measured alone:
 peak resident memory (VmHWM) and resident memory at the end, from /proc. Each session is one
 gradio_client.Client in its own thread: it uploads one small generated document (its own session
-collection; skip with --no-upload), then asks `--questions` questions (the seed scenarios'
+collection; skip with --no-upload; with --pdf-pages N a PDF of N real three-column pages instead:
+the Federal Register pages of the public eval set, cycled, with the session's number stamped on
+page one, so each upload is a different file), then asks `--questions` questions (the seed scenarios'
 questions, in turn). Reported: latency p50/p95/max of /ask, errors (with the first message), wall
-time and throughput. Nothing is asserted on time: this is a measurement.
+time and throughput, and the cold start: launch to the first GET /healthz answer, with an empty
+vector cache and library (fresh DATA_DIR and RAG_CACHE_DIR). Nothing is asserted on time: this
+is a measurement.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -44,6 +49,9 @@ def _proc_memory_mb(pid: int) -> dict[str, float]:
 
 
 def start_server(env: dict) -> tuple[subprocess.Popen, str]:
+    """The app in its own process; returns once GET /healthz answers (the sample corpus is indexed)."""
+    import urllib.request
+
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app:app", "--host", "127.0.0.1", "--port", str(port),
@@ -54,10 +62,11 @@ def start_server(env: dict) -> tuple[subprocess.Popen, str]:
         if process.poll() is not None:
             raise RuntimeError(f"the app exited: {process.stderr.read()[-500:]}")
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return process, url
+            with urllib.request.urlopen(f"{url}healthz", timeout=2) as answer:
+                if answer.status == 200:
+                    return process, url
         except OSError:
-            time.sleep(0.5)
+            time.sleep(0.2)
     process.kill()
     raise RuntimeError("the app did not start within 600 s")
 
@@ -67,7 +76,24 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def run_session(url: str, index: int, questions: list[str], count: int, upload: bool, results: dict, lock) -> None:
+EVAL_PDF = ROOT.parent / "shared" / "eval" / "pdfs" / "federal-register-2020-17221.pdf"
+
+
+def session_pdf(folder: Path, index: int, pages: int) -> Path:
+    """`pages` real pages (the eval PDF's, cycled), stamped with the session number."""
+    import pymupdf
+
+    source, out = pymupdf.open(EVAL_PDF), pymupdf.open()
+    for n in range(pages):
+        out.insert_pdf(source, from_page=n % source.page_count, to_page=n % source.page_count)
+    out[0].insert_text((40, 30), f"Load-test session {index}", fontsize=9)
+    path = folder / f"session-{index}.pdf"
+    out.save(path)
+    return path
+
+
+def run_session(url: str, index: int, questions: list[str], count: int, upload: bool, results: dict, lock,
+                pdf_pages: int = 0) -> None:
     from gradio_client import Client, handle_file
 
     latencies, errors, upload_s = [], [], []
@@ -80,10 +106,13 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
     if upload:
         try:
             folder = Path(tempfile.mkdtemp(prefix="bench-load-"))
-            path = folder / f"session-{index}.md"
-            lines = [f"Session {index} note {n}: the shuttle to building {n} leaves every {10 + n % 20} minutes."
-                     for n in range(40)]
-            path.write_text(f"---\nid: load-session-{index}\ntopic: travel\n---\n" + "\n".join(lines) + "\n")
+            if pdf_pages:
+                path = session_pdf(folder, index, pdf_pages)
+            else:
+                path = folder / f"session-{index}.md"
+                lines = [f"Session {index} note {n}: the shuttle to building {n} leaves every {10 + n % 20} minutes."
+                         for n in range(40)]
+                path.write_text(f"---\nid: load-session-{index}\ntopic: travel\n---\n" + "\n".join(lines) + "\n")
             started = time.perf_counter()
             client.predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
             upload_s.append(time.perf_counter() - started)
@@ -104,12 +133,17 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
         results["upload_s"].extend(upload_s)
 
 
-def bench_load(sessions: int, per_session: int, upload: bool) -> dict:
+def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0) -> dict:
     from pipeline.evaluate.scenarios import SCENARIOS
 
     questions = list(dict.fromkeys(s.question for s in SCENARIOS))
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE"}
+    # An empty cache and library: the start below is a cold start (the samples are embedded anew).
+    empty = Path(tempfile.mkdtemp(prefix="bench-load-cold-"))
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE",
+           "DATA_DIR": str(empty / "data"), "RAG_CACHE_DIR": str(empty / "chroma")}
+    launched = time.perf_counter()
     process, url = start_server(env)
+    cold_start = time.perf_counter() - launched
     try:
         idle = _proc_memory_mb(process.pid)
         results = {"latencies": [], "errors": [], "upload_s": []}
@@ -126,7 +160,7 @@ def bench_load(sessions: int, per_session: int, upload: bool) -> dict:
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        threads = [threading.Thread(target=run_session, args=(url, i, questions, per_session, upload, results, lock))
+        threads = [threading.Thread(target=run_session, args=(url, i, questions, per_session, upload, results, lock, pdf_pages))
                    for i in range(sessions)]
         started = time.perf_counter()
         for thread in threads:
@@ -142,15 +176,17 @@ def bench_load(sessions: int, per_session: int, upload: bool) -> dict:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
+        shutil.rmtree(empty, ignore_errors=True)
     latencies = results["latencies"]
     return {
         "sessions": sessions, "questions_per_session": per_session, "upload_per_session": upload,
+        "pdf_pages": pdf_pages,
         "asks_ok": len(latencies), "errors": len(results["errors"]), "first_error": (results["errors"] or [None])[0],
         "p50_s": statistics.median(latencies) if latencies else None, "p95_s": percentile(latencies, 0.95),
         "max_s": max(latencies) if latencies else None,
         "upload_p50_s": statistics.median(results["upload_s"]) if results["upload_s"] else None,
         "wall_s": wall, "asks_per_s": len(latencies) / wall if wall else None,
-        "rss_idle_mb": idle["VmRSS"], "rss_peak_mb": max(end["VmHWM"], max(peak_sampled)), "rss_end_mb": end["VmRSS"],
+        "cold_start_s": cold_start, "rss_idle_mb": idle["VmRSS"], "rss_peak_mb": max(end["VmHWM"], max(peak_sampled)), "rss_end_mb": end["VmRSS"],
     }
 
 
@@ -160,10 +196,12 @@ def render(figures: dict) -> str:
 
     rows = [
         ("sessions × questions", f"{figures['sessions']} × {figures['questions_per_session']}"
-         + (" (+1 upload each)" if figures["upload_per_session"] else "")),
+         + ((f" (+1 upload each: a {figures['pdf_pages']}-page PDF)" if figures.get("pdf_pages") else
+             " (+1 upload each)") if figures["upload_per_session"] else "")),
         ("asks answered / errors", f"{figures['asks_ok']} / {figures['errors']}"),
         ("ask latency p50 / p95 / max (s)", f"{f(figures['p50_s'])} / {f(figures['p95_s'])} / {f(figures['max_s'])}"),
         ("upload p50 (s)", f(figures["upload_p50_s"])),
+        ("cold start, empty cache (s)", f(figures.get("cold_start_s"), 1)),
         ("wall (s) / asks per s", f"{f(figures['wall_s'], 1)} / {f(figures['asks_per_s'])}"),
         ("server RSS idle / peak / end (MiB)",
          f"{f(figures['rss_idle_mb'], 0)} / {f(figures['rss_peak_mb'], 0)} / {f(figures['rss_end_mb'], 0)}"),
@@ -181,15 +219,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=16)
     parser.add_argument("--questions", type=int, default=10)
     parser.add_argument("--no-upload", action="store_true")
+    parser.add_argument("--pdf-pages", type=int, default=0, help="each session uploads a PDF of this many pages")
     parser.add_argument("--json", type=Path, metavar="OUT")
     args = parser.parse_args(argv)
-    if not 1 <= args.sessions <= 64 or not 1 <= args.questions <= 50:
-        print("error: --sessions must be 1..64 and --questions 1..50 (the load test is bounded)", file=sys.stderr)
+    if not 1 <= args.sessions <= 64 or not 1 <= args.questions <= 50 or not 0 <= args.pdf_pages <= 200:
+        print("error: --sessions must be 1..64, --questions 1..50 and --pdf-pages 0..200 (the load test is bounded)",
+              file=sys.stderr)
         return 2
     sys.path.insert(0, str(ROOT))
     from pipeline.evaluate.runner import machine
 
-    figures = bench_load(args.sessions, args.questions, not args.no_upload)
+    figures = bench_load(args.sessions, args.questions, not args.no_upload, args.pdf_pages)
     figures["table"] = render(figures)
     figures["meta"] = {"command": "python -m pipeline bench load " + " ".join(argv or []),
                        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}

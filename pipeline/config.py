@@ -68,11 +68,22 @@ class EngineConfig(BaseModel):
     cache_dir: Path | None = Field(None, description="embedded Chroma folder (default RAG_CACHE_DIR or ~/.cache)")
     chroma_host: str | None = None
     chroma_port: int | None = Field(None, ge=1, le=65535)
+    bm25_dir: Path | None = Field(None, description="saved BM25 indexes (RAG_BM25_DIR): a replica loads them "
+                                  "memory-mapped instead of re-indexing; None builds them in every process")
 
     @classmethod
     def from_env(cls, **overrides: Any) -> EngineConfig:
-        """Defaults, with the Chroma server from CHROMA_HOST/CHROMA_PORT when they are set."""
+        """Defaults, with the Chroma server from CHROMA_HOST/CHROMA_PORT, saved BM25 indexes from
+        RAG_BM25_DIR and the HNSW switch-over from RAG_DENSE_SEARCH_MIN_CHUNKS when they are set."""
         values: dict[str, Any] = {}
+        if os.environ.get("RAG_BM25_DIR"):
+            values["bm25_dir"] = Path(os.environ["RAG_BM25_DIR"])
+        if os.environ.get("RAG_DENSE_SEARCH_MIN_CHUNKS") and "index" not in overrides:
+            try:
+                minimum = int(os.environ["RAG_DENSE_SEARCH_MIN_CHUNKS"])
+            except ValueError:
+                raise InputError("RAG_DENSE_SEARCH_MIN_CHUNKS", "must be a whole number of chunks") from None
+            values["index"] = IndexSettings(dense_search_min_chunks=minimum)
         if os.environ.get("CHROMA_HOST"):
             values["chroma_host"] = os.environ["CHROMA_HOST"]
         if os.environ.get("CHROMA_PORT"):
@@ -136,7 +147,16 @@ class Engine:
                vector_store: VectorStore | None = None) -> Corpus:
         """Chunk, tokenize and embed `documents` (vectors from `vector_store`, or the engine's, where known)."""
         return build_corpus(documents, self.embedder, vector_store or self.vector_store, tokenizer=self.tokenizer,
-                            progress=progress, index_settings=self.config.index)
+                            progress=progress, index_settings=self.config.index, lexical_store=self.lexical_store)
+
+    @property
+    def lexical_store(self):
+        """Saved BM25 indexes under `config.bm25_dir` (None: none are saved)."""
+        if self.config.bm25_dir is None:
+            return None
+        from .lexical_store import Bm25Store
+
+        return Bm25Store(self.config.bm25_dir)
 
     def searchable_corpus(self, documents: Sequence[Document], vector_store: VectorStore | None = None,
                           worker: Any = None) -> tuple[Corpus, Any]:

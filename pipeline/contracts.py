@@ -244,6 +244,12 @@ class IndexSettings(_Frozen):
     bm25_k1: float = Field(1.2, gt=0.0, le=10.0)
     bm25_b: float = Field(0.75, ge=0.0, le=1.0)
     cjk: Literal["jieba", "bigram"] = "jieba"
+    dense_search_min_chunks: int = Field(
+        50_000, ge=0, description="from this many chunks on, dense search runs in Chroma (HNSW, access filter in "
+        "the query) when the vector store is Chroma; below it, an exact matrix product in the process "
+        "(switch-over measured by `python -m pipeline bench scale --crossover`)")
+    dense_candidates: int = Field(300, ge=1, le=100_000, description="chunks HNSW returns per query (twice: readable, "
+                                  "and readable and eligible); brute force scores every readable chunk")
 
 
 class Candidate(_Frozen):
@@ -276,6 +282,9 @@ class Retrieval(_Frozen):
     selected: tuple[Candidate, ...]
     eligibility: Literal["before_cutoff", "after_selection"]
     scored: int = 0
+    dense_search: Literal["brute-force", "chroma-hnsw"] | None = Field(
+        None, description="how dense scores were computed (None: no dense scoring); with chroma-hnsw only the "
+        "returned chunks have a dense score")
     notes: tuple[str, ...] = ()
     rankings: tuple[str, ...] = Field((), description="the rankings fused: bm25 and/or dense (dense is left out "
                                       "while a document's vectors are still being computed; notes say why)")

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import bm25s
 import numpy as np
@@ -24,6 +25,10 @@ from .embed import embed_texts
 from .interfaces import Embedder, Progress, VectorStore
 from .metadata import check_unique_ids
 from .tokenize import Tokenizer
+
+if TYPE_CHECKING:
+    from .dense import ChromaChunkSearch
+    from .lexical_store import Bm25Store
 
 # Views of a corpus kept per distinct readable set (and group sets remembered): bounded, so a
 # caller sending ever new groups strings cannot grow memory (each view may copy the vectors).
@@ -181,7 +186,7 @@ class Corpus:
 
     documents: dict[str, Document]
     chunks: list[Chunk]
-    chunk_tokens: list[list[str]]
+    chunk_tokens: list[list[str]] | None  # None until needed: a saved BM25 index may make them unnecessary
     vectors: np.ndarray
     tokenizer: Tokenizer
     embedder: Embedder
@@ -194,6 +199,9 @@ class Corpus:
     # While background embedding runs (pipeline.background): says why dense ranking is unavailable
     # ("embedding 3 of 12"); the rows still missing a vector are zero and must not be ranked.
     dense_pending: Callable[[], str] | None = None
+    lexical_store: Bm25Store | None = None  # saved BM25 indexes by view (None: build in every process)
+    dense_search: ChromaChunkSearch | None = None  # HNSW in Chroma for a large corpus (None: brute force)
+    _tokens_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _views: _Bounded = field(default_factory=lambda: _Bounded(VIEW_CACHE_SIZE), repr=False)
     _groups: _Bounded = field(default_factory=lambda: _Bounded(GROUPS_CACHE_SIZE), repr=False)
 
@@ -216,17 +224,47 @@ class Corpus:
         readable = self.readable_sources(groups)
         return self._views.get(readable, lambda: self._build_view(readable))
 
+    def tokens(self) -> list[list[str]]:
+        """Every chunk's tokens, computed once, on first need (never, when saved BM25 indexes cover every view)."""
+        with self._tokens_lock:
+            if self.chunk_tokens is None:
+                object.__setattr__(self, "chunk_tokens", [self.tokenizer.tokens(c.search_text) for c in self.chunks])
+            return self.chunk_tokens
+
     def _build_view(self, readable: frozenset[str]) -> ReadableView:
         documents = {sid: doc for sid, doc in self.documents.items() if sid in readable}
         rows = np.array([i for i, c in enumerate(self.chunks) if c.source_id in readable], dtype=np.int64)
-        settings = self.index_settings
-        lexical = LexicalIndex.build(rows, [self.chunk_tokens[i] for i in rows], settings.bm25_k1, settings.bm25_b)
-        # Everything readable (the usual case): share the matrix instead of copying it.
-        lexical.vectors = self.vectors if len(rows) == len(self.chunks) else self.vectors[rows]
+        digest = corpus_digest(documents.values())
+        lexical = self._lexical(rows, digest)
+        # Everything readable (the usual case): share the matrix instead of copying it. With HNSW in
+        # Chroma the view needs no copy at all.
+        if self.dense_search is None:
+            lexical.vectors = self.vectors if len(rows) == len(self.chunks) else self.vectors[rows]
         return ReadableView(
-            sources=readable, documents=documents, digest=corpus_digest(documents.values()),
+            sources=readable, documents=documents, digest=digest,
             records=tuple(document_record(d) for d in documents.values()), lexical=lexical,
         )
+
+    def _lexical(self, rows: np.ndarray, view_digest: str) -> LexicalIndex:
+        """BM25 over `rows`: loaded from the saved indexes when one matches, else built (and saved)."""
+        settings, store = self.index_settings, self.lexical_store
+        key = None
+        if store is not None:
+            from .lexical_store import index_key
+
+            indexed = hashlib.sha256()  # the exact texts BM25 indexes (a changed chunker changes the key)
+            for i in rows:
+                indexed.update(self.chunks[i].search_text.encode("utf-8", "surrogatepass") + b"\0")
+            shaping = settings.model_dump(include={"chunk_window", "chunk_overlap", "bm25_k1", "bm25_b", "cjk"})
+            key = index_key(f"{view_digest}:{indexed.hexdigest()}", shaping, self.tokenizer.name)
+            loaded = store.load(key)
+            if loaded is not None and np.array_equal(loaded.rows, rows):
+                return loaded
+        tokens = self.tokens()
+        lexical = LexicalIndex.build(rows, [tokens[i] for i in rows], settings.bm25_k1, settings.bm25_b)
+        if store is not None and key is not None:
+            store.save(key, lexical)
+        return lexical
 
     def readable_documents(self, groups: Sequence[str]) -> dict[str, Document]:
         return self.view(groups).documents
@@ -253,17 +291,34 @@ def build_corpus(
     progress: Progress | None = None,
     chunker: Callable[[Document], list[Chunk]] | None = None,
     index_settings: IndexSettings | None = None,
+    lexical_store: Bm25Store | None = None,
 ) -> Corpus:
-    """Chunk, tokenize and embed `documents` (vectors come from the cache where known)."""
+    """Chunk, tokenize and embed `documents` (vectors come from the cache where known).
+
+    With a `lexical_store`, tokens wait until a view's BM25 index is not found saved there.
+    From `dense_search_min_chunks` chunks on, with a Chroma `cache`, the chunk vectors also go
+    into a per-corpus Chroma collection and dense search runs there (`pipeline.dense`)."""
     check_unique_ids(documents)
     settings = index_settings or IndexSettings()
     tokenizer = tokenizer or Tokenizer(settings.cjk)
     chunker = chunker or Chunker(settings.chunk_window, settings.chunk_overlap)
     chunks = [chunk for document in documents for chunk in chunker(document)]
-    if progress:
-        progress(0, len(chunks), "tokenizing")
-    chunk_tokens = [tokenizer.tokens(chunk.search_text) for chunk in chunks]
+    chunk_tokens = None
+    if lexical_store is None:
+        if progress:
+            progress(0, len(chunks), "tokenizing")
+        chunk_tokens = [tokenizer.tokens(chunk.search_text) for chunk in chunks]
     vectors, embedded_now = embed_texts([c.search_text for c in chunks], embedder, cache, progress)
+    digest = corpus_digest(documents)
+    dense = None
+    if chunks and len(chunks) >= settings.dense_search_min_chunks and cache is not None:
+        from .dense import chunk_metadatas, open_chunk_search
+
+        dense = open_chunk_search(cache, embedder.name, digest)
+        if dense is not None:
+            unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            by_id = {d.source_id: d for d in documents}
+            dense.fill(unit, chunk_metadatas(by_id, [c.source_id for c in chunks]), progress)
     source_order = [d.source_id for d in documents]
     position = {sid: i for i, sid in enumerate(source_order)}
     return Corpus(
@@ -273,10 +328,12 @@ def build_corpus(
         vectors=vectors,
         tokenizer=tokenizer,
         embedder=embedder,
-        digest=corpus_digest(documents),
+        digest=digest,
         source_order=source_order,
         chunk_source=np.array([position[c.source_id] for c in chunks], dtype=np.int64),
         sources=SourceTable.build(documents),
         index_settings=settings,
         embedded_now=embedded_now,
+        lexical_store=lexical_store,
+        dense_search=dense,
     )

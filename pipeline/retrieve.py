@@ -33,8 +33,9 @@ class Scores:
     rows: np.ndarray  # corpus chunk indices that were scored (the readable ones)
     bm25: np.ndarray
     coverage: np.ndarray
-    dense: np.ndarray | None
+    dense: np.ndarray | None  # NaN where HNSW returned no score
     term_weights: dict[str, float]
+    dense_search: str | None = None  # "brute-force" or "chroma-hnsw"
 
 
 def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Scores:
@@ -51,15 +52,30 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
         bm25 += contribution
         if total_weight > 0:
             coverage += (contribution > 0) * np.float32(weight / total_weight)
-    dense = None
+    dense, dense_search = None, None
     if settings.retrieval != "bm25" and len(lexical.rows):
         query_vector = corpus.embedder.embed_query(request.question)
         query_vector = query_vector / max(float(np.linalg.norm(query_vector)), 1e-12)
-        # One BLAS thread: a matrix-vector product is memory-bound, and idle BLAS threads that
-        # spin after it slowed the next question's embedding by half (bench, 10k chunks).
-        with _BLAS.limit(limits=1, user_api="blas"):
-            dense = lexical.vectors @ query_vector
-    return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights)
+        dense, dense_search = _dense_scores(corpus, request, lexical.rows, lexical.vectors, query_vector)
+    return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
+                  dense_search=dense_search)
+
+
+def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,
+                  query_vector: np.ndarray) -> tuple[np.ndarray, str]:
+    """Cosine per readable row: HNSW in Chroma for a large corpus (the access filter inside the
+    query, `pipeline.dense`), else the exact matrix product."""
+    if corpus.dense_search is not None:
+        from .dense import hnsw_scores
+
+        eligible = corpus.sources.eligible(request.date, request.topic)  # per document, as `_rank` uses it
+        return hnsw_scores(corpus.dense_search, rows, query_vector, request.groups, request.date, request.topic,
+                           corpus.index_settings.dense_candidates, lambda r: eligible[corpus.chunk_source[r]]), \
+            "chroma-hnsw"
+    # One BLAS thread: a matrix-vector product is memory-bound, and idle BLAS threads that
+    # spin after it slowed the next question's embedding by half (bench, 10k chunks).
+    with _BLAS.limit(limits=1, user_api="blas"):
+        return vectors @ query_vector, "brute-force"
 
 
 def ranks(values: np.ndarray, include: np.ndarray) -> np.ndarray:
@@ -117,7 +133,7 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
     n = len(scores.rows)
     bm25_ranks = ranks(scores.bm25, scores.bm25 > 0)
     has_dense = scores.dense is not None
-    dense_ranks = ranks(scores.dense, np.ones(n, dtype=bool)) if has_dense else np.zeros(n, dtype=np.int64)
+    dense_ranks = ranks(scores.dense, ~np.isnan(scores.dense)) if has_dense else np.zeros(n, dtype=np.int64)
     rankings = {"bm25": [bm25_ranks], "dense": [dense_ranks], "hybrid": [bm25_ranks, dense_ranks]}
     fused = reciprocal_rank_fusion(rankings[settings.retrieval], settings.rrf_k) if n else np.zeros(0)
     passes = scores.coverage >= settings.min_lexical
@@ -200,7 +216,8 @@ def _candidate(
         bm25=round(float(scores.bm25[position]), 6),
         bm25_rank=int(ranked.bm25_ranks[position]) or None,
         lexical_coverage=round(float(scores.coverage[position]), 4),
-        dense=round(float(scores.dense[position]), 6) if scores.dense is not None else None,
+        dense=round(float(scores.dense[position]), 6)
+        if scores.dense is not None and not np.isnan(scores.dense[position]) else None,
         dense_rank=int(ranked.dense_ranks[position]) or None,
         fused=round(float(ranked.fused[position]), 6),
         fused_rank=fused_rank,
@@ -243,6 +260,7 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
         selected=tuple(by_position[p] for p in selected),
         eligibility=settings.eligibility,
         scored=len(ranked.order),
+        dense_search=scores.dense_search,
         notes=tuple(notes),
         term_weights=scores.term_weights,
     )

@@ -59,3 +59,24 @@ def test_embedding_ratio_is_measured(monkeypatch):
     figures = bench.bench_embedding(8)
     assert figures["texts"] == 8 and figures["ours_per_s"] > 0 and figures["raw_per_s"] > 0
     assert figures["ratio"] == pytest.approx(figures["raw_per_s"] / figures["ours_per_s"], rel=1e-6)
+
+
+def test_scale_benchmark_prints_startup_memory_and_p50_embedded_and_on_a_server(tmp_path, capsys):
+    """A tiny run of `bench scale` (the real one uses 100k and 1M chunks): both modes, every column."""
+    from benchmarks import bench_scale
+
+    out = tmp_path / "scale.json"
+    argv = ["--sizes", "3000", "--crossover", "1000", "--queries", "3", "--dir", str(tmp_path / "data"),
+            "--json", str(out)]
+    assert bench.main(["scale", *argv]) == 0
+    figures = json.loads(out.read_text("utf-8"))
+    runs = {run["mode"]: run for run in figures["runs"]}
+    assert set(runs) == {"embedded", "server"}, figures["runs"]
+    for run in runs.values():
+        assert run["indexed"] == 3000 and run["readable"] < 3000  # restricted chunks exist and are not readable
+        assert run["startup_s"] > 0 and run["peak_rss_mb"] > 0 and 0 < run["ask_p50_ms"] <= run["ask_p95_ms"]
+    assert runs["server"]["server_peak_rss_mb"] > 0
+    assert figures["crossover"][0]["chunks"] == 1000 and figures["crossover"][0]["hnsw_p50_ms"] > 0
+    table = capsys.readouterr().out
+    assert "simulated" in table and "| 3,000 | embedded |" in table and "| 3,000 | server |" in table
+    assert bench_scale.SIMULATED in figures["meta"]["data"]

@@ -178,10 +178,11 @@ def test_readme_region_is_the_only_change(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("head\n<!-- results:start -->\nstale\n<!-- results:end -->\nfoot\n", "utf-8")
     write_readme(readme, eval_path=tmp_path / "none.json", bench_path=tmp_path / "none.json",
-                 load_path=tmp_path / "none.json")
+                 load_path=tmp_path / "none.json", scale_path=tmp_path / "none.json",
+                 pdf_load_path=tmp_path / "none.json")
     text = readme.read_text("utf-8")
     assert text.startswith("head\n<!-- results:start -->\n## Results") and text.endswith("<!-- results:end -->\nfoot\n")
-    assert "stale" not in text and text.count("not yet measured") == 8  # 6 eval suites, bench, bench load
+    assert "stale" not in text and text.count("not yet measured") == 10  # 6 eval suites, bench, 2 bench load, bench scale
 
 
 def test_questions_gold_match_rule_respects_boundaries():
