@@ -18,7 +18,7 @@ from .contracts import (Abstention, Answer, Citation, CitationCheck, ClaimVerdic
 from .generate import LocalExtractive
 from .index import Corpus
 from .interfaces import Generator, SupportJudge
-from .pack import PackError, pack
+from .pack import PackError, budget_shortfall, pack
 from .retrieve import retrieve, why_nothing_selected
 from .support import ContainmentJudge
 from .verify import Verifier, abstention_for, verify
@@ -137,14 +137,8 @@ def over_budget(generator: Generator, context: Context) -> Abstention | None:
     """
     size_of = getattr(generator, "prompt_size", None)
     size = size_of(context) if size_of is not None else context.length
-    capacity = context.window - context.reserve
-    minimum = getattr(generator, "min_output", 0)
-    if size > capacity:
-        detail = (f"the prompt ({size} code points: sources {context.length}, instructions and template "
-                  f"{size - context.length}) exceeds window - reserve ({capacity}); raise the window")
-    elif context.reserve < minimum:
-        detail = f"a reserve of {context.reserve} leaves the generator under {minimum} output tokens; raise the reserve"
-    else:
+    detail = budget_shortfall(context, size, getattr(generator, "min_output", 0))
+    if detail is None:
         return None
     return Abstention(reason_code="context_budget", stage="pack", detail=detail)
 

@@ -37,6 +37,7 @@ from .citations import marker
 from .contracts import ChatMessage, Context, GenerationAttempt, GenerationRecord, Proposal
 from .errors import InputError
 from .llm_reply import NOT_IN_SOURCES, UnreadableReply, parse_reply
+from .pack import budget_shortfall
 
 # Tokens a chat template adds around each message (role tags, separators); generous for
 # the common templates (ChatML uses 4-5).
@@ -228,13 +229,8 @@ class ChatCompletionsGenerator:
         """A context_budget abstention, before any request, when the prompt or the output cannot fit.
 
         The engine decides this before calling (engine.over_budget); this guard serves direct callers."""
-        size, capacity = prompt_size(messages), context.window - context.reserve
-        if size > capacity:
-            why = (f"the prompt ({size} code points: sources {context.length}, instructions and template "
-                   f"{size - context.length}) exceeds window - reserve ({capacity}); raise the window")
-        elif context.reserve < MIN_OUTPUT_TOKENS:
-            why = f"a reserve of {context.reserve} leaves the model under {MIN_OUTPUT_TOKENS} output tokens; raise the reserve"
-        else:
+        why = budget_shortfall(context, prompt_size(messages), MIN_OUTPUT_TOKENS, producer="model")
+        if why is None:
             return None
         return Proposal(producer=self.name, abstain_reason="context_budget", note=f"{why}; the model was not called",
                         generation=self._record(context, messages))

@@ -200,3 +200,15 @@ def pack(
         omitted=tuple(omitted),
         term_weights=term_weights or {},
     )
+
+
+def budget_shortfall(context: Context, prompt_size: int, min_output: int, producer: str = "generator") -> str | None:
+    """Why a producer's whole prompt (`prompt_size` code points) or its least output (`min_output`)
+    does not fit the context's window and reserve; None when both fit."""
+    capacity = context.window - context.reserve
+    if prompt_size > capacity:
+        return (f"the prompt ({prompt_size} code points: sources {context.length}, instructions and template "
+                f"{prompt_size - context.length}) exceeds window - reserve ({capacity}); raise the window")
+    if context.reserve < min_output:
+        return f"a reserve of {context.reserve} leaves the {producer} under {min_output} output tokens; raise the reserve"
+    return None

@@ -7,6 +7,8 @@ test embedder (tests/fakes.py) for tests of pure logic.
 
 from __future__ import annotations
 
+import contextlib
+
 import datetime as dt
 import os
 import shutil
@@ -82,17 +84,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """The whole app (FastAPI + Gradio + /healthz) served by uvicorn in a thread, on a free port.
-
-    Chroma's vector cache is the test-only RAG_CACHE_DIR set above.
-    """
+@contextlib.contextmanager
+def serve_app(app):
+    """`app` served by uvicorn in a thread on a free port; yields its URL, stops it afterwards."""
     import uvicorn
 
-    from ui.app import create_app
-
-    app = create_app()
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -102,9 +98,23 @@ def app_url():
         if time.time() > deadline or not thread.is_alive():
             raise RuntimeError("the app did not start within 60 s")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The whole app (FastAPI + Gradio + /healthz) served by uvicorn in a thread, on a free port.
+
+    Chroma's vector cache is the test-only RAG_CACHE_DIR set above.
+    """
+    from ui.app import create_app
+
+    with serve_app(create_app()) as url:
+        yield url
 
 
 def start_chroma_server(path: Path, port: int) -> subprocess.Popen:

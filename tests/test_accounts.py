@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 
 import pytest
 import requests
 
 from pipeline import Accounts, InputError, add_user
 from pipeline.cli import main
+from tests.conftest import serve_app
 
 ASK = ["executive lodging in Beijing", "2026-09-14", "travel", "executives", 3, 0.6, 0.9, 1400, 200,
        "before_cutoff", "hybrid"]
@@ -58,24 +56,12 @@ def test_the_cli_adds_a_user(tmp_path, monkeypatch, capsys):
 
 @pytest.fixture(scope="module")
 def signed_in_app(users_file, engine):
-    import uvicorn
-
     from ui.app import create_app
     from ui.state import load_shared
 
     app = create_app(load_shared(engine, accounts=Accounts.from_file(users_file)))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 60
-    while not server.started and time.time() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve_app(app) as url:
+        yield url
 
 
 def test_a_member_reads_the_restricted_document(signed_in_app):

