@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.bench_chunking import prose as big_text
+
 SECRET = "zebra-quartz-7731 is the server's secret text"
 
 
@@ -267,20 +269,6 @@ def test_the_app_says_groups_are_self_declared(app_url):
 
 
 # --------------------------------------------------------------------------- 5. costs stay linear, inputs are capped
-
-
-def big_text(megabytes: float) -> str:
-    """Policy-like prose: ~70-character lines, sentences, a blank line between paragraphs."""
-    sentence = "Staff travelling to city {n} may book lodging up to {m} yuan per night. "
-    lines, size, n = [], 0, 0
-    while size < megabytes * 1_000_000:
-        line = (sentence.format(n=n, m=300 + n % 700)).strip()
-        lines.append(line)
-        if n % 8 == 7:
-            lines.append("")
-        size += len(line) + 1
-        n += 1
-    return "\n".join(lines) + "\n"
 
 
 def test_windows_name_exactly_the_lines_they_touch(sample_documents):
