@@ -210,6 +210,12 @@ class Request(_Frozen):
     groups: tuple[str, ...] = ()
 
 
+def _shipped_threshold() -> float:
+    from .answer_model import shipped_model  # data only (numpy + the shipped JSON); imported late to stay light
+
+    return shipped_model().threshold
+
+
 class Settings(_Frozen):
     """Per-request thresholds and switches; every value is validated here and recorded in the trace.
 
@@ -228,8 +234,10 @@ class Settings(_Frozen):
     retrieval: Literal["hybrid", "bm25", "dense"] = "hybrid"
     trace_limit: int = Field(100, ge=1, description="candidates listed in the trace, best first")
     # The extractive composer abstains below this calibrated answer probability; the default is
-    # pipeline/answer_model.json's threshold, chosen on the public SQuAD 2.0 + CMRC curves.
-    min_support: float = Field(0.3, ge=0.0, le=1.5, description="the extractive composer's minimum answer probability")
+    # pipeline/answer_model.json's own threshold (chosen on the public curves), so a retrained
+    # model never runs with a stale cut.
+    min_support: float = Field(default_factory=lambda: _shipped_threshold(), ge=0.0, le=1.5,
+                               description="the extractive composer's minimum answer probability")
     # A paraphrase counts as supported only if nearly all of its content words are in the span.
     support_coverage: float = Field(0.85, ge=0.0, le=1.0, description="the containment judge's word coverage")
     on_unsupported: Literal["drop", "abstain"] = Field(

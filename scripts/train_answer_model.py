@@ -5,11 +5,18 @@
 For each question, the product's own retrieve → pack runs at default Settings, the composer's
 candidate units and features are computed exactly as at answer time (generate.unit_features),
 and a unit is labelled 1 when it contains a gold answer (0 for every unit of an unanswerable
-question). A logistic regression (numpy, L2, Newton steps) is fitted; figures are
+question). Besides SQuAD 2.0's own unanswerable questions (written to look answerable), each
+answerable SQuAD and CMRC question is also asked once more of its collection *without the
+paragraph that answers it* ("removal" records): the document does not say, the nearest text
+is on topic — the unanswerable question people ask of their own documents.
+
+A logistic regression (numpy, L2, Newton steps) is fitted on all of them; figures are
 cross-validated by article (SQuAD) or paragraph group (CMRC), since those halves are also
-evaluation sets. The abstention threshold is the one that maximises the cross-validated
-question-level accuracy (correct answer, or abstention on an unanswerable question) pooled
-over both sets. Features are cached under RAG_CACHE_DIR/../answer-features.npz.
+evaluation sets. The abstention threshold maximises the cross-validated *balanced* accuracy:
+the mean of the answered-correctly rate (SQuAD, CMRC) and the refusal rate (SQuAD's
+unanswerables and both removal sets), each pooled with equal weight — the product's targets
+are per class, and SQuAD's half-unanswerable mix is not the mix people ask. Question records
+and unit vectors are cached under RAG_CACHE_DIR/../answer-training/.
 """
 
 from __future__ import annotations
@@ -75,35 +82,48 @@ def question_record(context, corpus, embedder, prefilter: int, holds_gold, answe
 
 
 def collect(articles, limit: int, group_offset: int, settings: Settings, label: str, embedder_cache: Path,
-            prefilter: int) -> list[dict]:
-    """One record per asked question (a question whose retrieval packs nothing has no pairs)."""
+            prefilter: int, removal: bool = False) -> list[dict]:
+    """One record per asked question (a question whose retrieval packs nothing has no pairs).
+
+    With `removal`, each answerable question is asked of its collection *without the paragraph
+    that answers it*: the document does not say, the nearest text is on topic — the unanswerable
+    question people actually ask (SQuAD 2.0's own unanswerables are written to look answerable).
+    """
     records, asked, engine = [], 0, build_engine()
     embedder = None
     for a_index, article in enumerate(articles):
         if asked >= limit:
             break
         documents = [data.paragraph_document(a_index, p, text) for p, text in enumerate(article.paragraphs)]
-        corpus = engine.corpus(documents)
-        embedder = embedder or DiskCachedEmbedder(corpus.embedder, embedder_cache)
-        readable = corpus.readable_documents(())
+        corpora = {None: engine.corpus(documents)}
+        embedder = embedder or DiskCachedEmbedder(corpora[None].embedder, embedder_cache)
         for question in article.questions:
             if asked >= limit:
                 break
             asked += 1
+            if removal and question.impossible:
+                continue
+            without = question.paragraph if removal else None
+            if without not in corpora:
+                corpora[without] = engine.corpus([d for p, d in enumerate(documents) if p != without])
+            corpus = corpora[without]
+            answerable = not (question.impossible or removal)
             group = group_offset + (a_index if len(articles) > 1 else question.paragraph // 40)
             req = request(question.question)
             retrieval = retrieve(corpus, req, settings)
-            record = {"qid": f"{label}-{asked}", "group": group, "answerable": not question.impossible,
-                      "pairs": [], "labels": []}
+            record = {"qid": f"{label}-{asked}", "group": group, "answerable": answerable, "pairs": [], "labels": []}
             if retrieval.selected:
                 try:
-                    context = pack(retrieval.selected, readable, req, settings, retrieval.term_weights)
+                    context = pack(retrieval.selected, corpus.readable_documents(()), req, settings,
+                                   retrieval.term_weights)
                     record = question_record(context, corpus, embedder, prefilter,
                                              lambda quote, q=question: contains_gold(quote, q.answers),
-                                             not question.impossible, record["qid"], group)
+                                             answerable, record["qid"], group)
                 except PackError:
                     pass
             records.append(record)
+            if len(corpora) > 4:  # one collection without each paragraph, kept only while its questions come
+                corpora.pop(next(k for k in corpora if k is not None and k != without))
             if asked % 100 == 0:
                 print(f"{label}: {asked} questions", file=sys.stderr, flush=True)
     if embedder is not None:
@@ -181,8 +201,20 @@ def curve(outcomes, total_questions: int, total_unanswerable: int):
         good = sum(g for _, g, _ in answered)
         false = sum(1 for _, _, ok in answered if not ok)
         points.append({"threshold": float(t), "answered_correct": good / max(answerable_total, 1),
+                       "refused": (total_unanswerable - false) / max(total_unanswerable, 1),
                        "accuracy": (good + total_unanswerable - false) / max(total_questions, 1),
                        "precision": good / len(answered) if answered else 1.0})
+    return points
+
+
+def balanced_curve(report: dict) -> list[dict]:
+    """Per threshold: the mean of the answered-correctly rate (sets with answerable questions) and
+    the refusal rate (sets with unanswerable ones), each set weighted equally."""
+    points = []
+    for i, point in enumerate(next(iter(report.values()))["curve"]):
+        right = [s["curve"][i]["answered_correct"] for s in report.values() if s["questions"] > s["unanswerable"]]
+        refused = [s["curve"][i]["refused"] for s in report.values() if s["unanswerable"]]
+        points.append({"threshold": point["threshold"], "balanced": (np.mean(right) + np.mean(refused)) / 2})
     return points
 
 
@@ -210,12 +242,20 @@ def main() -> int:
     vectors = cache / "unit-vectors.npz"
     settings = Settings()
     tag = f"p{args.prefilter}-v2"  # v2: quantity nouns want a number
-    squad = cached_records(cache / f"squad-{args.squad}-{tag}.json", lambda: collect(
-        data.load_squad(data.SQUAD2), args.squad, 0, settings, "squad", vectors, args.prefilter))
-    cmrc = cached_records(cache / f"cmrc-{args.cmrc}-{tag}.json", lambda: collect(
-        pooled(data.load_squad(data.CMRC)[: args.cmrc]), args.cmrc, 100, settings, "cmrc", vectors, args.prefilter))
+    squad_articles = lambda: data.load_squad(data.SQUAD2)  # noqa: E731
+    cmrc_articles = lambda: pooled(data.load_squad(data.CMRC)[: args.cmrc])  # noqa: E731
+    sets = {
+        "squad2": cached_records(cache / f"squad-{args.squad}-{tag}.json", lambda: collect(
+            squad_articles(), args.squad, 0, settings, "squad", vectors, args.prefilter)),
+        "cmrc": cached_records(cache / f"cmrc-{args.cmrc}-{tag}.json", lambda: collect(
+            cmrc_articles(), args.cmrc, 100, settings, "cmrc", vectors, args.prefilter)),
+        "squad2-removal": cached_records(cache / f"squad-removal-{args.squad}-{tag}.json", lambda: collect(
+            squad_articles(), args.squad, 0, settings, "squad-removal", vectors, args.prefilter, removal=True)),
+        "cmrc-removal": cached_records(cache / f"cmrc-removal-{args.cmrc}-{tag}.json", lambda: collect(
+            cmrc_articles(), args.cmrc, 100, settings, "cmrc-removal", vectors, args.prefilter, removal=True)),
+    }
     dev = cached_records(cache / f"dev-{tag}.json", lambda: collect_dev(settings, vectors, args.prefilter))
-    parts = [(name, arrays(records), counts(records)) for name, records in (("squad2", squad), ("cmrc", cmrc))]
+    parts = [(name, arrays(records), counts(records)) for name, records in sets.items()]
     X = np.vstack([a[0] for _, a, _ in parts])
     y = np.concatenate([a[1] for _, a, _ in parts])
     qid = np.concatenate([a[2] for _, a, _ in parts])
@@ -227,14 +267,12 @@ def main() -> int:
     for fold in np.array_split(unique, min(5, len(unique))):
         test = np.isin(groups, fold)
         held_out[test] = fit(X[~test], y[~test]).probability(X[test])
-    report, pooled_points = {}, None
+    report = {}
     for name, part, (n, u) in parts:
         mask = np.isin(qid, part[2])
         points = curve(question_outcomes(held_out[mask], y[mask], qid[mask], answerable[mask]), n, u)
         report[name] = {"questions": n, "unanswerable": u, "curve": points}
-        pooled_points = points if pooled_points is None else [
-            {**a, "accuracy": a["accuracy"] + b["accuracy"]} for a, b in zip(pooled_points, points)]
-    best = max(pooled_points, key=lambda point: point["accuracy"])
+    best = max(balanced_curve(report), key=lambda point: point["balanced"])
     model = fit(X, y)
     model = AnswerModel(model.weights, model.mean, model.scale, best["threshold"], args.prefilter)
     # The dev set only validates: it is scored by the final model, never fitted on.
@@ -246,7 +284,7 @@ def main() -> int:
     payload["training"] = {"command": "uv run python scripts/train_answer_model.py"
                                       f" --squad {args.squad} --cmrc {args.cmrc} --prefilter {args.prefilter}",
                            "units": int(len(y)), "positives": int(y.sum()),
-                           "at_threshold (squad2/cmrc cross-validated; dev scored by the final model)": {
+                           "at_threshold (public sets cross-validated; dev scored by the final model)": {
                                name: next(p for p in s["curve"] if p["threshold"] == best["threshold"])
                                for name, s in report.items()}}
     args.out.write_text(json.dumps(payload, indent=1), "utf-8")
@@ -254,8 +292,9 @@ def main() -> int:
     for name, s in report.items():
         print(f"{name}: {s['questions']} questions ({s['unanswerable']} unanswerable)")
         for p in s["curve"][::2]:
-            print(f"  t={p['threshold']:.3f} acc={p['accuracy']:.3f} answered_correct={p['answered_correct']:.3f} P={p['precision']:.3f}")
-    print(f"threshold {best['threshold']} (max pooled cross-validated accuracy); weights → {args.out}")
+            print(f"  t={p['threshold']:.3f} acc={p['accuracy']:.3f} answered_correct={p['answered_correct']:.3f}"
+                  f" refused={p['refused']:.3f} P={p['precision']:.3f}")
+    print(f"threshold {best['threshold']} (max cross-validated balanced accuracy); weights → {args.out}")
     return 0
 
 
