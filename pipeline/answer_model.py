@@ -11,7 +11,9 @@ Features of a (question, unit) pair — meaning, words and the kind of answer ex
 - `new_value`: a question asking for a number or a date, and the unit holds a numeral the
   question does not (the sentence that gives the value, not the one that names the thing);
 - `novel`: how much the unit says beyond echoing the question (an answer adds words);
-- `length`, `row`: the unit's length and whether it is a table row.
+- `length`, `row`: the unit's length and whether it is a table row;
+- `few_units`: 1 / how many units competed (a lone sentence of a short note is likelier the
+  answer than one of sixteen; training also scores truncated unit sets to learn it).
 Retrieval's order of the sources is deliberately not a feature: in SQuAD the question was
 written from its paragraph, so the first retrieved paragraph nearly always answers; in the
 documents people upload it often does not (measured: it cost the natural-question dev set
@@ -36,7 +38,7 @@ import numpy as np
 
 WEIGHTS = Path(__file__).with_name("answer_model.json")
 FEATURES = ("bias", "dense", "dense_gap", "lexical", "lexical_gap", "type_wanted", "type_found", "new_value", "novel",
-            "length", "row")
+            "length", "row", "few_units")
 
 _I = re.IGNORECASE
 ANSWER_TYPES: dict[str, re.Pattern] = {
@@ -125,7 +127,7 @@ def feature_matrix(pairs: list[Pair]) -> np.ndarray:
         rows.append([
             1.0, pair.dense, pair.dense - best_dense, pair.lexical, pair.lexical - best_lexical,
             float(bool(pair.wanted)), type_found, float(wants_value and pair.new_value),
-            math.log1p(pair.novel_terms) / 3.0, math.log1p(pair.length) / 6.0, float(pair.row),
+            math.log1p(pair.novel_terms) / 3.0, math.log1p(pair.length) / 6.0, float(pair.row), 1.0 / len(pairs),
         ])
     return np.asarray(rows, dtype=np.float64)
 
@@ -157,9 +159,9 @@ def model_from_json(payload: dict) -> AnswerModel:
 # Used only until a trained model is shipped (and by the training script as its start):
 # meaning and words, the expected type.
 UNTRAINED = AnswerModel(
-    weights=np.array([0.0, 1.2, 0.8, 1.0, 0.5, 0.0, 0.6, 0.6, 0.3, 0.0, 0.0]),
-    mean=np.array([0, 0.8, -0.03, 0.5, -0.2, 0.5, 0.3, 0.2, 0.5, 0.8, 0.1]),
-    scale=np.array([1, 0.05, 0.03, 0.3, 0.2, 0.5, 0.4, 0.4, 0.3, 0.2, 0.3]), threshold=0.5, prefilter=16,
+    weights=np.array([0.0, 1.2, 0.8, 1.0, 0.5, 0.0, 0.6, 0.6, 0.3, 0.0, 0.0, 0.0]),
+    mean=np.array([0, 0.8, -0.03, 0.5, -0.2, 0.5, 0.3, 0.2, 0.5, 0.8, 0.1, 0.1]),
+    scale=np.array([1, 0.05, 0.03, 0.3, 0.2, 0.5, 0.4, 0.4, 0.3, 0.2, 0.3, 0.2]), threshold=0.5, prefilter=16,
 )
 
 

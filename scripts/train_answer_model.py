@@ -154,18 +154,24 @@ def collect_dev(settings: Settings, embedder_cache: Path, prefilter: int) -> lis
     return records
 
 
-def arrays(records: list[dict]):
-    """Feature rows (set-relative features computed per question), labels, question ids, groups, answerable."""
+def arrays(records: list[dict], truncations: tuple[int, ...] = ()):
+    """Feature rows (set-relative features computed per question), labels, question ids, groups, answerable.
+
+    Each of `truncations` adds the question once more with only its first n units (the
+    prefilter's order): short documents give the composer few units, and the scorer must learn
+    what a lone candidate is worth (the `few_units` feature).
+    """
     X, y, qid, groups, answerable = [], [], [], [], []
     for record in records:
         pairs = [Pair.from_json(p) for p in record["pairs"]]
-        if not pairs:
-            continue
-        X.extend(feature_matrix(pairs))
-        y.extend(record["labels"])
-        qid.extend([record["qid"]] * len(pairs))
-        groups.extend([record["group"]] * len(pairs))
-        answerable.extend([record["answerable"]] * len(pairs))
+        for n in (len(pairs), *(t for t in truncations if t < len(pairs))):
+            if not n:
+                continue
+            X.extend(feature_matrix(pairs[:n]))
+            y.extend(record["labels"][:n])
+            qid.extend([record["qid"] if n == len(pairs) else f"{record['qid']}/{n}"] * n)
+            groups.extend([record["group"]] * n)
+            answerable.extend([record["answerable"]] * n)
     return np.array(X), np.array(y), np.array(qid), np.array(groups), np.array(answerable)
 
 
@@ -235,6 +241,8 @@ def main() -> int:
     parser.add_argument("--squad", type=int, default=1200, help="SQuAD 2.0 questions (file order)")
     parser.add_argument("--cmrc", type=int, default=800, help="CMRC 2018 questions (file order, pooled paragraphs)")
     parser.add_argument("--prefilter", type=int, default=UNTRAINED.prefilter, help="units scored by meaning per question")
+    parser.add_argument("--truncate", type=lambda text: tuple(int(n) for n in text.split(",") if n), default=(1, 2, 4, 8),
+                        help="also train on each question's first n units, for these n (comma-separated)")
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     args = parser.parse_args()
     cache = Path(os.environ.get("RAG_CACHE_DIR", str(ROOT / ".cache"))).parent / "answer-training"
@@ -255,7 +263,7 @@ def main() -> int:
             cmrc_articles(), args.cmrc, 100, settings, "cmrc-removal", vectors, args.prefilter, removal=True)),
     }
     dev = cached_records(cache / f"dev-{tag}.json", lambda: collect_dev(settings, vectors, args.prefilter))
-    parts = [(name, arrays(records), counts(records)) for name, records in sets.items()]
+    parts = [(name, arrays(records, args.truncate), counts(records)) for name, records in sets.items()]
     X = np.vstack([a[0] for _, a, _ in parts])
     y = np.concatenate([a[1] for _, a, _ in parts])
     qid = np.concatenate([a[2] for _, a, _ in parts])
@@ -268,8 +276,9 @@ def main() -> int:
         test = np.isin(groups, fold)
         held_out[test] = fit(X[~test], y[~test]).probability(X[test])
     report = {}
+    as_asked = np.char.find(qid.astype(str), "/") < 0  # figures count each question once, as it was asked
     for name, part, (n, u) in parts:
-        mask = np.isin(qid, part[2])
+        mask = np.isin(qid, part[2]) & as_asked
         points = curve(question_outcomes(held_out[mask], y[mask], qid[mask], answerable[mask]), n, u)
         report[name] = {"questions": n, "unanswerable": u, "curve": points}
     best = max(balanced_curve(report), key=lambda point: point["balanced"])
@@ -282,7 +291,8 @@ def main() -> int:
         question_outcomes(model.probability(dev_x), dev_y, dev_q, dev_a), n, u)}
     payload = model.to_json()
     payload["training"] = {"command": "uv run python scripts/train_answer_model.py"
-                                      f" --squad {args.squad} --cmrc {args.cmrc} --prefilter {args.prefilter}",
+                                      f" --squad {args.squad} --cmrc {args.cmrc} --prefilter {args.prefilter}"
+                                      f" --truncate {','.join(map(str, args.truncate))}",
                            "units": int(len(y)), "positives": int(y.sum()),
                            "at_threshold (public sets cross-validated; dev scored by the final model)": {
                                name: next(p for p in s["curve"] if p["threshold"] == best["threshold"])

@@ -144,3 +144,32 @@ def test_gap_features_are_relative_to_the_best_unit_of_the_same_evidence():
     alone = shipped_model().probability(feature_matrix([pair(0.80, 0.7)]))[0]
     beside = shipped_model().probability(feature_matrix([pair(0.80, 0.7), pair(0.95, 0.9)]))[0]
     assert beside < alone
+
+
+def test_few_units_feature_is_one_over_the_competitors():
+    from pipeline.answer_model import FEATURES, Pair, feature_matrix
+
+    pair = Pair(dense=0.85, lexical=0.4, wanted=("date",), found=frozenset({"date"}), novel_terms=5, rank=1, length=60,
+                row=False, new_value=True)
+    column = FEATURES.index("few_units")
+    assert feature_matrix([pair])[0, column] == 1.0
+    assert all(row[column] == 0.25 for row in feature_matrix([pair, replace(pair, dense=0.8)] * 2))
+
+
+def test_rank_of_the_source_is_not_a_feature():
+    """Retrieval's order is a SQuAD artifact (the question was written from its paragraph): the
+    same unit from the fourth source scores as it does from the first."""
+    from pipeline.answer_model import Pair, feature_matrix
+
+    first = Pair(dense=0.86, lexical=0.5, wanted=("number",), found=frozenset({"number"}), novel_terms=4, rank=1,
+                 length=70, row=False, new_value=True)
+    model = shipped_model()
+    assert model.probability(feature_matrix([first]))[0] == model.probability(feature_matrix([replace(first, rank=4)]))[0]
+
+
+def test_a_plain_question_about_a_short_note_is_answered(engine, sample_corpus):
+    """A person's own words about a one-sentence timetable: answered with the time, verified."""
+    trace = engine.ask(sample_corpus, Request(question="When does the ferry leave?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "08:30" in trace.answer.answer and all(c.verified for c in trace.answer.citations)
+    assert trace.proposal.score >= trace.proposal.threshold == shipped_model().threshold
