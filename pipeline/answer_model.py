@@ -114,6 +114,33 @@ def new_numerals(question: str, unit: str) -> bool:
     return any(n not in asked for n in _NUMERAL.findall(unit))
 
 
+VALUE_TYPES = ("number", "date")
+# "when" that asks (not "Who was king when …?", "When a vote fails, what happens?").
+_ASKS_WHEN = re.compile(r"^\W*(?:since |until |till |from )?when\b(?![^?]*,)|\bwhen\s*\?\s*$|\bwhat (?:date|day|time|year|month)\b"
+                        r"|\bby what date\b|\bwhich (?:year|date|day)\b|\bhow long ago\b|\bdeadline\b"
+                        r"|何时|什么时候|哪一年|哪年|几号|几点|日期|时间", re.IGNORECASE)
+_VALUE_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|\w+teenth|\w+tieth|\w+th) (?:century|centuries|decade|year)s?\b"
+                          r"|\b(?:century|centuries|decade|morning|evening|night|noon|midnight|week|month|year)s?\b"
+                          r"|世纪|年代|早上|晚上|中午", re.IGNORECASE)
+
+
+def holds_wanted_value(question: str, text: str) -> bool:
+    """For a how-much/how-many/when question: does `text` hold a value of the wanted kind?
+
+    Any numeral the question does not hold counts (years, amounts and times are written too many
+    ways to insist on the kind); a text whose digits only echo the question's own does not. A
+    text without digits may answer in words ("two days", "every Monday", "in the ninth century").
+    A question that wants no value, or also wants something else, is answered by any text.
+    """
+    wanted = [t for t in wanted_types(question) if t != "date" or _ASKS_WHEN.search(question)]
+    if not wanted or any(t not in VALUE_TYPES for t in wanted):  # "Who led … when …?", "Why is the price …?"
+        return True
+    if _NUMERAL.search(text):
+        return new_numerals(question, text)
+    found = found_types(text)
+    return any(t in found for t in wanted) or bool(_VALUE_WORDS.search(text))
+
+
 def feature_matrix(pairs: list[Pair]) -> np.ndarray:
     """One feature row per pair; the gaps are relative to the best pair of the same evidence."""
     if not pairs:

@@ -19,7 +19,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .answer_model import AnswerModel, Pair, feature_matrix, found_types, new_numerals, shipped_model, wanted_types
+from .answer_model import (VALUE_TYPES, AnswerModel, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals,
+                           shipped_model, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .tokenize import Tokenizer, has_cjk
 from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
@@ -137,7 +138,6 @@ def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: Answer
     return out
 
 
-VALUE_TYPES = ("number", "date")
 VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
 
 
@@ -206,6 +206,19 @@ class LocalExtractive:
         scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.known_vectors)
         if not scored:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
+        # A how-much/when question is answered only by a unit (with the value sentence after it)
+        # that holds such a value: the sentence that names the thing is not the answer.
+        typed = [row for row in scored if holds_wanted_value(context.question, with_value(row[1], context.question).quote)]
+        if not typed:
+            best = scored[0][1]
+            return Proposal(
+                producer=self.name, abstain_reason="insufficient_evidence", score=round(scored[0][0], 4),
+                threshold=self.min_support,
+                best_unit=f"{best.marker()} {join_lines(best.quote)}"[:300],
+                note=f"the question asks for a {' or '.join(t for t in wanted_types(context.question) if t in VALUE_TYPES)}"
+                f" and no candidate unit holds one (the best unit {best.marker()} scores {scored[0][0]:.2f})",
+            )
+        scored = typed
         best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {

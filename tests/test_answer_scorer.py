@@ -173,3 +173,26 @@ def test_a_plain_question_about_a_short_note_is_answered(engine, sample_corpus):
     assert trace.answer.status == "answered", trace.explanation
     assert "08:30" in trace.answer.answer and all(c.verified for c in trace.answer.citations)
     assert trace.proposal.score >= trace.proposal.threshold == shipped_model().threshold
+
+
+def test_a_value_question_needs_a_unit_with_the_value():
+    from pipeline.answer_model import holds_wanted_value
+
+    assert holds_wanted_value("By what date must comments arrive?", "Comments must arrive by September 21, 2020.")
+    assert not holds_wanted_value("By what date must comments arrive?", "All comments received by the closing date count.")
+    assert holds_wanted_value("How many days a week can I work from home?", "Staff may work from home two days a week.")
+    # Digits that only echo the question's own numbers are not the value.
+    assert not holds_wanted_value("What does form 1040 cost?", "Form 1040 is described on the form itself.")
+    assert holds_wanted_value("What is the capital of France?", "Paris is the capital.")  # no value wanted
+    assert holds_wanted_value("When did the Normans take Bari?", "Bari fell to the Normans in 1071.")  # any year
+    # "when" that only joins a clause does not ask for a date.
+    assert holds_wanted_value("Who was king when the Normans took Bari?", "Robert Guiscard led the Normans.")
+
+
+def test_value_question_abstains_when_no_unit_holds_a_value(real_corpus):
+    corpus = real_corpus(("comments.md", "The FAA will consider all comments received by the closing date.\n"
+                                          "Comments may be sent by mail or online.\n"))
+    proposal = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)(
+        _context(corpus, "By what date must the FAA receive comments?"))
+    assert proposal.abstain_reason == "insufficient_evidence"
+    assert "asks for a date" in proposal.note and "no candidate unit holds one" in proposal.note
