@@ -208,7 +208,9 @@ class LocalExtractive:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
         # A how-much/when question is answered only by a unit (with the value sentence after it)
         # that holds such a value: the sentence that names the thing is not the answer.
-        typed = [row for row in scored if holds_wanted_value(context.question, with_value(row[1], context.question).quote)]
+        question = context.question
+        typed = [row for row in scored if holds_wanted_value(question, row[1].quote)
+                 or holds_wanted_value(question, with_value(row[1], question).quote)]
         if not typed:
             best = scored[0][1]
             return Proposal(

@@ -32,6 +32,9 @@ def pytest_sessionfinish(session, exitstatus):
 
 ROOT = REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+# The public PDFs live beside the repository (../shared/eval/pdfs), not in it.
+needs_public_pdfs = pytest.mark.skipif(not (SHARED / "eval" / "pdfs").is_dir(),
+                                       reason="../shared/eval/pdfs is missing (public PDFs live beside the repository)")
 SAMPLES = ROOT / "sample_docs"
 CORPUS = SAMPLES / "corpus"
 REQUEST_DATE = dt.date(2026, 9, 14)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pymupdf
 import pytest
@@ -12,7 +11,9 @@ from pipeline.errors import InputError
 from pipeline.parse import parse
 from pipeline.parse_pdf import CELL_SEPARATOR, PdfLimits, pages_without_text, parse_pdf
 
-PDFS = Path(__file__).parents[2] / "shared" / "eval" / "pdfs"
+from tests.conftest import SHARED, needs_public_pdfs
+
+PDFS = SHARED / "eval" / "pdfs"
 
 
 def make_pdf(pages: list[list[tuple[float, float, str]]], width: float = 612, height: float = 792,
@@ -140,6 +141,7 @@ def test_parse_entry_point_routes_pdf():
 # --------------------------------------------------------------------------- public PDFs
 
 
+@needs_public_pdfs
 def test_federal_register_three_columns_are_contiguous():
     document = parse_pdf((PDFS / "federal-register-2020-17221.pdf").read_bytes(), "fr.pdf")
     assert len(document.pages) == 15 and pages_without_text(document) == []
@@ -164,6 +166,7 @@ def test_federal_register_three_columns_are_contiguous():
     assert texts2[k + 1] == "Indonesia, resulting in 189 fatalities."
 
 
+@needs_public_pdfs
 def test_nics_table_rows_are_lines():
     document = parse_pdf((PDFS / "nics-background-checks-2015-11.pdf").read_bytes(), "nics.pdf")
     texts = [line.text for line in document.pages[0].lines]
@@ -180,6 +183,7 @@ def test_nics_table_rows_are_lines():
     assert_offsets_exact(document)
 
 
+@needs_public_pdfs
 def test_senate_rotated_table_rows_are_lines():
     document = parse_pdf((PDFS / "senate-expenditures.pdf").read_bytes(), "senate.pdf")
     page = document.pages[0]
@@ -204,6 +208,7 @@ def test_encrypted_pdf_is_refused():
         parse_pdf(data, "locked.pdf")
 
 
+@needs_public_pdfs
 def test_truncated_pdf_is_refused():
     data = (PDFS / "nics-background-checks-2015-11.pdf").read_bytes()
     with pytest.raises(InputError) as error:

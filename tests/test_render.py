@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pymupdf
 import pytest
@@ -18,7 +17,9 @@ from pipeline.render import (
     span_boxes,
 )
 
-PDFS = Path(__file__).parents[2] / "shared" / "eval" / "pdfs"
+from tests.conftest import SHARED, needs_public_pdfs
+
+PDFS = SHARED / "eval" / "pdfs"
 
 
 def make_pdf(items, width=612, height=792) -> bytes:
@@ -145,6 +146,7 @@ def test_render_labels_and_chunk_outline(sample):
     assert any(p[2] > p[0] + 40 for p in column)
 
 
+@needs_public_pdfs
 def test_render_public_rotated_page():
     data = (PDFS / "senate-expenditures.pdf").read_bytes()
     document = parse_pdf(data, "senate.pdf")
