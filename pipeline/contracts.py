@@ -258,6 +258,9 @@ class IndexSettings(_Frozen):
         "(switch-over measured by `python -m pipeline bench scale --crossover`)")
     dense_candidates: int = Field(300, ge=1, le=100_000, description="chunks HNSW returns per query (twice: readable, "
                                   "and readable and eligible); brute force scores every readable chunk")
+    dense_idle_days: float = Field(7.0, gt=0.0, le=3650.0, description="a Chroma chunk collection that no process "
+                                   "has opened or searched for this long (an older library, a finished session) is deleted "
+                                   "when another corpus is filled")
 
 
 class Candidate(_Frozen):

@@ -14,12 +14,19 @@ read. Each chunk's metadata also holds what the rules need, for Chroma's `where`
   `eligibility_where` is exactly `SourceTable.eligible`.
 
 No chunk text goes into Chroma: ids are corpus row numbers, and the text stays in the corpus.
+
+Every change of the library makes a new digest and so new collections. Each collection's
+metadata holds `last_used` (epoch seconds), refreshed when a process fills (opens) it and at
+most hourly while it searches; filling a corpus deletes this model's chunk collections idle for
+longer than `IndexSettings.dense_idle_days`, so the store does not grow with every change while
+a replica still on the previous library keeps its own.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -32,12 +39,38 @@ OPEN_FROM, OPEN_TO = -1, 10**9  # the ordinals SourceTable uses for open validit
 RowTest = Callable[[np.ndarray], np.ndarray]  # corpus rows -> one bool each
 
 
-def chunk_collection_name(embedder_name: str, digest: str) -> str:
-    """One collection per (embedding model, corpus digest); Chroma allows 3-512 characters."""
+TOUCH_EVERY_SECONDS = 3600  # a searching process refreshes `last_used` at most this often
+
+
+def chunk_collection_prefix(embedder_name: str) -> str:
     import re
 
     model = re.sub(r"[^a-zA-Z0-9_-]", "-", embedder_name)[:80].strip("-_") or "model"
-    return f"chunks-{model}-{digest[:32]}"
+    return f"chunks-{model}-"
+
+
+def chunk_collection_name(embedder_name: str, digest: str) -> str:
+    """One collection per (embedding model, corpus digest); Chroma allows 3-512 characters."""
+    return f"{chunk_collection_prefix(embedder_name)}{digest[:32]}"
+
+
+def prune_idle_collections(client, prefix: str, keep: str, idle_seconds: float, now: float | None = None) -> list[str]:
+    """Delete the collections named `prefix…` (not `keep…`) whose `last_used` is older than
+    `idle_seconds`. One without the stamp (written before stamps existed) is stamped now, so it
+    is deleted only after a full idle period. Returns the deleted names."""
+    now = time.time() if now is None else now
+    deleted = []
+    for collection in client.list_collections():
+        name = collection.name
+        if not name.startswith(prefix) or name.startswith(keep):
+            continue
+        last_used = (collection.metadata or {}).get("last_used")
+        if not isinstance(last_used, (int, float)):
+            collection.modify(metadata={"last_used": now})
+        elif now - last_used > idle_seconds:
+            client.delete_collection(name)
+            deleted.append(name)
+    return deleted
 
 
 def document_metadata(document: Document) -> dict:
@@ -104,6 +137,7 @@ class ChromaChunkSearch:
         self.client, self.name, self.location = client, name, location
         self.partitions: list[Partition] = []
         self._max_batch = max(1, min(client.get_max_batch_size(), 5000))
+        self._touched = time.time()
 
     def count(self) -> int:
         return sum(p.collection.count() for p in self.partitions)
@@ -121,7 +155,9 @@ class ChromaChunkSearch:
             first = metadatas[members[0]]
             suffix = hashlib.sha256(key.encode()).hexdigest()[:10]
             collection = self.client.get_or_create_collection(
-                name=f"{self.name}-{suffix}", metadata={"hnsw:space": "cosine"}, embedding_function=None)
+                name=f"{self.name}-{suffix}", metadata={"hnsw:space": "cosine", "last_used": time.time()},
+                embedding_function=None)
+            _touch(collection)
             self.partitions.append(Partition(collection, first["public"], frozenset(first.get("groups", ())),
                                              key.endswith("|dated"), rows))
             present = collection.count()
@@ -135,6 +171,13 @@ class ChromaChunkSearch:
                     progress(done + offset + len(batch), len(metadatas), "dense index")
             done += len(rows)
         return inserted
+
+    def touch_if_due(self) -> None:
+        """Refresh every partition's `last_used`, at most once per TOUCH_EVERY_SECONDS."""
+        if time.time() - self._touched >= TOUCH_EVERY_SECONDS:
+            for partition in self.partitions:
+                _touch(partition.collection)
+            self._touched = time.time()
 
     def search(self, query_vector: np.ndarray, groups: Sequence[str], limit: int, date: dt.date | None = None,
                topic: str | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -167,6 +210,7 @@ class ChromaChunkSearch:
         in-process rule) as Chroma `ids`, or without it by the eligibility `where` (much slower).
         With `is_eligible`, the second query is skipped when the plain answer already holds the
         partition's best `limit` eligible chunks (or it has none)."""
+        self.touch_if_due()
         readable, eligible = [], []
         for partition in self.partitions:
             if not partition.readable_by(groups):
@@ -187,6 +231,10 @@ class ChromaChunkSearch:
             else:  # Chroma's `ids` restriction: measured 2-12 ms where the `where` took 150-170 ms
                 eligible.append(self._query(partition, query_vector, None, limit, ids=allowed))
         return _best(readable, limit), _best(eligible, limit)
+
+
+def _touch(collection) -> None:
+    collection.modify(metadata={"last_used": time.time()})  # only the stamp: the distance is fixed at creation
 
 
 def eligibility_where(dated: bool, date: dt.date, topic: str | None) -> dict | None:

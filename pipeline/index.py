@@ -312,13 +312,15 @@ def build_corpus(
     digest = corpus_digest(documents)
     dense = None
     if chunks and len(chunks) >= settings.dense_search_min_chunks and cache is not None:
-        from .dense import chunk_metadatas, open_chunk_search
+        from .dense import chunk_collection_prefix, chunk_metadatas, open_chunk_search, prune_idle_collections
 
         dense = open_chunk_search(cache, embedder.name, digest)
         if dense is not None:
             unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             by_id = {d.source_id: d for d in documents}
             dense.fill(unit, chunk_metadatas(by_id, [c.source_id for c in chunks]), progress)
+            prune_idle_collections(dense.client, chunk_collection_prefix(embedder.name), dense.name,
+                                   settings.dense_idle_days * 86_400)
     source_order = [d.source_id for d in documents]
     position = {sid: i for i, sid in enumerate(source_order)}
     return Corpus(

@@ -206,3 +206,39 @@ def test_the_eligible_list_is_the_exact_best_eligible_chunks(engine, sample_docu
         test = (lambda r, known=eligible: known[r]) if in_process_check else None
         _, (rows, _) = corpus.dense_search.readable_and_eligible(query, [], date, topic, 3, test)
         assert rows.tolist() == wanted, (date, topic)
+
+
+def test_idle_chunk_collections_are_deleted_when_another_corpus_is_filled(engine, sample_documents, tmp_path):
+    """A library change makes new collections; the old ones go once idle past dense_idle_days,
+    a recently used one (a replica still on it) stays."""
+    import time
+
+    store = ChromaVectorCache(engine.embedder.name, path=tmp_path / "chroma")
+    documents = list(sample_documents)
+    old = _corpus(engine, documents[:-1], store, minimum=0)
+    recent = _corpus(engine, documents[:-2], store, minimum=0)
+    client = store.client
+    names = lambda corpus: {c.name for c in client.list_collections() if c.name.startswith(corpus.dense_search.name)}  # noqa: E731
+    old_names, recent_names = names(old), names(recent)
+    assert old_names and recent_names and not old_names & recent_names
+    for name in old_names:  # nobody has opened or searched the old library for eight days
+        client.get_collection(name).modify(metadata={"last_used": time.time() - 8 * 86_400})
+    new = _corpus(engine, documents, store, minimum=0)
+    left = {c.name for c in client.list_collections()}
+    assert not old_names & left
+    assert recent_names <= left and names(new) <= left
+    # The new corpus still answers from Chroma after the clean-up.
+    retrieval = retrieve(new, Request(question="How much is the daily meal allowance?", date=DATE, groups=[]),
+                         corpus_settings())
+    assert retrieval.dense_search == "chroma-hnsw" and retrieval.selected
+
+
+def test_a_collection_without_a_stamp_is_stamped_not_deleted(engine, tmp_path):
+    from pipeline.dense import prune_idle_collections
+
+    store = ChromaVectorCache(engine.embedder.name, path=tmp_path / "chroma")
+    legacy = store.client.get_or_create_collection("chunks-model-legacy", embedding_function=None)
+    assert prune_idle_collections(store.client, "chunks-model-", "chunks-model-current", 60.0, now=1_000.0) == []
+    assert store.client.get_collection(legacy.name).metadata["last_used"] == 1_000.0
+    assert prune_idle_collections(store.client, "chunks-model-", "chunks-model-current", 60.0,
+                                  now=1_100.0) == ["chunks-model-legacy"]
