@@ -119,6 +119,7 @@ VALUE_TYPES = ("number", "date")
 _ASKS_WHEN = re.compile(r"^\W*(?:since |until |till |from )?when\b(?![^?]*,)|\bwhen\s*\?\s*$|\bwhat (?:date|day|time|year|month)\b"
                         r"|\bby what date\b|\bwhich (?:year|date|day)\b|\bhow long ago\b|\bdeadline\b"
                         r"|何时|什么时候|哪一年|哪年|几号|几点|日期|时间", re.IGNORECASE)
+_ENUMERATOR = re.compile(r"\(\d{1,2}\)|(?:^|(?<=\s))\d{1,2}\)|^\s*\d{1,2}[.)]\s")
 _VALUE_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|\w+teenth|\w+tieth|\w+th) (?:century|centuries|decade|year)s?\b"
                           r"|\b(?:century|centuries|decade|morning|evening|night|noon|midnight|week|month|year)s?\b"
                           r"|世纪|年代|早上|晚上|中午", re.IGNORECASE)
@@ -135,6 +136,7 @@ def holds_wanted_value(question: str, text: str) -> bool:
     wanted = [t for t in wanted_types(question) if t != "date" or _ASKS_WHEN.search(question)]
     if not wanted or any(t not in VALUE_TYPES for t in wanted):  # "Who led … when …?", "Why is the price …?"
         return True
+    text = _ENUMERATOR.sub(" ", text)  # "(1) Installing …", "(g) … 2)" count items, they are not values
     if _NUMERAL.search(text):
         return new_numerals(question, text)
     found = found_types(text)

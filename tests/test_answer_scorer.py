@@ -185,6 +185,9 @@ def test_a_value_question_needs_a_unit_with_the_value():
     assert not holds_wanted_value("What does form 1040 cost?", "Form 1040 is described on the form itself.")
     assert holds_wanted_value("What is the capital of France?", "Paris is the capital.")  # no value wanted
     assert holds_wanted_value("When did the Normans take Bari?", "Bari fell to the Normans in 1071.")  # any year
+    # A list item's number is not an amount.
+    assert not holds_wanted_value("How much does the new software cost?", "(1) Installing updated flight control software.")
+    assert holds_wanted_value("How much does the new software cost?", "(1) Installing the software costs $85.")
     # "when" that only joins a clause does not ask for a date.
     assert holds_wanted_value("Who was king when the Normans took Bari?", "Robert Guiscard led the Normans.")
 
