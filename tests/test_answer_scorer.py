@@ -199,3 +199,38 @@ def test_value_question_abstains_when_no_unit_holds_a_value(real_corpus):
         _context(corpus, "By what date must the FAA receive comments?"))
     assert proposal.abstain_reason == "insufficient_evidence"
     assert "asks for a date" in proposal.note and "no candidate unit holds one" in proposal.note
+
+
+RFC_LIKE = """\
+Network Working Group                                          J. Smith
+Request for Comments: 9999                                  Example Org
+
+1.  Introduction
+
+   The Example Keepalive Protocol lets a client tell a server that it is
+   still present.  A client sends a keepalive message every 30 seconds
+   while a session is open.  A server that receives no keepalive message
+   for 90 seconds closes the session and frees its resources.
+
+2.  Security Considerations
+
+   Keepalive messages are not authenticated.  Deployments that need
+   protection against spoofed messages should run the protocol over TLS.
+"""
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("How often does the client send a keepalive?", "every 30 seconds while a session is open"),
+    ("When does the server close the session?", "for 90 seconds closes the session"),
+    ("Are keepalive messages authenticated?", "Keepalive messages are not authenticated."),
+    ("What port does the protocol use?", None),  # the text does not say
+])
+def test_hard_wrapped_text_answers_in_whole_sentences_or_abstains(engine, real_corpus, question, expected):
+    corpus = real_corpus(("rfc-like.txt", RFC_LIKE))
+    trace = engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+    if expected is None:
+        assert trace.answer.status == "abstained" and trace.answer.reason_code == "insufficient_evidence"
+        return
+    assert trace.answer.status == "answered", trace.explanation
+    assert expected in trace.answer.answer and all(c.verified for c in trace.answer.citations)
+    assert "\n" not in trace.answer.answer  # a sentence reflowed across the wrapped lines, not a line fragment
