@@ -242,7 +242,9 @@ def test_library_lists_documents_and_deleting_an_upload_removes_it_from_answers(
 
     page.get_by_text("Documents in your collection").click()
     row = page.locator("#library tr", has_text="lighthouse")
-    row.wait_for()
+    # The upload answers by BM25 at once; its vectors follow in the background and the table
+    # refreshes (embedding n of m → ready) on its timer: wait for it rather than race it.
+    row.filter(has_text="ready").wait_for(timeout=60_000)
     cells = row.locator("td").all_inner_texts()
     assert cells[0] == "lighthouse" and cells[2] == "v3" and cells[3] == "harbour"
     assert int(cells[7]) >= 1 and "ready" in cells[8] and cells[9] == "uploaded"
