@@ -41,9 +41,11 @@ FEATURES = ("bias", "dense", "dense_gap", "lexical", "lexical_gap", "type_wanted
             "length", "row", "few_units")
 
 _I = re.IGNORECASE
+# Date questions besides "when …": shared by the answer type and by `_ASKS_WHEN` below.
+_ASKS_DATE = (r"\bwhat (?:date|day|time|year|month)\b|\bby what date\b|\bwhich (?:year|date|day)\b"
+              r"|\bhow long ago\b|\bdeadline\b|何时|什么时候|哪一年|哪年|几号|几点|日期|时间")
 ANSWER_TYPES: dict[str, re.Pattern] = {
-    "date": re.compile(r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bby what date\b|\bwhich (?:year|date|day)\b"
-                       r"|\bhow long ago\b|\bdeadline\b|何时|什么时候|哪一年|哪年|几号|几点|日期|时间", _I),
+    "date": re.compile(r"\bwhen\b|" + _ASKS_DATE, _I),
     # "What is the daily meal allowance?" asks for an amount as surely as "how much": a quantity noun
     # within a few words of "what is the" (or "which … version") wants a number.
     "number": re.compile(r"\bhow (?:many|much|long|far|old|big|large|high|often)\b|\bwhat (?:is|was|are|were) (?:the|a|an) "
@@ -116,9 +118,7 @@ def new_numerals(question: str, unit: str) -> bool:
 
 VALUE_TYPES = ("number", "date")
 # "when" that asks (not "Who was king when …?", "When a vote fails, what happens?").
-_ASKS_WHEN = re.compile(r"^\W*(?:since |until |till |from )?when\b(?![^?]*,)|\bwhen\s*\?\s*$|\bwhat (?:date|day|time|year|month)\b"
-                        r"|\bby what date\b|\bwhich (?:year|date|day)\b|\bhow long ago\b|\bdeadline\b"
-                        r"|何时|什么时候|哪一年|哪年|几号|几点|日期|时间", re.IGNORECASE)
+_ASKS_WHEN = re.compile(r"^\W*(?:since |until |till |from )?when\b(?![^?]*,)|\bwhen\s*\?\s*$|" + _ASKS_DATE, _I)
 _ENUMERATOR = re.compile(r"\(\d{1,2}\)|(?:^|(?<=\s))\d{1,2}\)|^\s*\d{1,2}[.)]\s")
 _VALUE_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|\w+teenth|\w+tieth|\w+th) (?:century|centuries|decade|year)s?\b"
                           r"|\b(?:century|centuries|decade|morning|evening|night|noon|midnight|week|month|year)s?\b"

@@ -236,7 +236,7 @@ class Settings(_Frozen):
     # The extractive composer abstains below this calibrated answer probability; the default is
     # pipeline/answer_model.json's own threshold (chosen on the public curves), so a retrained
     # model never runs with a stale cut.
-    min_support: float = Field(default_factory=lambda: _shipped_threshold(), ge=0.0, le=1.5,
+    min_support: float = Field(default_factory=_shipped_threshold, ge=0.0, le=1.5,
                                description="the extractive composer's minimum answer probability")
     # A paraphrase counts as supported only if nearly all of its content words are in the span.
     support_coverage: float = Field(0.85, ge=0.0, le=1.0, description="the containment judge's word coverage")

@@ -155,9 +155,8 @@ class ChromaChunkSearch:
             first = metadatas[members[0]]
             suffix = hashlib.sha256(key.encode()).hexdigest()[:10]
             collection = self.client.get_or_create_collection(
-                name=f"{self.name}-{suffix}", metadata={"hnsw:space": "cosine", "last_used": time.time()},
-                embedding_function=None)
-            _touch(collection)
+                name=f"{self.name}-{suffix}", metadata={"hnsw:space": "cosine"}, embedding_function=None)
+            _touch(collection)  # stamps a new collection and refreshes an existing one
             self.partitions.append(Partition(collection, first["public"], frozenset(first.get("groups", ())),
                                              key.endswith("|dated"), rows))
             present = collection.count()

@@ -217,7 +217,7 @@ class LocalExtractive:
                 producer=self.name, abstain_reason="insufficient_evidence", score=round(scored[0][0], 4),
                 threshold=self.min_support,
                 best_unit=f"{best.marker()} {join_lines(best.quote)}"[:300],
-                note=f"the question asks for a {' or '.join(t for t in wanted_types(context.question) if t in VALUE_TYPES)}"
+                note=f"the question asks for a {' or '.join(t for t in wanted_types(question) if t in VALUE_TYPES)}"
                 f" and no candidate unit holds one (the best unit {best.marker()} scores {scored[0][0]:.2f})",
             )
         scored = typed
