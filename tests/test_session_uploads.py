@@ -64,3 +64,19 @@ def test_the_session_ending_cancels_its_background_embedding(gated_shared):
         embedder.resume()
     assert job.wait(10) and job.state == "cancelled"
     assert embedder.background_batches - batches <= 1  # stopped within one batch
+
+
+def test_the_library_reaches_ready_even_when_the_vectors_finish_before_the_upload_step_ends(gated_shared):
+    """The race CI hit: the list was refreshed while embedding, the vectors were done before the upload's last
+    step, and the timer that refreshes the list was never started — the row said "embedding 0 of 1" for good."""
+    from ui import views
+
+    shared, _ = gated_shared
+    session = Session()
+    document = shared.engine.parse(V1, "dues.md")
+    session.add(shared, [document], {document.digest: V1})
+    assert session.embedding_job.wait(10) and not session.embedding()  # done before the last step ran
+    timer = views.upload_finished(shared, session)[-1]
+    assert timer.active  # one tick is still due: it is what shows "ready"
+    docs, _, timer, session = views.embedding_tick(shared, session, "")
+    assert "ready" in docs and "dues" in docs and not timer.active  # refreshed, and the timer stops itself

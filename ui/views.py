@@ -178,7 +178,7 @@ def replaced(shared: Shared, report, session, groups, request: gr.Request = None
                 f"{'shared library' if report['where'] == 'library' else 'collection'}.</p>")
     return (note, docs, dropdown, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
             gr.Dropdown(choices=replace_choices(shared, session, request), value=None), None, "",
-            library.embedding_line(session), gr.Timer(active=session.embedding()), session)
+            library.embedding_line(session), poll_library_once(), session)
 
 
 def upload_status(shared: Shared, report, session, groups, request: gr.Request = None):
@@ -234,7 +234,14 @@ def upload_finished(shared: Shared, session, request: gr.Request = None):
     return (gr.Button(value="Add to my collection", interactive=True),
             gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
             gr.Dropdown(choices=replace_choices(shared, session, request), value=None),
-            library.embedding_line(session), gr.Timer(active=session.embedding()))
+            library.embedding_line(session), poll_library_once())
+
+
+def poll_library_once() -> gr.Timer:
+    """The embedding timer, started after an upload or a replacement whatever the job's state: the vectors
+    may be done between the list's refresh and this step, and then only a tick shows "ready" (it refreshes
+    the list and stops itself when nothing is left to embed)."""
+    return gr.Timer(active=True)
 
 
 def deleted(shared: Shared, report, session, groups, request: gr.Request = None):
