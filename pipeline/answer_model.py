@@ -125,6 +125,24 @@ _VALUE_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|\w+teenth|\w+ti
                           r"|世纪|年代|早上|晚上|中午", re.IGNORECASE)
 
 
+# A code that mixes capitals and digits ("FAA–2020–0746", "2019–CE–012–AD", "A320") names a document, a
+# part or a model; its digits are not the amount or date a question asks for.
+_IDENTIFIER = re.compile(r"(?<!\S)(?!\d{1,2}(?:[AP]M|[AP]\.M\.)\b)(?=\S*[A-Z])(?=\S*\d)\w*[A-Z]\w*(?:[-–—/][\w]+)*|(?<!\S)\d[\w]*(?:[-–—/][\w]+)*[-–—/][A-Z]\w*")
+_COUNT_WORD = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+               r"forty|fifty|hundred|a few|several|dozens?)")
+_HOW_MANY = re.compile(r"\bhow many ([a-z]+)", _I)
+
+
+def states_count(question: str, text: str) -> bool:
+    """"How many days …?" answered in the text itself: a number right before the counted noun ("up to
+    three days per week"), whether in digits or in words."""
+    asked = _HOW_MANY.search(question)
+    if asked is None:
+        return False
+    noun = re.escape(asked.group(1).lower().rstrip("s")[:6])
+    return re.search(rf"\b{_COUNT_WORD}(?:\s+[a-z-]+)?\s+{noun}", text, _I) is not None
+
+
 def holds_wanted_value(question: str, text: str) -> bool:
     """For a how-much/how-many/when question: does `text` hold a value of the wanted kind?
 
@@ -136,7 +154,7 @@ def holds_wanted_value(question: str, text: str) -> bool:
     wanted = [t for t in wanted_types(question) if t != "date" or _ASKS_WHEN.search(question)]
     if not wanted or any(t not in VALUE_TYPES for t in wanted):  # "Who led … when …?", "Why is the price …?"
         return True
-    text = _ENUMERATOR.sub(" ", text)  # "(1) Installing …", "(g) … 2)" count items, they are not values
+    text = _IDENTIFIER.sub(" ", _ENUMERATOR.sub(" ", text))  # list numbers and codes are not values
     if _NUMERAL.search(text):
         return new_numerals(question, text)
     found = found_types(text)

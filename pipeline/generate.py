@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .answer_model import (VALUE_TYPES, AnswerModel, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals,
+from .answer_model import (VALUE_TYPES, AnswerModel, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals, states_count,
                            shipped_model, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .tokenize import Tokenizer, has_cjk
@@ -161,7 +161,8 @@ def with_value(best: Unit, question: str) -> Unit:
     180 yuan per day"): the scorer picks the naming sentence, the answer then runs to the value.
     """
     wanted = [t for t in wanted_types(question) if t in VALUE_TYPES]
-    if not wanted or best.kind in ("row", "span") or new_numerals(question, best.quote):
+    if (not wanted or best.kind in ("row", "span") or new_numerals(question, best.quote)
+            or states_count(question, best.quote)):
         return best
     units = units_of(best.source)
     position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)

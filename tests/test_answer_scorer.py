@@ -190,6 +190,27 @@ def test_a_value_question_needs_a_unit_with_the_value():
     assert holds_wanted_value("How much does the new software cost?", "(1) Installing the software costs $85.")
     # "when" that only joins a clause does not ask for a date.
     assert holds_wanted_value("Who was king when the Normans took Bari?", "Robert Guiscard led the Normans.")
+    # A docket number or a part code is not the date or amount asked for; a currency or a time still is.
+    docket = "Include Docket No. FAA–2020–0746; Product Identifier 2019–CE–012–AD in your comments."
+    assert not holds_wanted_value("What's the deadline for sending comments to the FAA?", docket)
+    assert not holds_wanted_value("How much does the A320 upgrade cost?", "The A320 upgrade is described below.")
+    assert holds_wanted_value("How much does the upgrade cost?", "The upgrade costs US$40 per seat.")
+    assert holds_wanted_value("When does the office open?", "The office opens at 9AM.")
+
+
+def test_a_count_stated_in_words_is_not_run_on_to_another_sentence_with_digits(real_corpus):
+    """"How many days …?" answered by "three days per week": the answer stops there (it ran on to the next
+    sentence holding digits, about a 40-euro allowance); a naming sentence without the value still runs on."""
+    from pipeline.answer_model import states_count
+
+    assert states_count("How many days can I work from home each week?", "Staff may work up to three days per week.")
+    assert states_count("How many bags can I take?", "Each passenger may carry two checked bags.")
+    assert not states_count("What is the daily meal allowance?", "A trip of more than one day earns an allowance.")
+    corpus = real_corpus(("remote.md", "Staff may work remotely up to three days per week after their probation.\n"
+                                       "The company pays a home-office allowance of 40 euros per month.\n"))
+    proposal = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)(
+        _context(corpus, "How many days can I work from home each week?"))
+    assert "three days per week" in proposal.answer and "40 euros" not in proposal.answer
 
 
 def test_value_question_abstains_when_no_unit_holds_a_value(real_corpus):
