@@ -15,6 +15,9 @@ import sys  # noqa: E402
 
 from pipeline.errors import InputError  # noqa: E402
 from ui.app import create_app  # noqa: E402
+from ui.memory import limit_malloc_arenas  # noqa: E402
+
+limit_malloc_arenas()  # before the server's threads start (see ui/memory.py)
 
 try:
     app = create_app()

@@ -26,6 +26,7 @@ from . import history, panels
 from .accounts import parse_groups, requester_groups
 from .demos import run_demo
 from .received import forget_file, received_file
+from .memory import release_free_memory
 from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared, session_quota_left
 
 log = logging.getLogger("auditable_rag.ui")
@@ -312,6 +313,7 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
     if new:
         gr.Info(toast(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}"))
     added = [{**_added(d), "status": session.document_status(d.source_id)} for d in new]
+    release_free_memory()  # the parse's temporary objects are gone: their pages go back (ui/memory.py)
     return {"added": added, "errors": errors, "documents": sorted(session.uploads)}, session
 
 

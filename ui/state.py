@@ -16,6 +16,7 @@ from typing import Any
 
 from pipeline import Corpus, Document, Engine, InputError, Trace
 
+from .pdf_files import PdfFiles
 from .retention import SESSION_TTL_S  # noqa: F401 (the layout imports it from here)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,7 +126,7 @@ class Session:
 
     def __init__(self) -> None:
         self.uploads: dict[str, Document] = {}  # by source id
-        self.pdf_bytes: dict[str, bytes] = {}  # by digest
+        self.pdf_bytes = PdfFiles()  # by digest, on disk (ui/pdf_files.py)
         self.upload_sizes: dict[str, int] = {}  # bytes received, by source id (the session quota)
         self.last_trace: Trace | None = None
         self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
@@ -241,7 +242,7 @@ class Session:
             return document
 
     def _snapshot(self) -> tuple[dict, dict, dict]:
-        return dict(self.uploads), dict(self.pdf_bytes), dict(self.upload_sizes)
+        return dict(self.uploads), self.pdf_bytes.copy(), dict(self.upload_sizes)
 
     def _rebuild_or_restore(self, shared: Shared, previous: tuple[dict, dict, dict]) -> None:
         try:
@@ -253,7 +254,7 @@ class Session:
     def _forget(self, gone: Document) -> None:
         """Drop what only `gone` used: its PDF bytes and its vectors (chunks another document shares stay)."""
         if gone.paged and not any(d.digest == gone.digest for d in self.uploads.values()):
-            self.pdf_bytes.pop(gone.digest, None)
+            self.pdf_bytes.discard(gone.digest)
         if self._vectors is not None:
             self._vectors.forget(list(self.uploads.values()))
 
@@ -262,7 +263,7 @@ class Session:
             self._job.cancel()
             self._job = None
         self.uploads.clear()
-        self.pdf_bytes.clear()
+        self.pdf_bytes.clear_files()
         self.upload_sizes.clear()
         self.last_trace = None
         self.last_documents = {}
