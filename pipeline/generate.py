@@ -22,6 +22,7 @@ import numpy as np
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals, states_count,
                            shipped_model, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
+from .tables import named_row
 from .tokenize import Tokenizer, has_cjk
 from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
@@ -231,23 +232,37 @@ class LocalExtractive:
             "runner_up_score": round(runner_up[0], 4) if runner_up else None,
         }
         if best_score < self.min_support:
-            return Proposal(
-                producer=self.name, abstain_reason="insufficient_evidence", **fields,
-                note=f"the best unit {best.marker()} scores "
-                f"{best_score:.2f} < threshold {self.min_support:.2f}",
-            )
-        best = with_value(best, context.question)
-        claim = join_lines(best.quote)
+            lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
+            if lookup is None or not holds_wanted_value(question, lookup[0].quote):
+                return Proposal(
+                    producer=self.name, abstain_reason="insufficient_evidence", **fields,
+                    note=f"the best unit {best.marker()} scores "
+                    f"{best_score:.2f} < threshold {self.min_support:.2f}",
+                )
+            best, key, columns = lookup
+            how = (f"table lookup: the question names the row {key!r} and the column {' / '.join(columns)!r} "
+                   f"(the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})")
+        else:
+            best = with_value(best, question)
+            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}"
         return Proposal(
             producer=self.name,
-            answer=f"{claim} {best.marker()}",
+            answer=f"{join_lines(best.quote)} {best.marker()}",
             citations=[
                 ProposedCitation(
                     source_id=best.source.source_id, page=best.source.page,
                     start_line=best.start_line, end_line=best.end_line, quote=best.quote,
                 )
             ],
-            note=f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}"
-            + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
+            note=how + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
             **fields,
         )
+
+
+def rows_best_first(context: Context, scored: list) -> list[Unit]:
+    """Every table row of the evidence: those the scorer ranked first, in its order, then the rest."""
+    rows = [row[1] for row in scored if row[1].kind == "row"]
+    seen = {(u.source.n, u.start_line) for u in rows}
+    rest = [u for source in context.sources for u in units_of(source)
+            if u.kind == "row" and (source.n, u.start_line) not in seen]
+    return rows + rest

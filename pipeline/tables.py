@@ -50,3 +50,43 @@ def heading_above(lines: Sequence[str], first: int) -> str:
         header.insert(0, lines[index])
         index -= 1
     return "\n".join(header)
+
+
+# --------------------------------------------------------------------------- a row the question names
+
+_FOOTNOTE_MARK = re.compile(r"\s+(?=\*)")  # "Long Gun *Other **Multiple": PDF cells run together at footnote marks
+_KEY_TRIM = " *†‡:"
+
+
+def _column_names(header: str) -> list[str]:
+    return [name.strip(_KEY_TRIM) for cell in fields(header)[1:] for name in _FOOTNOTE_MARK.split(cell)
+            if name.strip(_KEY_TRIM)]
+
+
+def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:
+    """The table row a question names by its key (first cell) and at least one of its columns, with that
+    key and those column names; None when no row is named or when rows with different keys are (a
+    comparison is not a lookup).
+
+    "How many permit checks were run in Texas?" names the row "Texas" and the column "Permit". A
+    question naming only the key ("How many checks were denied in Texas?", and the table has no such
+    column) is not answered by the row: the column is what says the row holds the asked value.
+    `rows` are units with `.quote` and `.header`, best first; `tokens` is the tokenizer's `tokens`.
+    """
+    asked = question.casefold()
+    asked_tokens = set(tokens(question))
+    found = []
+    for row in rows:
+        cells = fields(row.quote)
+        key = cells[0].strip(_KEY_TRIM) if cells else ""
+        if not row.header or sum(c.isalpha() for c in key) < 2 or len(key) > 60:
+            continue
+        if not re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
+            continue
+        named = [name for name in _column_names(row.header)
+                 if (words := set(tokens(name))) and words <= asked_tokens and not words <= set(tokens(key))]
+        if named:
+            found.append((row, key, list(dict.fromkeys(named))))
+    if len({key.casefold() for _, key, _ in found}) != 1:
+        return None
+    return found[0]

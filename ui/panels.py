@@ -358,6 +358,7 @@ def answer_html(trace: Trace | None) -> str:
         parts.append(f"<p class='rag-note'>Answer scorer: best unit {proposal.score:.2f} "
                      f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
                      + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
+                     + (f"<br>Chosen by: {_e(proposal.note)}" if a.status == "answered" and proposal.note else "")
                      + "</p>")
     parts.append(claims_html(a))
     checks = {(_citation_key(ch.citation), ch.citation.page): ch for ch in trace.checks}

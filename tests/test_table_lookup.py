@@ -1,0 +1,57 @@
+"""A table row the question names by its key and a column (pipeline/tables.py `named_row`): answered with
+that row even when the answer scorer, which never saw tables in training, ranks it under its threshold;
+a question naming a column the table lacks, or two rows, still abstains."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline import REQUEST_DATE, Request, Settings
+from pipeline.tables import named_row
+from pipeline.tokenize import Tokenizer
+from pipeline.units import Unit
+
+MARKDOWN = """---
+id: checks
+---
+# Background checks, November
+
+| State | Permit | Handgun | Long gun |
+|---|---|---|---|
+| Texas | 21,550 | 56,941 | 51,670 |
+| Utah | 10,429 | 4,314 | 5,857 |
+| Oregon | 35 | 13,586 | 11,832 |
+"""
+TABBED = ("---\nid: checks\n---\nBackground checks, November\nState\tPermit\tHandgun\tLong Gun *Other **Multiple\n"
+          "Texas\t21,550\t56,941\t51,670\nUtah\t10,429\t4,314\t5,857\nOregon\t35\t13,586\t11,832\n")
+
+
+def _row(quote: str, header: str) -> Unit:
+    return Unit(source=None, start_line=1, end_line=1, quote=quote, kind="row", header=header)
+
+
+def test_a_row_is_named_by_its_key_and_a_column():
+    tokens = Tokenizer().tokens
+    header = "State\tPermit\tHandgun\tLong Gun *Other **Multiple"
+    rows = [_row("Texas\t21,550\t56,941", header), _row("South Dakota\t819\t2,765", header)]
+    row, key, columns = named_row("How many permit checks were run in Texas?", rows, tokens)
+    assert (row.quote.split("\t")[0], key, columns) == ("Texas", "Texas", ["Permit"])
+    # Cells run together at footnote marks still name their columns.
+    assert named_row("How many long gun checks in South Dakota?", rows, tokens)[2] == ["Long Gun"]
+    assert named_row("How many checks were denied in Texas?", rows, tokens) is None  # no such column
+    assert named_row("How many permits in Dakota?", rows, tokens) is None  # the key is named whole or not at all
+    assert named_row("Permit checks: Texas or South Dakota?", rows, tokens) is None  # two rows: a comparison
+    assert named_row("How many permit checks in Texas?", [_row("Texas\t21,550", "")], tokens) is None  # no header
+
+
+@pytest.mark.parametrize("text, name", [(MARKDOWN, "checks.md"), (TABBED, "checks.txt")])
+def test_a_named_row_is_answered_and_an_unnamed_column_abstains(engine, text, name):
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), name)])
+    trace = engine.ask(corpus, Request(question="How many permit checks were run in Texas?", date=REQUEST_DATE),
+                       Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "21,550" in trace.answer.answer and "Utah" not in trace.answer.answer
+    assert all(c.verified for c in trace.answer.citations)
+    assert "table lookup" in trace.proposal.note and "Permit" in trace.proposal.note
+    denied = engine.ask(corpus, Request(question="How many checks were denied in Texas?", date=REQUEST_DATE), Settings())
+    assert denied.answer.status == "abstained"
