@@ -8,9 +8,11 @@ Every stage takes and returns these models, so each step can be inspected and se
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal, NamedTuple
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Annotated, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, WithJsonSchema
 
 SCHEMA_VERSION = "answer-v1"
 TRACE_VERSION = "trace-v1"
@@ -62,6 +64,81 @@ class Word(NamedTuple):
         return Box(x0=self.x0, y0=self.y0, x1=self.x1, y1=self.y1)
 
 
+class WordBoxes(Sequence[Word]):
+    """A line's words, packed six numbers to a word in one float64 array; reading one gives a `Word`.
+
+    Twenty pages of a three-column PDF hold about 15,000 words: as tuples of Python numbers they took
+    3.4 MiB, a third of a session's memory for its upload; packed they take 0.7 MiB. Float64 keeps every
+    coordinate and offset exactly. Serialises as a list of [start, end, x0, y0, x1, y1].
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, words: Iterable[Sequence[float]] = ()) -> None:
+        values = array("d")
+        for word in words:
+            if len(word) != 6:
+                raise ValueError("a word is [start, end, x0, y0, x1, y1]")
+            values.extend(word)
+        self._values = values
+
+    @classmethod
+    def packed(cls, values: array) -> WordBoxes:
+        """From a flat array of six numbers per word, as the PDF parser builds it (no copy)."""
+        boxes = cls.__new__(cls)
+        boxes._values = values
+        return boxes
+
+    def __len__(self) -> int:
+        return len(self._values) // 6
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        count = len(self)
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError("word index out of range")
+        start, end, x0, y0, x1, y1 = self._values[6 * index: 6 * index + 6]
+        return Word(int(start), int(end), x0, y0, x1, y1)
+
+    def __iter__(self) -> Iterator[Word]:
+        values = self._values
+        for i in range(0, len(values), 6):
+            start, end, x0, y0, x1, y1 = values[i: i + 6]
+            yield Word(int(start), int(end), x0, y0, x1, y1)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, WordBoxes):
+            return self._values == other._values
+        if isinstance(other, (list, tuple)):
+            return list(self) == [tuple(w) for w in other]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values.tobytes())
+
+    def __repr__(self) -> str:
+        return f"WordBoxes({len(self)} words)"
+
+    def __reduce__(self):
+        return (WordBoxes.packed, (self._values,))
+
+
+def _word_boxes(value) -> WordBoxes:
+    return value if isinstance(value, WordBoxes) else WordBoxes(value)
+
+
+WordList = Annotated[
+    WordBoxes,
+    PlainValidator(_word_boxes),
+    PlainSerializer(lambda boxes: [list(word) for word in boxes], return_type=list),
+    WithJsonSchema({"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 6,
+                                                "maxItems": 6}}),
+]
+
+
 class Line(_Frozen):
     """One addressable line. Numbers are 1-based within the page (PDF) or the body (text).
 
@@ -74,7 +151,7 @@ class Line(_Frozen):
     end: int
     text: str
     box: Box | None = None
-    words: tuple[Word, ...] = ()
+    words: WordList = WordBoxes()
 
 
 class Page(_Frozen):

@@ -27,6 +27,7 @@ How a page becomes lines
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ from typing import Any
 
 import pymupdf
 
-from .contracts import Box, Document, Line, Page, Word
+from .contracts import Box, Document, Line, Page, WordBoxes
 from .errors import InputError
 from .metadata import check_cards_against_pages, meta_from_mapping
 from .parse import sha256
@@ -375,7 +376,7 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
         words = row[0].words if len(row) == 1 else [w for atom in row for w in atom.words]
         gap = _CELL_GAP * max(a.y1 - a.y0 for a in row)
         parts: list[str] = []
-        line_words = []
+        line_words = array("d")  # start, end, x0, y0, x1, y1 per word (contracts.WordBoxes)
         pos = offset
         previous = None
         for x0, y0, x1, y1, text in words:
@@ -384,14 +385,14 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
                 pos += 1
             parts.append(text)
             end = pos + len(text)
-            line_words.append(Word(pos, end, x0, y0, x1, y1))
+            line_words.extend((pos, end, x0, y0, x1, y1))
             pos = end
             previous = x1
         text = "".join(parts)
         box = make_box({"x0": min(a.x0 for a in row), "y0": min(a.y0 for a in row),
                         "x1": max(a.x1 for a in row), "y1": max(a.y1 for a in row)})
         lines.append(make_line({"number": len(lines) + 1, "start": offset, "end": pos, "text": text,
-                                "box": box, "words": tuple(line_words)}))
+                                "box": box, "words": WordBoxes.packed(line_words)}))
         texts.append(text)
         offset = pos + 1
     return _make_page({"number": number, "text": "\n".join(texts), "lines": tuple(lines),

@@ -308,3 +308,22 @@ def test_byte_limit():
 
 def test_default_limits():
     assert PdfLimits() == PdfLimits(max_pages=500, max_lines_per_page=3000, max_bytes=100 * 1024 * 1024)
+
+
+def test_packed_words_read_back_exactly_through_json_and_pickle():
+    """A line's words are packed in one array (contracts.WordBoxes): every offset and coordinate reads back
+    exactly, through JSON (the library's manifest, a trace export) and pickle alike."""
+    import pickle
+
+    from pipeline.contracts import Document, Word, WordBoxes
+
+    document = parse_pdf(make_pdf([[(72, 100, "The quick brown fox jumps"), (72, 130, "over the lazy dog")]]), "w.pdf")
+    line = document.pages[0].lines[0]
+    assert isinstance(line.words, WordBoxes) and len(line.words) == 5
+    assert all(isinstance(w, Word) and isinstance(w.start, int) for w in line.words)
+    assert line.words[-1] == list(line.words)[4] and line.words[1:3] == list(line.words)[1:3]
+    assert Document.model_validate_json(document.model_dump_json()) == document
+    assert pickle.loads(pickle.dumps(document)) == document
+    assert document.model_dump()["pages"][0]["lines"][0]["words"][0] == list(line.words[0])
+    with pytest.raises(ValueError):
+        WordBoxes([[1, 2, 3]])
