@@ -24,3 +24,18 @@ def test_freed_pages_are_released():
     garbage = [bytes(1000) for _ in range(20_000)]
     del garbage
     assert release_free_memory() is True  # 20 MB of small blocks were freed: glibc had pages to give back
+
+
+def test_the_app_starts_without_loading_pymupdf(tmp_path):
+    """PyMuPDF (143 MiB, about a second) loads with the first PDF parsed or drawn, not at start: the samples
+    are text, and a deployment nobody sends a PDF to never pays for it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "RAG_CACHE_DIR": str(tmp_path / "chroma"), "DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-c", "import sys, app; print('pymupdf' in sys.modules)"],
+                          cwd=Path(__file__).resolve().parents[1], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "False"

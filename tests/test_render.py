@@ -8,11 +8,11 @@ import pytest
 
 from pipeline.parse import parse_text
 from pipeline.parse_pdf import parse_pdf
+from pipeline.render_pdf import render_pdf_page
 from pipeline.render import (
     DEFAULT_ZOOM,
     Highlight,
     quote_span,
-    render_pdf_page,
     render_text_html,
     span_boxes,
 )

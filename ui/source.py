@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
-from pipeline import Citation, Document, Trace, highlight_for, render_pdf_page, render_text_html
+from pipeline import Citation, Document, Trace, highlight_for, render_text_html
 
 from .panels import citation_label
 
@@ -56,6 +56,8 @@ def source_view(
             return None, None, f"{chosen.source_id} has no page {page}."
         # The chosen citation last, so its label is drawn on top of any other on that page.
         on_page = [c for c in same_doc if c.page == page and c is not chosen] + ([chosen] if chosen.page == page else [])
+        from pipeline import render_pdf_page  # PyMuPDF loads with the first PDF page drawn
+
         png = render_pdf_page(data, document, page, [highlight_for(c) for c in on_page],
                               **({"zoom": zoom} if zoom else {}))
         image = Image.open(io.BytesIO(png))

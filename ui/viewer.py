@@ -11,7 +11,6 @@ import io
 
 import gradio as gr
 
-from pipeline import render_pdf_page
 
 from . import panels
 from .conflict import conflict_html
@@ -60,6 +59,8 @@ def _thumbnails(shared: Shared, session: Session, document):
     if data is None:
         return None
     from PIL import Image
+
+    from pipeline import render_pdf_page  # PyMuPDF loads with the first PDF page drawn
 
     images = []
     for page in document.pages[:MAX_THUMBNAILS]:
