@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 import pymupdf  # noqa: E402
 
 from pipeline.parse_pdf import TEXT_FLAGS, parse_pdf  # noqa: E402
-from pipeline.render import DEFAULT_ZOOM, Highlight, render_pdf_page  # noqa: E402
+from pipeline.render import DEFAULT_ZOOM, Highlight  # noqa: E402
+from pipeline.render_pdf import render_pdf_page  # noqa: E402
 
 DEFAULT_PDF = ROOT.parent / "shared" / "eval" / "pdfs" / "federal-register-2020-17221.pdf"
 

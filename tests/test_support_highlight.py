@@ -15,7 +15,8 @@ from pipeline.contracts import ProposedCitation, Request
 from pipeline.engine import ask
 from pipeline.parse import parse
 from pipeline.parse_pdf import parse_pdf
-from pipeline.render import DEFAULT_ZOOM, highlight_for, render_pdf_page, render_text_html
+from pipeline.render import DEFAULT_ZOOM, highlight_for, render_text_html
+from pipeline.render_pdf import render_pdf_page
 from pipeline.support import ContainmentJudge
 from pipeline.support_model import LearnedJudge
 from pipeline.verify import Verifier
