@@ -41,7 +41,7 @@ def session_export(shared: Shared, session, groups, request=None) -> dict:
         "exported_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "documents": library.library_rows(readable, session.corpus(shared), set(session.uploads),
                                             shared.library_ids(), status_of=session.document_status),
-        "turns": [{**history.turn_summary(t), "trace": t.trace.model_dump(mode="json")} for t in conversation.turns],
+        "turns": [{**history.turn_summary(t), "trace": t.trace_json()} for t in conversation.turns],
     }
 
 

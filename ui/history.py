@@ -12,7 +12,9 @@ was searched. Follow-ups are resolved only when the page's "follow-up" switch is
 
 from __future__ import annotations
 
+import json
 import re
+import zlib
 from dataclasses import dataclass, field
 
 from pipeline import Document, Request, Trace
@@ -29,18 +31,44 @@ FUNCTION_WORDS = {"what", "how", "when", "where", "which", "who", "why", "is", "
 _TOKEN = re.compile(r"[\w'-]+|[^\w\s]", re.UNICODE)
 
 
-@dataclass
 class Turn:
-    number: int
-    kind: str  # ask / check / demo
-    asked: str  # what the person typed (or the demo's name)
-    trace: Trace
-    documents: dict[str, Document]
-    demo: str | None = None
+    """One result of the session. Only the newest turn (and one re-opened) keeps its trace as objects;
+    older traces are kept as compressed JSON and rebuilt when re-opened or exported. A trace holds up to
+    100 candidates with their chunk text, about 0.3 MiB as objects and 20 KiB packed, and a session keeps
+    50 turns."""
+
+    def __init__(self, number: int, kind: str, asked: str, trace: Trace, documents: dict[str, Document],
+                 demo: str | None = None) -> None:
+        self.number = number
+        self.kind = kind  # ask / check / demo
+        self.asked = asked  # what the person typed (or the demo's name)
+        self.documents = documents
+        self.demo = demo
+        self.searched = trace.request.question  # what retrieval searched (a follow-up is rewritten)
+        self.answer, self.explanation = trace.answer, trace.explanation  # for the history table, unpacked
+        self._trace: Trace | None = trace
+        self._packed: bytes | None = None
 
     @property
-    def searched(self) -> str:
-        return self.trace.request.question
+    def trace(self) -> Trace:
+        if self._trace is None:  # re-opened: rebuilt once, and kept until the next turn packs it again
+            self._trace = Trace.model_validate_json(zlib.decompress(self._packed))
+        return self._trace
+
+    def holds(self, trace: Trace | None) -> bool:
+        """Is `trace` this turn's (without rebuilding a packed one)?"""
+        return trace is not None and self._trace is trace
+
+    def trace_json(self) -> dict:
+        """The trace as JSON values (for an export), without keeping a rebuilt copy."""
+        if self._trace is not None:
+            return self._trace.model_dump(mode="json")
+        return json.loads(zlib.decompress(self._packed))
+
+    def pack(self) -> None:
+        if self._trace is not None:
+            self._packed = self._packed or zlib.compress(self._trace.model_dump_json().encode("utf-8"), 6)
+            self._trace = None
 
     @property
     def follow_up(self) -> bool:
@@ -55,6 +83,8 @@ class Conversation:
 
     def add(self, kind: str, asked: str, trace: Trace, documents: dict[str, Document], demo: str | None) -> Turn:
         self._count += 1
+        for earlier in self.turns:
+            earlier.pack()
         turn = Turn(self._count, kind, asked, trace, documents, demo)
         self.turns.append(turn)
         del self.turns[:-MAX_TURNS]
@@ -145,9 +175,9 @@ def history_html(conversation: Conversation) -> str:
         return "<p class='rag-note'>No questions yet: each answer you get stays here and can be re-opened.</p>"
     rows = []
     for turn in reversed(conversation.turns):
-        answer = turn.trace.answer
+        answer = turn.answer
         status = "✓ answered" if answer.status == "answered" else f"✗ {answer.reason_code}"
-        said = (answer.answer or turn.trace.explanation or "")[:140]
+        said = (answer.answer or turn.explanation or "")[:140]
         searched = f"<br><span class='rag-note'>searched: {_e(turn.searched)}</span>" if turn.follow_up else ""
         rows.append(f"<tr data-turn='{turn.number}'><td class='num'>{turn.number}</td><td>{_e(turn.kind)}</td>"
                     f"<td>{_e(turn.asked)}{searched}</td><td>{_e(status)}</td><td>{_e(said)}</td></tr>")
@@ -160,7 +190,7 @@ def turn_choices(conversation: Conversation) -> list[tuple[str, str]]:
 
 
 def turn_summary(turn: Turn) -> dict:
-    answer = turn.trace.answer
+    answer = turn.answer
     return {"turn": turn.number, "kind": turn.kind, "asked": turn.asked, "searched": turn.searched,
             "follow_up": turn.follow_up, "demo": turn.demo, "status": answer.status,
-            "reason_code": answer.reason_code, "answer": answer.answer, "explanation": turn.trace.explanation}
+            "reason_code": answer.reason_code, "answer": answer.answer, "explanation": turn.explanation}

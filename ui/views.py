@@ -97,7 +97,7 @@ def render_panels(shared: Shared, session, groups, select="answer", request: gr.
     chosen = _chunk_documents(shared, session, groups)
     demo_line = demo_note(session.last_demo) if session.last_demo in BY_NAME else ""
     conversation = history.conversation_of(session)
-    turn = next((t for t in reversed(conversation.turns) if t.trace is trace), None)
+    turn = next((t for t in reversed(conversation.turns) if t.holds(trace)), None)
     answer = demo_line + history.turn_line(turn) + panels.answer_html(trace)
     return (
         answer,
