@@ -116,8 +116,13 @@ def _is_entity(token: str, first: bool) -> bool:
     return token[:1].isupper() and token.lower() not in FUNCTION_WORDS and not (first and token.lower() in CUES)
 
 
+# "How many checks were there in Ohio?", "Is there a fee?": an existential "there" points at nothing said before.
+_EXISTENTIAL_THERE = re.compile(r"\b(?:is|are|was|were|be|been|isn't|aren't|wasn't|weren't)\s+there\b"
+                                r"|\bthere\s+(?:is|are|was|were|be|been|isn't|aren't|wasn't|weren't)\b", re.I)
+
+
 def is_follow_up(question: str) -> bool:
-    words = [w.lower() for w in re.findall(r"[\w'-]+", question)]
+    words = [w.lower() for w in re.findall(r"[\w'-]+", _EXISTENTIAL_THERE.sub(" be ", question))]
     if not words or len(words) > MAX_FOLLOW_UP_WORDS:
         return False
     text = " ".join(words)

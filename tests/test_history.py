@@ -1,5 +1,6 @@
-"""A session's older turns keep their traces packed (ui/history.py): rebuilt exactly when re-opened or
-exported, and a session of many questions does not hold every trace's candidates as objects."""
+"""A session's turns (ui/history.py): older traces kept packed and rebuilt exactly when re-opened or
+exported (a session of many questions does not hold every trace's candidates as objects), and which questions are
+follow-ups."""
 
 from __future__ import annotations
 
@@ -27,3 +28,14 @@ def test_older_turns_are_packed_and_rebuilt_exactly(engine, sample_corpus):
     assert reopened == first and old.holds(reopened) and not newest.holds(reopened)
     conversation.add("ask", "again", _trace(engine, sample_corpus, "When does the ferry leave?"), {}, None)
     assert old._trace is None  # packed again once a newer turn arrives
+
+
+def test_an_existential_there_is_not_a_follow_up():
+    """"How many handgun checks were there in Ohio?" was searched with the previous question's words glued on
+    (found asking the app as a new user would); "How do I get there?" still leans on the previous question."""
+    from ui.history import is_follow_up, resolve
+
+    for question in ("How many handgun checks were there in Ohio?", "Is there a fee?", "Are there any rules for pets?"):
+        assert not is_follow_up(question), question
+        assert resolve(question, "how many planes are affected") == question
+    assert is_follow_up("How do I get there?") and is_follow_up("What about Shanghai?")
