@@ -59,6 +59,8 @@ def test_upload_disables_the_button_shows_progress_and_topic_filter_is_named(pag
     assert "Uploading" in button.inner_text()
     page.locator("#upload-status").get_by_text("added harbour-notice").wait_for()
     page.wait_for_function("() => !document.querySelector('#upload').disabled")
+    # The server read and deleted the files: the box is emptied, so the next upload sends only new files.
+    page.wait_for_function("() => !document.querySelector('#upload-files').innerText.includes('harbour-notice')")
     shot(page, "upload-done.png")
 
     ask(page, "How much does the harbour pass cost per month?", topic="travel")

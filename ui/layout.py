@@ -257,7 +257,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
            [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private
     ).then(bind(views.upload_finished, shared), [c.session],
-           [c.upload_button, c.delete_pick, c.replace_pick, c.embedding_html, c.embedding_timer], queue=False,
+           [c.upload_button, c.delete_pick, c.replace_pick, c.embedding_html, c.embedding_timer, c.files], queue=False,
            **private
     ).then(None, None, None, js=export.GUARD_JS, **private)
     c.embedding_timer.tick(bind(views.embedding_tick, shared), [c.session, c.groups],

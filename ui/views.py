@@ -228,13 +228,14 @@ def upload_started():
 
 
 def upload_finished(shared: Shared, session, request: gr.Request = None):
-    """After an upload: the button again, the session's uploads offered for deletion and replacement, and
-    the embedding status (its timer runs while the vectors are computed)."""
+    """After an upload: the button again, the session's uploads offered for deletion and replacement, the
+    embedding status (its timer runs while the vectors are computed) and an empty file box: the server has
+    read and deleted the files, so sending the same selection again could only fail ("was not received")."""
     session = session_of(session)
     return (gr.Button(value="Add to my collection", interactive=True),
             gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
             gr.Dropdown(choices=replace_choices(shared, session, request), value=None),
-            library.embedding_line(session), poll_library_once())
+            library.embedding_line(session), poll_library_once(), None)
 
 
 def poll_library_once() -> gr.Timer:
