@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .answer_model import (VALUE_TYPES, AnswerModel, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals, states_count,
-                           shipped_model, wanted_types)
+from .answer_model import (VALUE_TYPES, AnswerModel, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals,
+                           shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .tables import named_row
 from .tokenize import Tokenizer, has_cjk
