@@ -129,7 +129,8 @@ _VALUE_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|\w+teenth|\w+ti
 # part or a model; its digits are not the amount or date a question asks for.
 _IDENTIFIER = re.compile(
     r"(?<!\S)(?!\d{1,2}(?:[AP]M|[AP]\.M\.)\b)(?=\S*[A-Z])(?=\S*\d)\w*[A-Z]\w*(?:[-–—/]\w+)*"  # FAA–2020–0746, A320 (not 9AM)
-    r"|(?<!\S)\d\w*(?:[-–—/]\w+)*[-–—/][A-Z]\w*")  # 2019–CE–012–AD
+    r"|(?<!\S)\d\w*(?:[-–—/]\w+)*[-–—/][A-Z]\w*"  # 2019–CE–012–AD
+    r"|\b[A-Z]{2,5}\s\d+[-–]\d+(?:[-–]\d+)+")  # AD 2018–23–51 (a directive's number, not a date)
 _COUNT_WORD = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                r"forty|fifty|hundred|a few|several|dozens?)")
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", _I)

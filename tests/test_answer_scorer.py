@@ -196,6 +196,10 @@ def test_a_value_question_needs_a_unit_with_the_value():
     assert not holds_wanted_value("How much does the A320 upgrade cost?", "The A320 upgrade is described below.")
     assert holds_wanted_value("How much does the upgrade cost?", "The upgrade costs US$40 per seat.")
     assert holds_wanted_value("When does the office open?", "The office opens at 9AM.")
+    # A directive's number after its label looks like a date and is not one; a year after "AD" still counts.
+    assert not holds_wanted_value("On what date would the rule take effect?",
+                                  "This NPRM supersedes AD 2018–23–51, which is outdated once the rule is effective.")
+    assert holds_wanted_value("When did the Normans conquer England?", "The Normans conquered England in AD 1066.")
 
 
 def test_a_count_stated_in_words_is_not_run_on_to_another_sentence_with_digits(real_corpus):
