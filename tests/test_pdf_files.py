@@ -22,7 +22,7 @@ def test_a_restored_snapshot_keeps_its_files_and_the_session_end_removes_all_of_
     snapshot = files.copy()
     files["failed"] = b"%PDF written by an upload whose rebuild then failed"
     orphan = files._paths["failed"]
-    files = snapshot  # what Session._rebuild_or_restore does
+    files = snapshot  # what Session._change_or_restore does
     assert files["kept"] == b"%PDF kept" and "failed" not in files and orphan.exists()
     kept = files._paths["kept"]
     files.clear_files()

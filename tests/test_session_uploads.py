@@ -80,3 +80,27 @@ def test_the_library_reaches_ready_even_when_the_vectors_finish_before_the_uploa
     assert timer.active and files is None  # one tick is still due (it shows "ready"); the file box is emptied
     docs, _, timer, session = views.embedding_tick(shared, session, "")
     assert "ready" in docs and "dues" in docs and not timer.active  # refreshed, and the timer stops itself
+
+
+def test_a_pdf_that_cannot_be_stored_refuses_the_upload_and_leaves_the_session_as_it_was(gated_shared, monkeypatch):
+    """A full or missing disk while keeping the PDF: one clear error, and neither the document nor its chunks
+    are half-added (before, the upload was listed without its PDF and the collection was not rebuilt)."""
+    import pymupdf
+
+    import ui.pdf_files
+    from pipeline import InputError
+
+    shared, _ = gated_shared
+    session = Session()
+    text = shared.engine.parse(V1, "dues.md")
+    session.add(shared, [text], {text.digest: V1})
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 72), "The harbour pass costs 42 euros per month.")
+    data = pdf.tobytes()
+    document = shared.engine.parse(data, "pass.pdf")
+    monkeypatch.setattr(ui.pdf_files, "_folder", None)
+    monkeypatch.setattr(ui.pdf_files.tempfile, "mkdtemp", lambda **_: "/dev/full")  # not a folder: writes fail
+    with pytest.raises(InputError, match="could not be kept on the server"):
+        session.add(shared, [document], {document.digest: data})
+    assert set(session.uploads) == {"dues"} and not session.pdf_bytes
+    assert "pass" not in session.corpus(shared).documents

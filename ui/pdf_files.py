@@ -8,6 +8,7 @@ when the process exits); a session's end removes its files, including any left b
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import secrets
 import shutil
@@ -15,6 +16,8 @@ import tempfile
 import threading
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
+
+from pipeline import InputError
 
 _folder: Path | None = None
 _folder_lock = threading.Lock()
@@ -40,8 +43,13 @@ class PdfFiles(MutableMapping[str, bytes]):
     def __setitem__(self, digest: str, data: bytes) -> None:
         path = _process_folder() / f"{self._token}-{len(self._paths)}-{secrets.token_hex(4)}.pdf"
         partial = path.with_suffix(".part")
-        partial.write_bytes(data)
-        os.replace(partial, path)  # a reader never sees half a file
+        try:
+            partial.write_bytes(data)
+            os.replace(partial, path)  # a reader never sees half a file
+        except OSError as error:  # e.g. a full disk: the upload is refused whole, the collection unchanged
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+            raise InputError("upload", f"the PDF could not be kept on the server ({error.strerror or error})") from None
         self._paths[digest] = path
 
     def __getitem__(self, digest: str) -> bytes:

@@ -208,27 +208,29 @@ class Session:
             if document.source_id in taken:
                 raise InputError(Path(document.filename).name, f"duplicate id {document.source_id!r}")
             taken.add(document.source_id)
-        with self._lock:
-            previous = self._snapshot()
+        def change() -> None:
             for document in new:
                 self.uploads[document.source_id] = document
                 self.upload_sizes[document.source_id] = len(data.get(document.digest, b""))
                 if document.paged:
                     self.pdf_bytes[document.digest] = data[document.digest]
-            self._rebuild_or_restore(shared, previous)
+
+        with self._lock:
+            self._change_or_restore(shared, change)
 
     def replace(self, shared: Shared, document: Document, data: bytes) -> Document:
         """Swap in a new version of one upload (same id); returns the replaced one. Its chunks leave both
         indexes and its vectors and PDF bytes leave this session; if the new collection cannot be built,
         the previous version stays."""
-        with self._lock:
-            old = self.uploads[document.source_id]
-            previous = self._snapshot()
+        def change() -> None:
             self.uploads[document.source_id] = document
             self.upload_sizes[document.source_id] = len(data)
             if document.paged:
                 self.pdf_bytes[document.digest] = data
-            self._rebuild_or_restore(shared, previous)
+
+        with self._lock:
+            old = self.uploads[document.source_id]
+            self._change_or_restore(shared, change)
             self._forget(old)
             return old
 
@@ -244,8 +246,12 @@ class Session:
     def _snapshot(self) -> tuple[dict, dict, dict]:
         return dict(self.uploads), self.pdf_bytes.copy(), dict(self.upload_sizes)
 
-    def _rebuild_or_restore(self, shared: Shared, previous: tuple[dict, dict, dict]) -> None:
+    def _change_or_restore(self, shared: Shared, change) -> None:
+        """Apply `change` and rebuild the collection; on any failure (a PDF that cannot be stored, an index that
+        cannot be built) the session is as it was."""
+        previous = self._snapshot()
         try:
+            change()
             self.corpus(shared)
         except Exception:
             self.uploads, self.pdf_bytes, self.upload_sizes = previous
