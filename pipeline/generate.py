@@ -23,7 +23,7 @@ from .answer_model import (VALUE_TYPES, AnswerModel, Pair, feature_matrix, found
                            shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .tables import named_row
-from .tokenize import Tokenizer, has_cjk
+from .tokenize import Tokenizer, chinese_place_names, has_cjk
 from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
@@ -223,6 +223,19 @@ class LocalExtractive:
                 f" and no candidate unit holds one (the best unit {best.marker()} scores {scored[0][0]:.2f})",
             )
         scored = typed
+        # A place the question names in Chinese must be in the cited source: 上海的住宿限额 was
+        # answered with the Beijing policy's limit (the units matched 住宿 and 限额, not 上海).
+        names = chinese_place_names(question)
+        named = [row for row in scored if all(name in _source_text(row[1]) for name in names)]
+        if not named:
+            best = scored[0][1]
+            return Proposal(
+                producer=self.name, abstain_reason="insufficient_evidence", score=round(scored[0][0], 4),
+                threshold=self.min_support, best_unit=f"{best.marker()} {join_lines(best.quote)}"[:300],
+                note=f"the question names {'、'.join(names)} and no candidate unit's source mentions it "
+                f"(the best unit {best.marker()} scores {scored[0][0]:.2f})",
+            )
+        scored = named
         best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
@@ -257,6 +270,11 @@ class LocalExtractive:
             note=how + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
             **fields,
         )
+
+
+def _source_text(unit: Unit) -> str:
+    source = unit.source
+    return "\n".join([source.heading, *(line.text for line in source.lines)])
 
 
 def rows_best_first(context: Context, scored: list) -> list[Unit]:

@@ -91,3 +91,12 @@ class Tokenizer:
             if token not in dropped and not _CJK_QUESTION_WORD.search(token):
                 seen.setdefault(token, None)
         return list(seen)
+
+
+_PLACE_TAG = "ns"  # jieba's tag for a place name
+
+
+def chinese_place_names(text: str) -> list[str]:
+    """The place names jieba's dictionary tags in the Han runs of `text` (上海, 北京)."""
+    names = [word for run in _HAN_RUN.findall(text) for word, tag in rjieba.tag(run) if tag == _PLACE_TAG and len(word) >= 2]
+    return list(dict.fromkeys(names))

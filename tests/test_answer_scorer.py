@@ -259,3 +259,16 @@ def test_hard_wrapped_text_answers_in_whole_sentences_or_abstains(engine, real_c
     assert trace.answer.status == "answered", trace.explanation
     assert expected in trace.answer.answer and all(c.verified for c in trace.answer.citations)
     assert "\n" not in trace.answer.answer  # a sentence reflowed across the wrapped lines, not a line fragment
+
+
+def test_a_chinese_question_naming_another_place_is_not_answered_from_this_one(real_corpus):
+    """上海的住宿限额是多少？ was answered with the Beijing policy's limit (the units matched 住宿 and 限额, not 上海)."""
+    from pipeline.tokenize import chinese_place_names
+
+    assert chinese_place_names("上海的住宿限额是多少？") == ["上海"]
+    corpus = real_corpus(("beijing.zh.md", "北京住宿政策：金额按每间每晚计算。住宿限额为750元。\n"))
+    composer = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)
+    shanghai = composer(_context(corpus, "上海的住宿限额是多少？"))
+    assert shanghai.abstain_reason == "insufficient_evidence" and "上海" in shanghai.note
+    beijing = composer(_context(corpus, "北京的住宿限额是多少？"))
+    assert beijing.answer is not None and "750" in beijing.answer
