@@ -202,6 +202,13 @@ class LocalExtractive:
         bound.known_vectors = chunk_vector_lookup(corpus)
         return bound
 
+    def _none_fits(self, scored: list, why: str) -> Proposal:
+        """An abstention: no scored unit passed a check the question needs (`why`); the best one is named."""
+        score, best = scored[0][0], scored[0][1]
+        return Proposal(producer=self.name, abstain_reason="insufficient_evidence", score=round(score, 4),
+                        threshold=self.min_support, best_unit=_shown(best),
+                        note=f"{why} (the best unit {best.marker()} scores {score:.2f})")
+
     def __call__(self, context: Context) -> Proposal:
         if not context.sources:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
@@ -214,34 +221,23 @@ class LocalExtractive:
         typed = [row for row in scored if holds_wanted_value(question, row[1].quote)
                  or holds_wanted_value(question, with_value(row[1], question).quote)]
         if not typed:
-            best = scored[0][1]
-            return Proposal(
-                producer=self.name, abstain_reason="insufficient_evidence", score=round(scored[0][0], 4),
-                threshold=self.min_support,
-                best_unit=f"{best.marker()} {join_lines(best.quote)}"[:300],
-                note=f"the question asks for a {' or '.join(t for t in wanted_types(question) if t in VALUE_TYPES)}"
-                f" and no candidate unit holds one (the best unit {best.marker()} scores {scored[0][0]:.2f})",
-            )
+            wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
+            return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
         scored = typed
         # A place the question names in Chinese must be in the cited source: 上海的住宿限额 was
         # answered with the Beijing policy's limit (the units matched 住宿 and 限额, not 上海).
         names = chinese_place_names(question)
         named = [row for row in scored if all(name in _source_text(row[1]) for name in names)]
         if not named:
-            best = scored[0][1]
-            return Proposal(
-                producer=self.name, abstain_reason="insufficient_evidence", score=round(scored[0][0], 4),
-                threshold=self.min_support, best_unit=f"{best.marker()} {join_lines(best.quote)}"[:300],
-                note=f"the question names {'、'.join(names)} and no candidate unit's source mentions it "
-                f"(the best unit {best.marker()} scores {scored[0][0]:.2f})",
-            )
+            return self._none_fits(scored, f"the question names {'、'.join(names)} and no candidate unit's source "
+                                           "mentions it")
         scored = named
         best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
             "score": round(best_score, 4), "threshold": self.min_support,
-            "best_unit": f"{best.marker()} {join_lines(best.quote)}"[:300],
-            "runner_up": f"{runner_up[1].marker()} {join_lines(runner_up[1].quote)}"[:300] if runner_up else None,
+            "best_unit": _shown(best),
+            "runner_up": _shown(runner_up[1]) if runner_up else None,
             "runner_up_score": round(runner_up[0], 4) if runner_up else None,
         }
         if best_score < self.min_support:
@@ -270,6 +266,11 @@ class LocalExtractive:
             note=how + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
             **fields,
         )
+
+
+def _shown(unit: Unit) -> str:
+    """A unit as the trace names it: its marker and its text, cut to 300 characters."""
+    return f"{unit.marker()} {join_lines(unit.quote)}"[:300]
 
 
 def _source_text(unit: Unit) -> str:

@@ -83,8 +83,9 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             continue
         if not re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
             continue
+        key_tokens = set(tokens(key))
         named = [name for name in _column_names(row.header)
-                 if (words := set(tokens(name))) and words <= asked_tokens and not words <= set(tokens(key))]
+                 if (words := set(tokens(name))) and words <= asked_tokens and not words <= key_tokens]
         if named:
             found.append((row, key, list(dict.fromkeys(named))))
     if len({key.casefold() for _, key, _ in found}) != 1:
