@@ -20,6 +20,7 @@ _EXPORTS = {
     ".limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "check_answer_text",
                 "check_question", "megabytes", "parse_groups", "parse_iso_date"],
     ".chunk": ["Chunker"],
+    ".tokenize": ["has_cjk"],
     ".embed": ["vector_key"],
     ".config": ["Engine", "EngineConfig", "build_engine", "GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES",
                 "PARSERS"],

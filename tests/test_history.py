@@ -39,3 +39,13 @@ def test_an_existential_there_is_not_a_follow_up():
         assert not is_follow_up(question), question
         assert resolve(question, "how many planes are affected") == question
     assert is_follow_up("How do I get there?") and is_follow_up("What about Shanghai?")
+
+
+def test_a_question_in_another_script_is_not_a_follow_up():
+    """After a Chinese question, "why does the FAA want this rule?" was searched with the Chinese glued on (found
+    asking the app as a new user); a follow-up in the same script still leans on the previous question."""
+    from ui.history import resolve
+
+    assert resolve("why does the FAA want this rule?", "北京的住宿标准是多少") == "why does the FAA want this rule?"
+    assert resolve("上海呢？那个标准是多少", "what is the lodging limit in Beijing?") == "上海呢？那个标准是多少"
+    assert resolve("What about Shanghai?", "Beijing lodging") == "lodging Shanghai?"

@@ -17,7 +17,7 @@ import re
 import zlib
 from dataclasses import dataclass, field
 
-from pipeline import Document, Request, Trace
+from pipeline import Document, Request, Trace, has_cjk
 
 from .panels import _e
 
@@ -130,8 +130,10 @@ def is_follow_up(question: str) -> bool:
 
 
 def resolve(question: str, previous: str | None) -> str:
-    """The text to search for `question` given the previous question (itself when not a follow-up)."""
-    if not previous or not is_follow_up(question):
+    """The text to search for `question` given the previous question (itself when not a follow-up). A question
+    in another script than the previous one starts afresh: "why does the FAA want this rule?" after
+    北京的住宿标准是多少？ was searched as both glued together."""
+    if not previous or has_cjk(question) != has_cjk(previous) or not is_follow_up(question):
         return question
     text = question.strip()
     for cue in sorted(CUES, key=len, reverse=True):
