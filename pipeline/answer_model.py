@@ -77,6 +77,44 @@ UNIT_TYPES: dict[str, re.Pattern] = {
 }
 
 
+# "How do I install it?", "how to …", "what command …": answered by an instruction with its command.
+_ASKS_PROCEDURE = re.compile(r"\bhow (?:do|can|should|could|would|must) (?:i|we|you|one)\b|\bhow to\b"
+                             r"|\b(?:what|which) (?:command|option|flag|setting)s?\b|怎么|怎样|如何", _I)
+
+
+def asks_procedure(question: str) -> bool:
+    return bool(_ASKS_PROCEDURE.search(question))
+
+
+# "What is BM25?", "What are MCAS activations?", "What does 'angle of attack' mean?", "什么是…？", "…是什么？"
+_ASKS_DEFINITION = (
+    re.compile(r"^\W*what(?:'s| is| are)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
+    re.compile(r"^\W*what (?:does|do)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s+(?:mean|stand for)\s*\?\s*$", _I),
+    re.compile(r"^\W*(?:define|definition of)\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*[?.]?\s*$", _I),
+    re.compile(r"^\s*什么是(.{1,20}?)[？?]?\s*$"),
+    re.compile(r"^\s*(.{1,20}?)(?:是什么|指什么|是指什么)(?:意思)?[？?]?\s*$"),
+)
+_DEFINING = r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b|(?:\s*\([^()]{1,80}\))?,?\s+(?:means|refers to|stands for|is defined as|denotes)\b"
+_LEAD_IN = r"^[\s>*_`'\"‘“#-]*(?:(?:an?|the)\s+)?"
+
+
+def defined_term(question: str) -> str | None:
+    """The term a "what is X?" question asks to define, or None (not a definition question)."""
+    for pattern in _ASKS_DEFINITION:
+        found = pattern.search(question)
+        if found and len(found.group(1).split()) <= 5:
+            return found.group(1).strip()
+    return None
+
+
+def defines(term: str, text: str) -> bool:
+    """Does `text` open by defining `term` ("BM25 is a ranking function", "X (Y) refers to …", "X是…")?"""
+    escaped = re.escape(term).replace(r"\ ", r"\s+")
+    if re.match(rf"{_LEAD_IN}{escaped}[`'\"’”*_]*(?:{_DEFINING})", text, _I):
+        return True
+    return bool(re.match(rf"{_LEAD_IN}{escaped}(?:是指|是|指)", text))
+
+
 def wanted_types(question: str) -> tuple[str, ...]:
     return tuple(name for name, pattern in ANSWER_TYPES.items() if pattern.search(question))
 

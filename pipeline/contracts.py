@@ -162,6 +162,7 @@ class Page(_Frozen):
     lines: tuple[Line, ...]
     width: float | None = None
     height: float | None = None
+    furniture: tuple[int, ...] = ()  # numbers of running heads/feet and page numbers (layout, never quoted)
 
 
 class CardSpec(_Frozen):
@@ -385,6 +386,7 @@ class Retrieval(_Frozen):
 class PackedLine(_Frozen):
     number: int
     text: str
+    furniture: bool = False  # a running head/foot or page number: kept for its address, never quoted
 
 
 class PackedSource(_Frozen):
@@ -399,6 +401,7 @@ class PackedSource(_Frozen):
     sibling_group: str
     lines: tuple[PackedLine, ...]
     heading: str = ""  # the table header rows above these lines, shown as context, never cited
+    in_code: bool = False  # the first line is inside a fenced code block opened above it (a window cut mid-block)
 
 
 class Context(_Frozen):

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .answer_model import (VALUE_TYPES, AnswerModel, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals,
+from .answer_model import (VALUE_TYPES, AnswerModel, asks_procedure, defined_term, defines, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals,
                            shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .tables import named_row
@@ -95,9 +95,12 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
     total = sum(weights.values()) or 1.0
     question_terms = set(tokenizer.tokens(context.question))
     wanted = wanted_types(context.question)
+    procedure = asks_procedure(context.question)
     rows = []
     for source in context.sources:
         for unit in units_of(source):
+            if unit.kind == "code" and not procedure:
+                continue  # a code block answers "how do I …", not "which stemmer" or "how fast"
             tokens = set(tokenizer.tokens(unit.quote))
             scored_tokens = tokens | set(tokenizer.tokens(unit.header)) if unit.header else tokens
             matched = frozenset(t for t in weights if t in scored_tokens)
@@ -162,7 +165,7 @@ def with_value(best: Unit, question: str) -> Unit:
     180 yuan per day"): the scorer picks the naming sentence, the answer then runs to the value.
     """
     wanted = [t for t in wanted_types(question) if t in VALUE_TYPES]
-    if (not wanted or best.kind in ("row", "span") or new_numerals(question, best.quote)
+    if (not wanted or best.kind in ("row", "code", "span") or new_numerals(question, best.quote)
             or states_count(question, best.quote)):
         return best
     units = units_of(best.source)
@@ -232,6 +235,7 @@ class LocalExtractive:
             return self._none_fits(scored, f"the question names {'、'.join(names)} and no candidate unit's source "
                                            "mentions it")
         scored = named
+        scored, defining = _definition_first(question, scored, self.min_support)
         best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
@@ -253,10 +257,11 @@ class LocalExtractive:
                    f"(the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})")
         else:
             best = with_value(best, question)
-            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}"
+            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + defining
         return Proposal(
             producer=self.name,
-            answer=f"{join_lines(best.quote)} {best.marker()}",
+            # A command keeps its lines: joined into one it would not run.
+            answer=f"{best.quote if best.kind == 'code' else join_lines(best.quote)} {best.marker()}",
             citations=[
                 ProposedCitation(
                     source_id=best.source.source_id, page=best.source.page,
@@ -266,6 +271,19 @@ class LocalExtractive:
             note=how + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
             **fields,
         )
+
+
+def _definition_first(question: str, scored: list, threshold: float) -> tuple[list, str]:
+    """For "what is X?", the first unit over the threshold that defines X ("X is a …") answers, even when
+    the scorer ranked a unit that only mentions X higher; the note says so ("" when nothing moved)."""
+    term = defined_term(question)
+    if not term:
+        return scored, ""
+    defining = next((row for row in scored if row[0] >= threshold and defines(term, row[1].quote)), None)
+    if defining is None or defining is scored[0]:
+        return scored, ""
+    rest = [row for row in scored if row is not defining]
+    return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0][1].marker()}, {rest[0][0]:.2f})"
 
 
 def _shown(unit: Unit) -> str:

@@ -19,6 +19,7 @@ import yaml
 from .contracts import Document, Line, Page
 from .errors import InputError
 from .metadata import check_cards_against_pages, meta_from_mapping
+from .page_furniture import running_lines_of_text
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 PDF_SUFFIXES = {".pdf"}
@@ -111,7 +112,8 @@ def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
     if not body.strip():
         raise InputError(filename, "the document body is empty")
     meta = meta_from_mapping(front_matter, default_id=Path(filename).stem, filename=filename)
-    pages = (Page(number=None, text=body, lines=split_lines(body)),)
+    lines = split_lines(body)
+    pages = (Page(number=None, text=body, lines=lines, furniture=running_lines_of_text(lines) if "\f" in body else ()),)
     check_cards_against_pages(meta, pages, filename)
     return Document(meta=meta, kind="text", filename=filename, digest=sha256(data), pages=pages)
 

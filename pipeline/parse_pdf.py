@@ -38,6 +38,7 @@ import pymupdf
 from .contracts import Box, Document, Line, Page, WordBoxes
 from .errors import InputError
 from .metadata import check_cards_against_pages, meta_from_mapping
+from .page_furniture import running_lines
 from .parse import sha256
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
@@ -396,7 +397,7 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
         texts.append(text)
         offset = pos + 1
     return _make_page({"number": number, "text": "\n".join(texts), "lines": tuple(lines),
-                       "width": width, "height": height})
+                       "width": width, "height": height, "furniture": ()})
 
 
 def parse_pdf(
@@ -435,7 +436,8 @@ def parse_pdf(
             f"has no text layer (page{'s' if len(empty) > 1 else ''} {_page_ranges(empty)}: scanned or image-only); "
             "OCR is not available offline, so it cannot be indexed — upload a PDF with selectable text",
         )
-    pages_tuple = tuple(pages)
+    pages_tuple = tuple(_make_page({**page.__dict__, "furniture": marks})
+                        for page, marks in zip(pages, running_lines(pages)))
     check_cards_against_pages(meta, pages_tuple, filename)
     return Document(meta=meta, kind="pdf", filename=filename, digest=sha256(data), pages=pages_tuple)
 

@@ -10,8 +10,13 @@ list or a table puts one item per line. So lines are first grouped into blocks:
   tabs joins the row only when the row's last field ends in a number and the line is upper
   case or starts lower case (a wrapped description cell, as in the Senate report), never prose;
   the nearest earlier row whose fields are mostly words is kept as the row's header;
+- a fenced code block (``` or ~~~) is one block, never split into sentences; the sentence that
+  introduces it ("You can install it with pip:") becomes one unit with it, since a "how do I"
+  question is answered by the instruction and its command together;
+- a line of HTML markup only (a README's `<div>`, `<table>`, badges) is layout, like a blank;
 - everything else joins its neighbours and is split into sentences across line breaks.
-Each unit keeps the first and last line it touches, so its citation stays exact.
+Each unit keeps the first and last line it touches, so its citation stays exact. A unit that is
+mostly markup or link targets is not quotable (it says nothing a reader asked).
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivx
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
+_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
+_MARKUP_ONLY = re.compile(r"^\s*(?:<[^<>]*>\s*)+$")
+_MARKUP = re.compile(r"<[^<>]*>|\]\([^()\s]*\)|https?://\S+")  # tags, Markdown link targets, bare URLs
 
 
 @dataclass(frozen=True)
@@ -39,7 +47,7 @@ class Unit:
     start_line: int
     end_line: int
     quote: str
-    kind: str = "sentence"  # sentence | item | row | span
+    kind: str = "sentence"  # sentence | item | row | code | span
     header: str = ""  # a table row's header line (shown beside it, scored with it)
 
     def marker(self) -> str:
@@ -99,12 +107,23 @@ def _continues_row(row: str, line: str) -> bool:
     return bool(letters) and (stripped.upper() == stripped or stripped[0].islower())
 
 
-def _blocks(lines: tuple[PackedLine, ...], plain_text: bool) -> list[tuple[str, list[PackedLine]]]:
+def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:
     """Group lines into (kind, lines) blocks: prose, item, heading or row."""
     blocks: list[tuple[str, list[PackedLine]]] = []
+    in_code = plain_text and starts_in_code
+    if in_code:
+        blocks.append(("code", []))
     for line in lines:
         text = line.text
-        if not text.strip():
+        if in_code:
+            blocks[-1][1].append(line)
+            in_code = not _FENCE.match(text)  # a fence inside a block closes it
+            continue
+        if plain_text and _FENCE.match(text):
+            blocks.append(("code", [line]))
+            in_code = True
+            continue
+        if not text.strip() or line.furniture or (plain_text and _MARKUP_ONLY.match(text)):
             blocks.append(("blank", []))
             continue
         if _MD_RULE.match(text) and "|" in text:
@@ -125,6 +144,15 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool) -> list[tuple[str, 
         else:
             blocks.append(("prose", [line]))
     return [(kind, block) for kind, block in blocks if block]
+
+
+def opens_inside_code(texts: list[str]) -> bool:
+    """Do lines that follow `texts` (the page above a packed window) sit inside a fenced code block?"""
+    inside = False
+    for text in texts:
+        if _FENCE.match(text):
+            inside = not inside
+    return inside
 
 
 def _ends_sentence(text: str) -> bool:
@@ -174,7 +202,7 @@ def units_of(source: PackedSource) -> list[Unit]:
         return [Unit(source, source.start_line, source.end_line, quote, kind="span")]
     units: list[Unit] = []
     header = source.heading  # the header rows above the packed lines, if they are table rows
-    for kind, block in _blocks(source.lines, plain_text=source.page is None):
+    for kind, block in _blocks(source.lines, plain_text=source.page is None, starts_in_code=source.in_code):
         if kind == "row":
             first = block[0].text
             if is_header(first) and len(block) == 1:
@@ -182,6 +210,24 @@ def units_of(source: PackedSource) -> list[Unit]:
             quote = "\n".join(line.text for line in block)
             units.append(Unit(source, block[0].number, block[-1].number, quote, kind="row",
                               header=header if header != first else ""))
+        elif kind == "code":
+            units.extend(_code_units(source, block, units[-1] if units else None))
         else:
             units.extend(_sentences(source, block, kind))
-    return units
+    return [unit for unit in units if not _mostly_markup(unit.quote)]
+
+
+def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | None) -> list[Unit]:
+    """A code block, and the sentence that introduces it together with it ("… with pip:" + the command)."""
+    code = Unit(source, block[0].number, block[-1].number, "\n".join(line.text for line in block), kind="code")
+    if (before is None or before.kind not in ("sentence", "item") or not before.quote.rstrip().endswith(":")
+            or block[0].number - before.end_line > 2):
+        return [code]
+    between = [line.text for line in source.lines if before.end_line < line.number < block[0].number]
+    quote = "\n".join([before.quote, *between, code.quote])
+    return [code, Unit(source, before.start_line, block[-1].number, quote, kind="code")]
+
+
+def _mostly_markup(quote: str) -> bool:
+    markup = sum(len(m) for m in _MARKUP.findall(quote))
+    return markup > 0.5 * len(quote.strip())

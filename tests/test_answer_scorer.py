@@ -272,3 +272,29 @@ def test_a_chinese_question_naming_another_place_is_not_answered_from_this_one(r
     assert shanghai.abstain_reason == "insufficient_evidence" and "上海" in shanghai.note
     beijing = composer(_context(corpus, "北京的住宿限额是多少？"))
     assert beijing.answer is not None and "750" in beijing.answer
+
+
+def test_definition_questions_name_their_term():
+    from pipeline.answer_model import defined_term, defines
+
+    assert defined_term("What is BM25?") == "BM25"
+    assert defined_term("What does 'angle of attack' mean?") == "angle of attack"
+    assert defined_term("什么是流动性？") == "流动性" and defined_term("流动性是什么？") == "流动性"
+    assert defined_term("How much is the lodging limit?") is None
+    assert defines("BM25", "BM25 is a ranking function used by search engines.")
+    assert defines("angle of attack", "The angle of attack (AOA) is the angle at which the wing meets the air.")
+    assert defines("流动性", "流动性是指资产变现的能力。")
+    assert not defines("BM25", "BM25S (or BM25-Sparse) is an implementation of BM25.")  # another term
+    assert not defines("Python", "Python is required.")  # a statement about it, not what it is
+
+
+def test_what_is_x_is_answered_by_the_sentence_that_defines_x(real_corpus):
+    corpus = real_corpus(("bm25.md", "---\nid: bm25\n---\n# Search notes\n\n"
+                          "BM25S (or BM25-Sparse) is an ultrafast implementation of BM25 in pure Python.\n\n"
+                          "BM25 is a ranking function used for text retrieval by search engines.\n\n"
+                          "The library needs only numpy.\n"))
+    trace = ask(corpus, Request(question="What is BM25?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert trace.answer.answer.startswith("BM25 is a ranking function")
+    # The scorer alone prefers the first sentence (it mentions BM25 and more of the question's sense).
+    assert "defines 'BM25' (the scorer preferred [bm25:3]" in trace.proposal.note

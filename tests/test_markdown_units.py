@@ -1,0 +1,96 @@
+"""Markdown as READMEs write it: fenced code blocks are units of their own (with the sentence that
+introduces them), HTML layout lines are not evidence, and a window cut inside a code block still
+knows it is code."""
+
+from __future__ import annotations
+
+from pipeline import REQUEST_DATE, Request, Settings
+from pipeline.contracts import PackedLine, PackedSource
+from pipeline.units import opens_inside_code, units_of
+
+
+def _source(lines, in_code=False):
+    return PackedSource(
+        n=1, source_id="doc", version=None, page=None, start_line=1, end_line=len(lines), support_span=False,
+        dated="", sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines)),
+        in_code=in_code,
+    )
+
+
+def test_a_code_block_is_one_unit_and_joins_the_sentence_that_introduces_it():
+    units = units_of(_source([
+        "## Installation", "", "You can install `tool` with pip:", "", "```bash", "pip install tool",
+        "# then check it", "tool --version", "```", "", "It runs on Linux.",
+    ]))
+    code = [u for u in units if u.kind == "code"]
+    assert [(u.start_line, u.end_line) for u in code] == [(5, 9), (3, 9)]
+    assert code[1].quote == "You can install `tool` with pip:\n\n```bash\npip install tool\n# then check it\ntool --version\n```"
+    # A comment inside the block is not a Markdown heading, and no sentence is cut out of the block.
+    assert not any(u.kind != "code" and 5 <= u.start_line <= 9 for u in units)
+    assert units[-1].quote == "It runs on Linux."
+
+
+def test_a_block_without_a_colon_before_it_stands_alone():
+    units = units_of(_source(["The tool is fast.", "```", "tool run", "```"]))
+    assert [(u.kind, u.start_line, u.end_line) for u in units] == [("sentence", 1, 1), ("code", 2, 4)]
+
+
+def test_html_layout_and_link_lists_are_not_units():
+    units = units_of(_source([
+        '<div align="center">', "<table>", "<tr>", "<td>",
+        '<a href="https://example.org/tool">GitHub</a>', "</td>", "</tr>", "</table>", "</div>", "",
+        "Welcome to tool, a library that ranks documents.",
+    ]))
+    assert [u.quote for u in units] == ["Welcome to tool, a library that ranks documents."]
+
+
+def test_a_window_that_starts_inside_a_code_block_is_code_until_its_fence():
+    page = ["Intro:", "```python", "import tool", "", "# Pick your favourite stemmer", "x = 1", "```", "After."]
+    assert opens_inside_code(page[:4]) and not opens_inside_code(page[:7])
+    units = units_of(_source(page[4:], in_code=opens_inside_code(page[:4])))
+    assert [(u.kind, u.start_line, u.end_line) for u in units] == [("code", 1, 3), ("sentence", 4, 4)]
+    # Without the flag the comment would read as a heading: the pack stage must set it.
+    assert units_of(_source(page[4:]))[0].kind != "code"
+
+
+README = """---
+id: tool-readme
+---
+# tool
+
+<a href="https://example.org"><img src="https://example.org/badge.svg"></a>
+
+tool ranks documents with BM25 and needs only numpy.
+
+## Installation
+
+You can install tool with pip:
+
+```bash
+pip install tool
+```
+
+## Speed
+
+tool answers a query in under a millisecond on a laptop.
+"""
+
+
+def test_how_do_i_install_is_answered_with_the_command_and_other_questions_never_with_code(engine):
+    corpus = engine.corpus([engine.parse(README.encode("utf-8"), "README.md")])
+    trace = engine.ask(corpus, Request(question="How do I install tool?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "pip install tool" in trace.answer.answer and "pip:\n\n```bash\npip install tool\n```" in trace.answer.answer
+    assert all(c.verified for c in trace.answer.citations)
+    trace = engine.ask(corpus, Request(question="How fast is tool?", date=REQUEST_DATE), Settings())
+    assert "```" not in (trace.answer.answer or "")
+
+
+def test_the_pack_stage_tells_a_window_it_starts_inside_a_code_block(engine):
+    body = "\n".join(f"value_{i} = compute({i})  # step {i} of the long example" for i in range(60))
+    text = f"---\nid: long\n---\nExample of a long setup:\n\n```python\n{body}\n```\n\nThe end of the example.\n"
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "long.md")])
+    trace = engine.ask(corpus, Request(question="What does step 45 of the long example compute?", date=REQUEST_DATE),
+                       Settings(window=20000))
+    inside = [s for s in trace.context.sources if 8 < s.start_line < 66]
+    assert inside and all(s.in_code for s in inside)
