@@ -99,10 +99,11 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
     rows = []
     for source in context.sources:
         for unit in units_of(source):
-            if unit.kind == "code" and not procedure:
-                continue  # a code block answers "how do I …", not "which stemmer" or "how fast"
+            if unit.kind == "heading" or (unit.kind == "code" and not procedure):
+                continue  # a heading names a topic; a code block answers "how do I …", not "how fast"
             tokens = set(tokenizer.tokens(unit.quote))
-            scored_tokens = tokens | set(tokenizer.tokens(unit.header)) if unit.header else tokens
+            label = unit.header or unit.section
+            scored_tokens = tokens | set(tokenizer.tokens(label)) if label else tokens
             matched = frozenset(t for t in weights if t in scored_tokens)
             lexical = (sum(weights[t] for t in matched) + _compound_credit(weights, matched, unit.quote)) / total
             found = found_types(unit.quote)
@@ -118,7 +119,7 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
     rows = rows[:prefilter]
     query = embedder.embed_query(context.question)
     query = query / max(float(np.linalg.norm(query)), 1e-12)
-    texts = [join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "") for _, _, unit, _ in rows]
+    texts = [_scored_text(unit) for _, _, unit, _ in rows]
     dense = unit_vectors(embedder, texts, known) @ query
     pairs = [replace(p, dense=float(d)) for d, (_, p, _, _) in zip(dense, rows)]
     return [r[2] for r in rows], pairs, [r[1].lexical for r in rows], [r[3] for r in rows]
@@ -128,6 +129,13 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
     """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
     units, pairs, lexical, matched = candidate_pairs(context, tokenizer, embedder, prefilter, known)
     return units, feature_matrix(pairs), lexical, matched
+
+
+def _scored_text(unit: Unit) -> str:
+    """What the meaning score reads: the unit, with a row's header or an item's section heading."""
+    if unit.section:
+        return f"{unit.section}: {join_lines(unit.quote)}"
+    return join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "")
 
 
 def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel,
@@ -165,7 +173,7 @@ def with_value(best: Unit, question: str) -> Unit:
     180 yuan per day"): the scorer picks the naming sentence, the answer then runs to the value.
     """
     wanted = [t for t in wanted_types(question) if t in VALUE_TYPES]
-    if (not wanted or best.kind in ("row", "code", "span") or new_numerals(question, best.quote)
+    if (not wanted or best.kind in ("row", "code", "list", "span") or new_numerals(question, best.quote)
             or states_count(question, best.quote)):
         return best
     units = units_of(best.source)
@@ -260,8 +268,8 @@ class LocalExtractive:
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + defining
         return Proposal(
             producer=self.name,
-            # A command keeps its lines: joined into one it would not run.
-            answer=f"{best.quote if best.kind == 'code' else join_lines(best.quote)} {best.marker()}",
+            # A command or a list keeps its lines: joined into one, a command would not run.
+            answer=f"{best.quote if best.kind in ('code', 'list') else join_lines(best.quote)} {best.marker()}",
             citations=[
                 ProposedCitation(
                     source_id=best.source.source_id, page=best.source.page,

@@ -22,7 +22,7 @@ mostly markup or link targets is not quotable (it says nothing a reader asked).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .citations import marker
 from .contracts import PackedLine, PackedSource
@@ -47,8 +47,9 @@ class Unit:
     start_line: int
     end_line: int
     quote: str
-    kind: str = "sentence"  # sentence | item | row | code | span
+    kind: str = "sentence"  # sentence | item | list | row | code | heading | span
     header: str = ""  # a table row's header line (shown beside it, scored with it)
+    section: str = ""  # a list item's Markdown heading ("## Requirements" over "- Python 3.11"): scored with it
 
     def marker(self) -> str:
         return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
@@ -185,10 +186,11 @@ def _sentences(source: PackedSource, block: list[PackedLine], kind: str) -> list
     # Split on the text with line breaks as spaces (a wrapped line is not a sentence end),
     # then quote the exact text, line breaks included: the offsets are the same.
     spans = [(0, len(text))] if kind == "heading" else sentence_spans(text.replace("\n", " "))
+    kind_of_unit = {"item": "item", "heading": "heading"}.get(kind, "sentence")
     for start, end in spans:
         touched = [line.number for line, s in zip(block, starts) if s < end and s + len(line.text) > start]
         if touched:
-            units.append(Unit(source, touched[0], touched[-1], text[start:end], kind="item" if kind == "item" else "sentence"))
+            units.append(Unit(source, touched[0], touched[-1], text[start:end], kind=kind_of_unit))
     if kind == "item" and len(units) > 1:
         # A list item is one unit (its sentences too, for a long item).
         units.insert(0, Unit(source, block[0].number, block[-1].number, text, kind="item"))
@@ -202,6 +204,8 @@ def units_of(source: PackedSource) -> list[Unit]:
         return [Unit(source, source.start_line, source.end_line, quote, kind="span")]
     units: list[Unit] = []
     header = source.heading  # the header rows above the packed lines, if they are table rows
+    section = ""
+    runs: list = []  # lists in the making: (intro unit, item blocks), None between lists
     for kind, block in _blocks(source.lines, plain_text=source.page is None, starts_in_code=source.in_code):
         if kind == "row":
             first = block[0].text
@@ -213,8 +217,36 @@ def units_of(source: PackedSource) -> list[Unit]:
         elif kind == "code":
             units.extend(_code_units(source, block, units[-1] if units else None))
         else:
-            units.extend(_sentences(source, block, kind))
+            if kind == "heading":
+                section = block[0].text.strip().lstrip("#").strip()
+            found = _sentences(source, block, kind)
+            units.extend(replace(u, section=section) if u.kind == "item" else u for u in found)
+        runs = _list_run(runs, kind, block, units)
+    lists = (_list_unit(source, run) for run in runs if run and len(run[1]) >= 2)
+    units.extend(unit for unit in lists if len(unit.quote) <= MAX_LIST_LENGTH)
     return [unit for unit in units if not _mostly_markup(unit.quote)]
+
+
+MAX_LIST_ITEMS = 15
+MAX_LIST_LENGTH = 1500  # code points: a longer list is a section, not an answer
+
+
+def _list_run(runs: list, kind: str, block: list[PackedLine], units: list[Unit]) -> list:
+    """Track lists introduced by a heading or a sentence ending in ":" — runs of (intro, item blocks)."""
+    current = runs[-1] if runs and runs[-1] is not None else None
+    if kind == "item" and current is not None and len(current[1]) < MAX_LIST_ITEMS:
+        current[1].append(block)
+        return runs
+    if kind in ("heading", "prose") and units and (units[-1].kind == "heading" or units[-1].quote.rstrip().endswith(":")):
+        return [*runs, (units[-1], [])]
+    return [*runs, None] if current is not None else runs
+
+
+def _list_unit(source: PackedSource, run) -> Unit:
+    intro, blocks = run
+    last = blocks[-1][-1].number
+    after = [line.text for line in source.lines if intro.end_line < line.number <= last]
+    return Unit(source, intro.start_line, last, "\n".join([intro.quote, *after]), kind="list")
 
 
 def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | None) -> list[Unit]:

@@ -94,3 +94,28 @@ def test_the_pack_stage_tells_a_window_it_starts_inside_a_code_block(engine):
                        Settings(window=20000))
     inside = [s for s in trace.context.sources if 8 < s.start_line < 66]
     assert inside and all(s.in_code for s in inside)
+
+
+def test_a_list_under_a_heading_or_a_colon_is_also_one_unit_and_headings_are_never_answers():
+    units = units_of(_source([
+        "## Requirements", "", "- Python 3.11 or later", "- A C++17 compiler to build from source", "",
+        "It differs in two ways:", "1) it is MIT licensed", "2) it is faster", "", "Loose text after.",
+        "- a stray item without an introduction",
+    ]))
+    lists = [(u.start_line, u.end_line) for u in units if u.kind == "list"]
+    assert lists == [(1, 4), (6, 8)]
+    requirements = next(u for u in units if u.kind == "list")
+    assert requirements.quote == "## Requirements\n\n- Python 3.11 or later\n- A C++17 compiler to build from source"
+    # Each item is still a unit, scored with its section heading.
+    assert next(u for u in units if u.start_line == 3).section == "Requirements"
+    assert [u.kind for u in units if u.start_line == 1 and u.end_line == 1] == ["heading"]
+
+
+def test_what_are_the_requirements_is_answered_with_the_list_lines_kept(engine):
+    text = ("---\nid: tool\n---\n# tool\n\ntool ranks documents.\n\n## Requirements\n\n- Python 3.11 or later\n"
+            "- numpy 2 or later\n\n## Licence\n\ntool is MIT licensed.\n")
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "README.md")])
+    trace = engine.ask(corpus, Request(question="What are the requirements?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "- Python 3.11 or later\n- numpy 2 or later" in trace.answer.answer
+    assert not trace.answer.answer.startswith("## Requirements [")  # never the heading alone

@@ -24,7 +24,7 @@ CSS = """
 .rag-badge.ok{background:#e0f5e7;color:#0a6b2c;border:1px solid #0a9e3b}
 .rag-badge.no{background:#fdeee6;color:#9c3000;border:1px solid #dd4400}
 .rag-badge.muted{background:#eee;color:#333;border:1px solid #bbb}
-.rag-answer{font-size:15px;line-height:1.55;margin:.6em 0}
+.rag-answer{font-size:15px;line-height:1.55;margin:.6em 0;white-space:pre-wrap}
 .rag-mark{font:600 12px ui-monospace,monospace;padding:0 3px;border-radius:4px}
 .rag-mark.ok{background:#c9efd5;color:#0a6b2c}.rag-mark.no{background:#f8d2bd;color:#9c3000;text-decoration:line-through}
 .rag-cit{border-left:4px solid #bbb;padding:4px 8px;margin:6px 0}
