@@ -49,3 +49,14 @@ def test_a_question_in_another_script_is_not_a_follow_up():
     assert resolve("why does the FAA want this rule?", "北京的住宿标准是多少") == "why does the FAA want this rule?"
     assert resolve("上海呢？那个标准是多少", "what is the lodging limit in Beijing?") == "上海呢？那个标准是多少"
     assert resolve("What about Shanghai?", "Beijing lodging") == "lodging Shanghai?"
+
+
+def test_this_and_a_kind_of_document_points_at_the_document_not_the_previous_question():
+    """"Why does the FAA want this rule?" after an English question was searched with that question's words
+    glued on; "this rule" names the document asked about. A bare "this" still leans on the previous question."""
+    from ui.history import is_follow_up, resolve
+
+    for question in ("Why does the FAA want this rule?", "Who wrote this report?", "What does this proposed directive cover?"):
+        assert not is_follow_up(question), question
+        assert resolve(question, "how many airplanes are affected") == question
+    assert is_follow_up("Is this allowed?") and is_follow_up("How much does this hotel cost?")

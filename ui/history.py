@@ -121,8 +121,17 @@ _EXISTENTIAL_THERE = re.compile(r"\b(?:is|are|was|were|be|been|isn't|aren't|wasn
                                 r"|\bthere\s+(?:is|are|was|were|be|been|isn't|aren't|wasn't|weren't)\b", re.I)
 
 
+# "Why does the FAA want this rule?", "Who wrote this report?": "this" + a kind of document points at the
+# document asked about, not at the previous question.
+_THIS_DOCUMENT = re.compile(r"\b(?:this|that|these|those)\s+(?:(?:proposed|final|new|current|whole)\s+)?"
+                            r"(?:rule|directive|document|doc|file|pdf|policy|proposal|report|paper|article|study|table|"
+                            r"guide|guideline|manual|form|page|section|chapter|regulation|notice|act|law|standard|"
+                            r"rfc|pep|readme|memo|letter|contract|agreement|book|text|list|chart|spreadsheet)s?\b", re.I)
+
+
 def is_follow_up(question: str) -> bool:
-    words = [w.lower() for w in re.findall(r"[\w'-]+", _EXISTENTIAL_THERE.sub(" be ", question))]
+    plain = _THIS_DOCUMENT.sub(" the document ", _EXISTENTIAL_THERE.sub(" be ", question))
+    words = [w.lower() for w in re.findall(r"[\w'-]+", plain)]
     if not words or len(words) > MAX_FOLLOW_UP_WORDS:
         return False
     text = " ".join(words)
