@@ -23,7 +23,7 @@ from .answer_model import (VALUE_TYPES, AnswerModel, asks_procedure, defined_ter
                            shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .tables import named_row
-from .tokenize import Tokenizer, chinese_place_names, has_cjk
+from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, names_in
 from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
@@ -237,11 +237,12 @@ class LocalExtractive:
         scored = typed
         # A place the question names in Chinese must be in the cited source: 上海的住宿限额 was
         # answered with the Beijing policy's limit (the units matched 住宿 and 限额, not 上海).
-        names = chinese_place_names(question)
-        named = [row for row in scored if all(name in _source_text(row[1]) for name in names)]
+        places, names = chinese_place_names(question), english_names(question)
+        named = [row for row in scored if all(place in _source_text(row[1]) for place in places)
+                 and not names_in(names, _source_text(row[1]))]
         if not named:
-            return self._none_fits(scored, f"the question names {'、'.join(names)} and no candidate unit's source "
-                                           "mentions it")
+            return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
+                                           "source mentions it")
         scored = named
         scored, defining = _definition_first(question, scored, self.min_support)
         best_score, best, _, _ = scored[0]

@@ -100,3 +100,49 @@ def chinese_place_names(text: str) -> list[str]:
     """The place names jieba's dictionary tags in the Han runs of `text` (上海, 北京)."""
     names = [word for run in _HAN_RUN.findall(text) for word, tag in rjieba.tag(run) if tag == _PLACE_TAG and len(word) >= 2]
     return list(dict.fromkeys(names))
+
+
+_CAPITALISED_RUN = re.compile(r"(?<![\w'’])[A-Z][\w]*(?:[-–][\w]+)*(?:\s+[A-Z][\w]*(?:[-–][\w]+)*)*")
+# Pronouns and titles: "Senator Hawley" is named by "SEN HAWLEY", "Dr Li" by "Li".
+_NOT_NAMES = frozenset("I I'm I've OK Mr Mrs Ms Dr St Sen Senator President King Queen Prince Princess Lord Lady Sir "
+                       "General Captain Professor Prof Doctor Judge Governor Mayor Minister Secretary Chairman "
+                       "Director Manager Officer Saint".split())
+# Words that only qualify a name ("Great Britain", "New World", "North America"): the rest of it must be there.
+_QUALIFIERS = frozenset("new old great north south east west northern southern eastern western upper lower united "
+                        "central greater little grand holy".split())
+TITLE_CASE_SHARE = 0.6  # a question with most words capitalised is in title case: capitals say nothing
+
+
+def english_names(text: str) -> list[str]:
+    """Runs of capitalised words past a question's first word ("Beijing", "Senator Hawley", "Great Britain",
+    "FAA"): the names it asks about. No tagger ships offline for English; a capital inside a sentence is
+    the cue people write."""
+    words = re.findall(r"[A-Za-z][\w'’-]*", text)
+    if not words or (len(words) > 3 and sum(w[0].isupper() for w in words) > TITLE_CASE_SHARE * len(words)):
+        return []
+    first = re.match(r"\W*[A-Za-z][\w'’-]*", text)
+    names = []
+    for run in _CAPITALISED_RUN.finditer(text, first.end() if first else 0):
+        kept = [w for w in run.group(0).split() if w not in _NOT_NAMES and len(w) > 1]
+        if kept:
+            names.append(" ".join(kept))
+    return list(dict.fromkeys(names))
+
+
+def _fold(text: str) -> str:
+    """Case, accents and dash kinds folded: "Möngke" is "Mongke", "PC–12" is "PC-12"."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return re.sub(r"[‐‑‒–—−]", "-", "".join(ch for ch in decomposed if not unicodedata.combining(ch)))
+
+
+def names_in(names: list[str], text: str) -> list[str]:
+    """The names of `names` that `text` does not mention. A name is mentioned when one of its words (not a
+    mere qualifier like "Great" or "New") starts a word of the text, its last letters free: "Normans" by
+    "Norman", "European" by "Europe", "Hawley's" by "HAWLEY", "Great Britain" by "Britain"."""
+    folded = _fold(text)
+    missing = []
+    for name in names:
+        words = [w for w in _fold(name).replace("'s", "").replace("’s", "").split() if w not in _QUALIFIERS] or _fold(name).split()
+        if not any(re.search(rf"(?<![\w-]){re.escape(w[: max(4, len(w) - 3)])}", folded) for w in words):
+            missing.append(name)
+    return missing

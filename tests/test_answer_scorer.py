@@ -298,3 +298,27 @@ def test_what_is_x_is_answered_by_the_sentence_that_defines_x(real_corpus):
     assert trace.answer.answer.startswith("BM25 is a ranking function")
     # The scorer alone prefers the first sentence (it mentions BM25 and more of the question's sense).
     assert "defines 'BM25' (the scorer preferred [bm25:3]" in trace.proposal.note
+
+
+def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
+    from pipeline.tokenize import english_names, names_in
+
+    assert english_names("How much can I spend on a hotel in Beijing?") == ["Beijing"]
+    assert english_names("How much did Senator Hawley's train ticket to New York cost?") == ["Hawley", "New York"]
+    assert english_names("What Python Version Does It Need?") == []  # title case: capitals say nothing
+    assert english_names("which state had the most handgun checks?") == []
+    text = "Möngke Khan ruled. SEN HAWLEY flew to New York. The Pilatus PC–12/47E. Britain and Europe."
+    assert names_in(["Mongke", "Hawley's", "New York", "PC-12", "Great Britain", "European"], text) == []
+    assert names_in(["Beijing", "New Delhi"], text) == ["Beijing", "New Delhi"]
+
+
+def test_an_english_question_naming_a_place_its_sources_never_mention_is_not_answered(real_corpus):
+    """Asked of the Shanghai lodging policy alone, "What is the lodging limit in Beijing?" was answered with the
+    Shanghai limit (score 0.36): the units matched "lodging limit", not "Beijing"."""
+    corpus = real_corpus(("shanghai.md", "Fictional Shanghai lodging policy; amounts are per room per night.\n"
+                                         "The lodging limit is 700 yuan.\n"))
+    composer = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)
+    beijing = composer(_context(corpus, "What is the lodging limit in Beijing?"))
+    assert beijing.abstain_reason == "insufficient_evidence" and "names Beijing" in beijing.note
+    shanghai = composer(_context(corpus, "What is the lodging limit in Shanghai?"))
+    assert shanghai.answer is not None and "700" in shanghai.answer
