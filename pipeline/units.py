@@ -35,6 +35,7 @@ HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
+_UNDERLINE = re.compile(r"^\s{0,3}([=\-~^*+#`])\1{2,}\s*$")
 _MARKUP_ONLY = re.compile(r"^\s*(?:<[^<>]*>\s*)+$")
 _MARKUP = re.compile(r"<[^<>]*>|\]\([^()\s]*\)|https?://\S+")  # tags, Markdown link targets, bare URLs
 
@@ -130,6 +131,9 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
         if _MD_RULE.match(text) and "|" in text:
             blocks.append(("blank", []))
             continue
+        if plain_text and _UNDERLINE.match(text):
+            _underlined_title(blocks)
+            continue
         if is_table_row(text):
             blocks.append(("row", [line]))
             continue
@@ -145,6 +149,14 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
         else:
             blocks.append(("prose", [line]))
     return [(kind, block) for kind, block in blocks if block]
+
+
+def _underlined_title(blocks: list[tuple[str, list[PackedLine]]]) -> None:
+    """A rule of = - ~ ^ under a one-line paragraph makes it a heading (reStructuredText, setext Markdown:
+    "Introduction" over "============"); the rule itself is layout."""
+    if blocks and blocks[-1][0] == "prose" and len(blocks[-1][1]) == 1:
+        blocks[-1] = ("heading", blocks[-1][1])
+    blocks.append(("blank", []))
 
 
 def opens_inside_code(texts: list[str]) -> bool:

@@ -119,3 +119,14 @@ def test_what_are_the_requirements_is_answered_with_the_list_lines_kept(engine):
     assert trace.answer.status == "answered", trace.explanation
     assert "- Python 3.11 or later\n- numpy 2 or later" in trace.answer.answer
     assert not trace.answer.answer.startswith("## Requirements [")  # never the heading alone
+
+
+def test_an_underlined_title_is_a_heading_and_its_rule_is_not_a_unit():
+    """reStructuredText (PEPs) and setext Markdown underline their headings; "============" was quoted."""
+    units = units_of(_source([
+        "Introduction", "============", "", "This document gives coding conventions.", "",
+        "Indentation", "-----------", "", "Use 4 spaces per indentation level.",
+    ]))
+    assert [(u.kind, u.quote) for u in units] == [
+        ("heading", "Introduction"), ("sentence", "This document gives coding conventions."),
+        ("heading", "Indentation"), ("sentence", "Use 4 spaces per indentation level.")]
