@@ -24,7 +24,7 @@ from .answer_model import (VALUE_TYPES, AnswerModel, asks_procedure, defined_ter
 from .contracts import Context, Proposal, ProposedCitation
 from .tables import named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, names_in
-from .units import Unit, citation_marker, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
+from .units import Unit, citation_marker, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
@@ -188,6 +188,15 @@ def with_value(best: Unit, question: str) -> Unit:
     return best
 
 
+def with_what_follows(best: Unit) -> Unit:
+    """A unit that announces a list or a command ("中文句子使用全角标点，例如：") answers together with it."""
+    if not introduces(best):
+        return best
+    following = [u for u in units_of(best.source) if u.kind in ("list", "code") and u.start_line == best.start_line
+                 and u.end_line > best.end_line and u.quote.startswith(best.quote)]
+    return max(following, key=lambda u: u.end_line, default=best)
+
+
 class LocalExtractive:
     """The default producer: exact copies of packed evidence, cited; no generative model involved."""
 
@@ -265,7 +274,7 @@ class LocalExtractive:
             how = (f"table lookup: the question names the row {key!r} and the column {' / '.join(columns)!r} "
                    f"(the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})")
         else:
-            best = with_value(best, question)
+            best = with_value(with_what_follows(best), question)
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + defining
         return Proposal(
             producer=self.name,

@@ -243,13 +243,18 @@ MAX_LIST_ITEMS = 15
 MAX_LIST_LENGTH = 1500  # code points: a longer list is a section, not an answer
 
 
+def introduces(unit: Unit) -> bool:
+    """Does the unit end by announcing what follows ("You can install it with pip:", "例如：")?"""
+    return unit.quote.rstrip().endswith((":", "："))
+
+
 def _list_run(runs: list, kind: str, block: list[PackedLine], units: list[Unit]) -> list:
     """Track lists introduced by a heading or a sentence ending in ":" — runs of (intro, item blocks)."""
     current = runs[-1] if runs and runs[-1] is not None else None
     if kind == "item" and current is not None and len(current[1]) < MAX_LIST_ITEMS:
         current[1].append(block)
         return runs
-    if kind in ("heading", "prose") and units and (units[-1].kind == "heading" or units[-1].quote.rstrip().endswith(":")):
+    if kind in ("heading", "prose") and units and (units[-1].kind == "heading" or introduces(units[-1])):
         return [*runs, (units[-1], [])]
     return [*runs, None] if current is not None else runs
 
@@ -264,7 +269,7 @@ def _list_unit(source: PackedSource, run) -> Unit:
 def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | None) -> list[Unit]:
     """A code block, and the sentence that introduces it together with it ("… with pip:" + the command)."""
     code = Unit(source, block[0].number, block[-1].number, "\n".join(line.text for line in block), kind="code")
-    if (before is None or before.kind not in ("sentence", "item") or not before.quote.rstrip().endswith(":")
+    if (before is None or before.kind not in ("sentence", "item") or not introduces(before)
             or block[0].number - before.end_line > 2):
         return [code]
     between = [line.text for line in source.lines if before.end_line < line.number < block[0].number]

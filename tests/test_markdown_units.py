@@ -130,3 +130,15 @@ def test_an_underlined_title_is_a_heading_and_its_rule_is_not_a_unit():
     assert [(u.kind, u.quote) for u in units] == [
         ("heading", "Introduction"), ("sentence", "This document gives coding conventions."),
         ("heading", "Indentation"), ("sentence", "Use 4 spaces per indentation level.")]
+
+
+def test_a_sentence_that_announces_a_list_answers_with_the_list():
+    from pipeline.generate import with_what_follows
+
+    source = _source(["中文句子使用全角标点，例如：", "", "- 逗号使用“，”", "- 句号使用“。”", "", "其他内容。"])
+    units = units_of(source)
+    announcing = next(u for u in units if u.kind == "sentence" and u.start_line == 1)
+    answer = with_what_follows(announcing)
+    assert (answer.kind, answer.start_line, answer.end_line) == ("list", 1, 4)
+    plain = next(u for u in units if u.quote == "其他内容。")
+    assert with_what_follows(plain) is plain
