@@ -271,7 +271,8 @@ class LocalExtractive:
                     f"{best_score:.2f} < threshold {self.min_support:.2f}",
                 )
             best, key, columns = lookup
-            how = (f"table lookup: the question names the row {key!r} and the column {' / '.join(columns)!r} "
+            named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
+            how = (f"table lookup: the question names the row {key!r} {named} "
                    f"(the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})")
         else:
             best = with_value(with_what_follows(best), question)

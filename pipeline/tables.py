@@ -65,12 +65,14 @@ def _column_names(header: str) -> list[str]:
 
 def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:
     """The table row a question names by its key (first cell) and at least one of its columns, with that
-    key and those column names; None when no row is named or when rows with different keys are (a
+    key and those column names (none for a two-column table); None when no row is named or when rows with different keys are (a
     comparison is not a lookup).
 
     "How many permit checks were run in Texas?" names the row "Texas" and the column "Permit". A
     question naming only the key ("How many checks were denied in Texas?", and the table has no such
-    column) is not answered by the row: the column is what says the row holds the asked value.
+    column) is not answered by the row: the column is what says the row holds the asked value — except
+    in a table of two columns, names and their values ("| Voltage | 220-240 V |"), where the row holds
+    nothing else.
     `rows` are units with `.quote` and `.header`, best first; `tokens` is the tokenizer's `tokens`.
     """
     asked = question.casefold()
@@ -84,9 +86,10 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
         if not re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
             continue
         key_tokens = set(tokens(key))
-        named = [name for name in _column_names(row.header)
+        columns = _column_names(row.header)
+        named = [name for name in columns
                  if (words := set(tokens(name))) and words <= asked_tokens and not words <= key_tokens]
-        if named:
+        if named or (len(cells) == 2 and len(columns) == 1):  # two columns, names and values: the key says it all
             found.append((row, key, list(dict.fromkeys(named))))
     if len({key.casefold() for _, key, _ in found}) != 1:
         return None

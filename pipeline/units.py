@@ -129,6 +129,8 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
             blocks.append(("blank", []))
             continue
         if _MD_RULE.match(text) and "|" in text:
+            if blocks and blocks[-1][0] == "row":  # the row above a Markdown rule is the table's header
+                blocks[-1] = ("header-row", blocks[-1][1])
             blocks.append(("blank", []))
             continue
         if plain_text and _UNDERLINE.match(text):
@@ -217,18 +219,24 @@ def units_of(source: PackedSource) -> list[Unit]:
     units: list[Unit] = []
     header = source.heading  # the header rows above the packed lines, if they are table rows
     section = ""
+    marked_header = False  # inside a Markdown table whose header row its rule marked
     runs: list = []  # lists in the making: (intro unit, item blocks), None between lists
     for kind, block in _blocks(source.lines, plain_text=source.page is None, starts_in_code=source.in_code):
-        if kind == "row":
+        if kind in ("row", "header-row"):
             first = block[0].text
-            if is_header(first) and len(block) == 1:
+            # A Markdown header is marked by its rule; otherwise a row of words is one ("DOCUMENT NO.\tDATE …"),
+            # but not inside a Markdown table, whose rows of words and units ("| Power | 2200 W |") are data.
+            if kind == "header-row" or (is_header(first) and len(block) == 1 and not marked_header):
                 header = first
+            marked_header = kind == "header-row" or marked_header
             quote = "\n".join(line.text for line in block)
             units.append(Unit(source, block[0].number, block[-1].number, quote, kind="row",
                               header=header if header != first else ""))
         elif kind == "code":
+            marked_header = False
             units.extend(_code_units(source, block, units[-1] if units else None))
         else:
+            marked_header = False
             if kind == "heading":
                 section = block[0].text.strip().lstrip("#").strip()
             found = _sentences(source, block, kind)

@@ -9,7 +9,7 @@ import pytest
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.tables import named_row
 from pipeline.tokenize import Tokenizer
-from pipeline.units import Unit
+from pipeline.units import Unit, units_of
 
 MARKDOWN = """---
 id: checks
@@ -55,3 +55,19 @@ def test_a_named_row_is_answered_and_an_unnamed_column_abstains(engine, text, na
     assert "table lookup" in trace.proposal.note and "Permit" in trace.proposal.note
     denied = engine.ask(corpus, Request(question="How many checks were denied in Texas?", date=REQUEST_DATE), Settings())
     assert denied.answer.status == "abstained"
+
+
+def test_a_two_column_table_of_names_and_values_is_answered_by_naming_the_row(engine):
+    """A spec sheet's rows ("| Power | 2200 W |") hold words and units: the Markdown rule, not the words, says which
+    row is the header, and naming the row is enough when its only other cell is the value."""
+    text = ("---\nid: kettle\n---\n# KT-200 kettle\n\nDescale the kettle every month.\n\n## Specifications\n\n"
+            "| Item | Value |\n|---|---|\n| Power | 2200 W |\n| Capacity | 1.7 L |\n| Voltage | 220-240 V |\n")
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "kettle.md")])
+    rows = [u for s in engine.ask(corpus, Request(question="What voltage does it need?", date=REQUEST_DATE),
+                                  Settings()).context.sources for u in units_of(s) if u.kind == "row"]
+    assert {u.quote: u.header for u in rows}["| Power | 2200 W |"] == "| Item | Value |"
+    tokens = Tokenizer().tokens
+    assert named_row("What voltage does it need?", rows, tokens)[:3:2] == (rows[-1], [])
+    assert named_row("What is the weight?", rows, tokens) is None
+    trace = engine.ask(corpus, Request(question="What voltage does it need?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered" and "220-240 V" in trace.answer.answer
