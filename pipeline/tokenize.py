@@ -27,6 +27,9 @@ QUESTION_WORDS = {
     "can", "could", "would", "should", "many", "much", "is", "are", "was", "were", "i", "my",
     "me", "we", "our", "you", "your", "any", "there", "tell", "about", "please", "from", "have",
     "has", "had", "been", "it", "its",
+    # Light verbs that frame a request ("How much baggage can I take?", "What do I need to bring?"): the
+    # document says "carry" or "required"; the noun carries the topic.
+    "get", "put", "take", "need", "want", "make", "bring", "go", "let", "know",
     "什么", "多少", "哪", "哪里", "哪个", "哪些", "谁", "何时", "几", "吗", "呢", "怎么", "如何", "为什么",
 }
 # "How long is the warranty?" asks for a duration: "long" shapes the question (no document says "long"), and

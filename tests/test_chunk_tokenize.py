@@ -67,3 +67,13 @@ def test_chinese_is_segmented_into_words_or_bigrams():
 
 def test_numbers_are_normalised():
     assert numbers_in("１,２００ yuan, 8.30 and 2026-01-01") == ["1200", "8.30", "2026", "01", "01"]
+
+
+def test_words_that_only_frame_a_question_are_not_query_terms():
+    """"long" in "How long is the warranty?" and "put" in "How much water can I put in?" appear in no document,
+    so as the rarest terms they outweighed "warranty" and "water" in the coverage of the sentence that answers."""
+    tokenizer = Tokenizer()
+    assert tokenizer.query_tokens("How long is the warranty?") == ["warranti"]
+    assert tokenizer.query_tokens("How much water can I put in?") == ["water"]
+    assert tokenizer.query_tokens("How much baggage can I take on the ferry?") == ["baggag", "ferri"]
+    assert "long" in tokenizer.query_tokens("Which river is long and navigable?")  # not after "how"
