@@ -36,6 +36,7 @@ QUESTION_WORDS = {
 # as the rarest question term it outweighed "warranty" in the word coverage of the sentence that answers.
 _HOW_DEGREE = re.compile(r"\bhow\s+(?:long|often|far|big|old|soon|large|high|fast|heavy|tall|wide|deep|early|late|"
                          r"frequently|quickly|low|small|short)\b", re.IGNORECASE)
+_WHAT_TIME = re.compile(r"\b(?:what|which) time\b|\bat what time\b", re.IGNORECASE)  # "what time does it leave?" = when
 # Chinese question words glue onto their measure word ("几号", "多少钱", "哪一年").
 _CJK_QUESTION_WORD = re.compile(r"^几|多少|什么|哪|谁|怎么|如何|为什么|何时")
 CHINESE_STOPWORDS = set(STOPWORDS_CHINESE) | {"的", "了", "是", "在", "和", "与", "及", "或", "为", "于", "从", "被", "把", "对", "就", "都", "也", "还"}
@@ -94,7 +95,7 @@ class Tokenizer:
         """Distinct query tokens, without the words that only shape a question."""
         dropped = {self._stem(w) for w in QUESTION_WORDS if w.isascii()} | QUESTION_WORDS
         seen: dict[str, None] = {}
-        for token in self.tokens(_HOW_DEGREE.sub("how", question)):
+        for token in self.tokens(_WHAT_TIME.sub("when", _HOW_DEGREE.sub("how", question))):
             if token not in dropped and not _CJK_QUESTION_WORD.search(token):
                 seen.setdefault(token, None)
         return list(seen)
