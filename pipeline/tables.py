@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .tokenize import english_names, names_in
+
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
 HEADER_ROWS = 3  # at most this many stacked header rows (a two-level header plus a title row)
@@ -65,32 +67,41 @@ def _column_names(header: str) -> list[str]:
 
 def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:
     """The table row a question names by its key (first cell) and at least one of its columns, with that
-    key and those column names (none for a two-column table); None when no row is named or when rows with different keys are (a
-    comparison is not a lookup).
+    key and those column names (none for a two-column table); None when no row is named or when rows with
+    different keys are (a comparison is not a lookup).
 
     "How many permit checks were run in Texas?" names the row "Texas" and the column "Permit". A
     question naming only the key ("How many checks were denied in Texas?", and the table has no such
     column) is not answered by the row: the column is what says the row holds the asked value — except
     in a table of two columns, names and their values ("| Voltage | 220-240 V |"), where the row holds
-    nothing else.
+    nothing else. A key named whole wins; failing that, the names the question gives may name one row's
+    key ("the Seattle office" → "Seattle ACO Branch"; "Virginia" still means Virginia, not West Virginia).
     `rows` are units with `.quote` and `.header`, best first; `tokens` is the tokenizer's `tokens`.
     """
     asked = question.casefold()
-    asked_tokens = set(tokens(question))
-    found = []
+    names = english_names(question)
+    whole, by_names = [], []
     for row in rows:
         cells = fields(row.quote)
         key = cells[0].strip(_KEY_TRIM) if cells else ""
         if not row.header or sum(c.isalpha() for c in key) < 2 or len(key) > 60:
             continue
-        if not re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
-            continue
-        key_tokens = set(tokens(key))
-        columns = _column_names(row.header)
-        named = [name for name in columns
-                 if (words := set(tokens(name))) and words <= asked_tokens and not words <= key_tokens]
-        if named or (len(cells) == 2 and len(columns) == 1):  # two columns, names and values: the key says it all
-            found.append((row, key, list(dict.fromkeys(named))))
+        if re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
+            whole.append((row, key))
+        elif names and not names_in(names, key):
+            by_names.append((row, key))
+    found = [(row, key, columns) for row, key in (whole or by_names)
+             if (columns := _asked_columns(question, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
         return None
     return found[0]
+
+
+def _asked_columns(question: str, row, key: str, tokens) -> list[str] | None:
+    """The row's column names the question names; [] for a two-column table (names and values); None if none."""
+    asked_tokens, key_tokens = set(tokens(question)), set(tokens(key))
+    columns = _column_names(row.header)
+    named = [name for name in columns if (words := set(tokens(name))) and words <= asked_tokens and not words <= key_tokens]
+    if named:
+        return list(dict.fromkeys(named))
+    return [] if len(fields(row.quote)) == 2 and len(columns) == 1 else None

@@ -39,7 +39,7 @@ def test_a_row_is_named_by_its_key_and_a_column():
     # Cells run together at footnote marks still name their columns.
     assert named_row("How many long gun checks in South Dakota?", rows, tokens)[2] == ["Long Gun"]
     assert named_row("How many checks were denied in Texas?", rows, tokens) is None  # no such column
-    assert named_row("How many permits in Dakota?", rows, tokens) is None  # the key is named whole or not at all
+    assert named_row("How many permits in Dakota?", [*rows, _row("North Dakota\t1,204\t3,101", header)], tokens) is None
     assert named_row("Permit checks: Texas or South Dakota?", rows, tokens) is None  # two rows: a comparison
     assert named_row("How many permit checks in Texas?", [_row("Texas\t21,550", "")], tokens) is None  # no header
 
@@ -71,3 +71,22 @@ def test_a_two_column_table_of_names_and_values_is_answered_by_naming_the_row(en
     assert named_row("What is the weight?", rows, tokens) is None
     trace = engine.ask(corpus, Request(question="What voltage does it need?", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered" and "220-240 V" in trace.answer.answer
+
+
+def test_a_row_is_named_by_the_names_the_question_gives_when_only_one_row_holds_them():
+    """An address table's key is "Seattle ACO Branch"; people ask for "the Seattle office"."""
+    header = "| Office | Address | Phone |"
+    rows = [_row("| Seattle ACO Branch | 2200 South 216th St., Des Moines, WA | 206-231-3500 |", header),
+            _row("| Denver ACO Branch | 26805 E 68th Ave, Denver, CO | 303-342-1080 |", header)]
+    tokens = Tokenizer().tokens
+    row, key, columns = named_row("What is the address of the Seattle office?", rows, tokens)
+    assert (key, columns) == ("Seattle ACO Branch", ["Address"])
+    assert named_row("What is the phone number of the Denver branch?", rows, tokens)[1:] == ("Denver ACO Branch", ["Phone"])
+    assert named_row("What is the address of the ACO Branch?", rows, tokens) is None  # names both rows
+    assert named_row("What is the phone number for Boston?", rows, tokens) is None  # names neither
+
+
+def test_a_key_named_whole_wins_over_a_key_that_only_holds_the_name():
+    header = "State\tPermit\tHandgun"
+    rows = [_row("West Virginia\t1,100\t9,805", header), _row("Virginia\t0\t20,540", header)]
+    assert named_row("How many handgun checks in Virginia?", rows, Tokenizer().tokens)[1] == "Virginia"
