@@ -27,15 +27,17 @@ QUESTION_WORDS = {
     "can", "could", "would", "should", "many", "much", "is", "are", "was", "were", "i", "my",
     "me", "we", "our", "you", "your", "any", "there", "tell", "about", "please", "from", "have",
     "has", "had", "been", "it", "its",
-    # Light verbs that frame a request ("How much baggage can I take?", "What do I need to bring?"): the
-    # document says "carry" or "required"; the noun carries the topic.
-    "get", "put", "take", "need", "want", "make", "bring", "go", "let", "know",
     "什么", "多少", "哪", "哪里", "哪个", "哪些", "谁", "何时", "几", "吗", "呢", "怎么", "如何", "为什么",
 }
 # "How long is the warranty?" asks for a duration: "long" shapes the question (no document says "long"), and
 # as the rarest question term it outweighed "warranty" in the word coverage of the sentence that answers.
 _HOW_DEGREE = re.compile(r"\bhow\s+(?:long|often|far|big|old|soon|large|high|fast|heavy|tall|wide|deep|early|late|"
                          r"frequently|quickly|low|small|short)\b", re.IGNORECASE)
+# Light verbs frame a question ("How much baggage can I take?", "What do I need to bring?", "How long did it take?"):
+# the document says "carry" or "required"; the noun carries the topic.
+_LIGHT_VERBS = frozenset({"get", "put", "take", "need", "want", "make", "bring", "go", "let", "know"})
+_QUESTION = re.compile(r"\?\s*$|^\W*(?:what|when|where|who|whom|whose|which|why|how|can|could|may|must|should|do|does|"
+                       r"did|is|are|was|were|will|would|shall|has|have|had)\b", re.IGNORECASE)
 _WHAT_TIME = re.compile(r"\b(?:what|which) time\b|\bat what time\b", re.IGNORECASE)  # "what time does it leave?" = when
 # Chinese question words glue onto their measure word ("几号", "多少钱", "哪一年").
 _CJK_QUESTION_WORD = re.compile(r"^几|多少|什么|哪|谁|怎么|如何|为什么|何时")
@@ -95,7 +97,10 @@ class Tokenizer:
         """Distinct query tokens, without the words that only shape a question."""
         dropped = {self._stem(w) for w in QUESTION_WORDS if w.isascii()} | QUESTION_WORDS
         seen: dict[str, None] = {}
-        for token in self.tokens(_WHAT_TIME.sub("when", _HOW_DEGREE.sub("how", question))):
+        framed = _WHAT_TIME.sub("when", _HOW_DEGREE.sub("how", question))
+        if _QUESTION.search(framed):  # in a statement ("Taking aspirin lowers …") a light verb is content
+            dropped = dropped | _LIGHT_VERBS
+        for token in self.tokens(framed):
             if token not in dropped and not _CJK_QUESTION_WORD.search(token):
                 seen.setdefault(token, None)
         return list(seen)

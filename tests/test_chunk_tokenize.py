@@ -78,3 +78,4 @@ def test_words_that_only_frame_a_question_are_not_query_terms():
     assert tokenizer.query_tokens("How much baggage can I take on the ferry?") == ["baggag", "ferri"]
     assert "long" in tokenizer.query_tokens("Which river is long and navigable?")  # not after "how"
     assert tokenizer.query_tokens("What time does the ferry leave?") == ["ferri", "leav"]
+    assert tokenizer.query_tokens("Taking aspirin lowers stroke risk.")[0] == "take"  # a statement's verb is content
