@@ -19,11 +19,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .answer_model import (VALUE_TYPES, AnswerModel, asks_procedure, defined_term, defines, Pair, feature_matrix, found_types, holds_wanted_value, new_numerals,
-                           shipped_model, states_count, wanted_types)
+from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, defines, feature_matrix,
+                           found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .tables import named_row
-from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, names_in
+from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
 from .units import Unit, citation_marker, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
@@ -248,7 +248,7 @@ class LocalExtractive:
         # answered with the Beijing policy's limit (the units matched 住宿 and 限额, not 上海).
         places, names = chinese_place_names(question), english_names(question)
         named = [row for row in scored if all(place in _source_text(row[1]) for place in places)
-                 and not names_in(names, _source_text(row[1]))]
+                 and not unmentioned_names(names, _source_text(row[1]))]
         if not named:
             return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                            "source mentions it")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .tokenize import english_names, names_in
+from .tokenize import english_names, unmentioned_names
 
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
@@ -88,7 +88,7 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             continue
         if re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
             whole.append((row, key))
-        elif names and not names_in(names, key):
+        elif names and not unmentioned_names(names, key):
             by_names.append((row, key))
     found = [(row, key, columns) for row, key in (whole or by_names)
              if (columns := _asked_columns(question, row, key, tokens)) is not None]

@@ -148,7 +148,7 @@ def _fold(text: str) -> str:
     return re.sub(r"[‐‑‒–—−]", "-", "".join(ch for ch in decomposed if not unicodedata.combining(ch)))
 
 
-def names_in(names: list[str], text: str) -> list[str]:
+def unmentioned_names(names: list[str], text: str) -> list[str]:
     """The names of `names` that `text` does not mention. A name is mentioned when one of its words (not a
     mere qualifier like "Great" or "New") starts a word of the text, its last letters free: "Normans" by
     "Norman", "European" by "Europe", "Hawley's" by "HAWLEY", "Great Britain" by "Britain"."""

@@ -110,7 +110,7 @@ def _continues_row(row: str, line: str) -> bool:
 
 
 def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:
-    """Group lines into (kind, lines) blocks: prose, item, heading or row."""
+    """Group lines into (kind, lines) blocks: prose, item, heading, code, row or header-row (above a Markdown rule)."""
     blocks: list[tuple[str, list[PackedLine]]] = []
     in_code = plain_text and starts_in_code
     if in_code:
@@ -269,9 +269,13 @@ def _list_run(runs: list, kind: str, block: list[PackedLine], units: list[Unit])
 
 def _list_unit(source: PackedSource, run) -> Unit:
     intro, blocks = run
-    last = blocks[-1][-1].number
+    return _from_intro(source, intro, blocks[-1][-1].number, kind="list")
+
+
+def _from_intro(source: PackedSource, intro: Unit, last: int, kind: str) -> Unit:
+    """The exact text from an introducing unit to the end of line `last` (what it introduces), as one unit."""
     after = [line.text for line in source.lines if intro.end_line < line.number <= last]
-    return Unit(source, intro.start_line, last, "\n".join([intro.quote, *after]), kind="list")
+    return Unit(source, intro.start_line, last, "\n".join([intro.quote, *after]), kind=kind)
 
 
 def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | None) -> list[Unit]:
@@ -280,9 +284,7 @@ def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | No
     if (before is None or before.kind not in ("sentence", "item") or not introduces(before)
             or block[0].number - before.end_line > 2):
         return [code]
-    between = [line.text for line in source.lines if before.end_line < line.number < block[0].number]
-    quote = "\n".join([before.quote, *between, code.quote])
-    return [code, Unit(source, before.start_line, block[-1].number, quote, kind="code")]
+    return [code, _from_intro(source, before, block[-1].number, kind="code")]
 
 
 def _mostly_markup(quote: str) -> bool:
