@@ -196,3 +196,29 @@ def test_the_app_uses_the_llm_judge_when_switched_on(engine, monkeypatch):
     assert len(server.requests) == 2 and all(
         r["headers"]["authorization"] == "Bearer sk-session-app-judge-7" for r in server.requests)
     assert "sk-session-app-judge-7" not in json.dumps(trace)
+
+
+def test_the_page_chooses_the_claim_judge_for_its_session(engine, monkeypatch):
+    """The LLM judge is a visible choice per session (the "Claim judge" radio), not only an operator's switch:
+    "llm" sends one judging call per claim not found verbatim; "learned" sends none."""
+    from ui import handlers
+    from ui.state import Session, load_shared
+    from ui.views import choose_generator
+    from tests.llm_standin import json_reply
+
+    answer = json_reply("Beijing's daily meal allowance is 180 yuan. [meals-allowance:5]",
+                        [{"source_id": "meals-allowance", "start_line": 5, "end_line": 5}])
+    monkeypatch.delenv("LLM_JUDGE", raising=False)
+    monkeypatch.delenv("LLM_API_KEY", raising=False)
+    assert Session().judge == "learned"  # the default: no extra calls
+    for choice, calls, judge_name in (("llm", 2, "llm-judge:standin-model (fallback learned-v1)"), ("learned", 1, "learned-v1")):
+        replies = [answer, verdict("supported", [1], "Line 5 gives 180 yuan a day for Beijing.")][:calls]
+        with StandInChatServer(replies) as server:
+            monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+            monkeypatch.setenv("LLM_MODEL", "standin-model")
+            shared = load_shared(engine)
+            session = choose_generator("llm", "sk-session-choice-3", Session(), choice)
+            trace, session = handlers.do_ask(shared, "What is the daily meal allowance in Beijing?", "2026-09-14",
+                                             "travel", "", 3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid", session)
+        assert session.judge == choice and trace["components"]["judge"] == judge_name
+        assert len(server.requests) == calls and trace["answer"]["status"] == "answered", trace["explanation"]

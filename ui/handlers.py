@@ -146,7 +146,7 @@ def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, mi
         settings = with_llm_budget(settings)  # the model's prompt holds instructions as well as the sources
         generator = shared.llm.with_api_key(session.api_key)
         judge = shared.engine.judge_named("learned")  # a model paraphrases: the learned judge accepts faithful ones
-        if os.environ.get("LLM_JUDGE", "").strip().lower() in {"1", "on", "llm"}:  # opt-in: the model judges too
+        if session.judge == "llm":  # opt-in (the page's "Claim judge", or LLM_JUDGE=on): the model judges too
             from pipeline import LlmJudge
 
             judge = LlmJudge(generator, judge)  # this session's key; the learned judge when a call fails

@@ -22,7 +22,7 @@ from .handlers import bind
 from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
 from . import restart
 from .state import (MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, MAX_SESSION_BYTES, SESSION_TTL_S, Shared,
-                    delete_session)
+                    default_judge, delete_session)
 
 DEFAULTS = Settings()
 UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
@@ -88,6 +88,10 @@ def _request_form(c: SimpleNamespace, signed_in: bool = False, has_llm: bool = F
         c.api_key = gr.Textbox(label="API key for this session (optional)", type="password", value="",
                                info="Kept in this browser session's memory only: never logged, stored or traced.",
                                elem_id="api-key")
+        c.judge = gr.Radio([("learned judge (offline, no calls)", "learned"),
+                            ("language model judge (one short call per claim)", "llm")], value=default_judge(),
+                           label="Claim judge for model answers", elem_id="judge",
+                           info="The deterministic checks (source, lines, quote, numbers) always run and win.")
     with gr.Row():
         c.ask_button = gr.Button("Ask", variant="primary", elem_id="ask", scale=3)
         c.follow_up = gr.Checkbox(value=True, label="Follow-ups: resolve a short question against the previous one",
@@ -301,9 +305,11 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     demo.load(**refresh)
     demo.load(**evaluation)
     demo.load(views.today, None, c.date, **private)
-    choose = dict(fn=views.choose_generator, inputs=[c.generator, c.api_key, c.session], outputs=[c.session], **private)
+    choose = dict(fn=views.choose_generator, inputs=[c.generator, c.api_key, c.session, c.judge], outputs=[c.session],
+                  **private)
     c.generator.change(**choose)
     c.api_key.change(**choose)
+    c.judge.change(**choose)
     if shared.accounts is not None:
         demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
         demo.load(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session], **private)

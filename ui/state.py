@@ -118,6 +118,11 @@ def _configured_llm():
     return ChatCompletionsGenerator.from_env() if LlmConfig.configured() else None
 
 
+def default_judge() -> str:
+    """The claim judge a new session starts with: the operator may preset the LLM judge (LLM_JUDGE=on)."""
+    return "llm" if os.environ.get("LLM_JUDGE", "").strip().lower() in {"1", "on", "llm"} else "learned"
+
+
 class Session:
     """One browser session's collection: its uploads on top of the shared samples.
 
@@ -134,6 +139,7 @@ class Session:
         self.user: str | None = None  # the signed-in user, when the app has a users file
         self.generator = "extractive"  # or "llm" when the app has a language model configured
         self.api_key: str | None = None  # this session's own LLM key: memory only, never logged or traced
+        self.judge = default_judge()  # "learned", or "llm": the model also judges each claim (one call per claim)
         self.trace_files: list[Path] = []  # folders of downloadable traces
         self._corpus: Corpus | None = None
         self._corpus_key: tuple = ()

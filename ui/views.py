@@ -276,9 +276,12 @@ def account_groups(shared: Shared, session, request: gr.Request = None):
     return ", ".join(groups), session
 
 
-def choose_generator(choice, api_key, session):
-    """Remember this session's generator and its own API key (memory only; never logged or traced)."""
+def choose_generator(choice, api_key, session, judge=None):
+    """Remember this session's generator, its own API key (memory only; never logged or traced) and, when given,
+    its claim judge ("learned", or "llm": the model also judges each claim)."""
     session = session_of(session)
     session.generator = "llm" if choice == "llm" else "extractive"
     session.api_key = (api_key or "").strip() or None
+    if judge is not None:
+        session.judge = "llm" if judge == "llm" else "learned"
     return session
