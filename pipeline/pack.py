@@ -115,8 +115,15 @@ def _packed(span: _Span, n: int) -> PackedSource:
         lines=tuple(PackedLine(number=k, text=page.text[slice(*span.segments[k])], furniture=k in page.furniture)
                     for k in numbers),
         heading=_table_heading(page, numbers[0]),
-        in_code=span.page is None and opens_inside_code([line.text for line in page.lines if line.number < numbers[0]]),
+        in_code=_opens_in_code(page, numbers[0]) if span.page is None else False,
     )
+
+
+def _opens_in_code(page, first_line: int) -> bool:
+    """Is `first_line` of a text page inside a fenced code block opened above it? (A page without fences: no.)"""
+    if "```" not in page.text and "~~~" not in page.text:
+        return False
+    return opens_inside_code([line.text for line in page.lines[: first_line - 1]])
 
 
 def _table_heading(page, first_line: int) -> str:
