@@ -184,20 +184,40 @@ def states_count(question: str, text: str) -> bool:
     return re.search(rf"\b{_COUNT_WORD}(?:\s+[a-z-]+)?\s+{noun}", text, _I) is not None
 
 
-def holds_wanted_value(question: str, text: str) -> bool:
+_ASKS_MONEY = re.compile(r"\b(?:cost|costs|price|prices|priced|spend|spent|pay|paid|fee|fees|charge|charged|afford|"
+                         r"expensive|cheap|cheapest|budget|salary|wage|wages|money)\b|多少钱|费用|价格|花费|工资", _I)
+_MONEY = re.compile(r"[$€£¥₹]|\b(?:usd|eur|gbp|rmb|cny|jpy|chf|yuan|euros?|dollars?|pounds?|cents?|yen|francs?)\b"
+                    r"|元|美元|欧元|英镑|日元", _I)
+
+
+_NO_VALUE = re.compile(r"\bno\s+(?:\w+\s+){0,2}(?:data|estimates?|information|figures?|charge|fee|cost)s?\b"
+                       r"|\bfree\s+of\s+charge\b|\bat\s+no\s+(?:extra\s+|additional\s+)?cost\b"
+                       r"|\bnot\s+(?:yet\s+)?(?:available|known|estimated|determined)\b"
+                       r"|没有数据|暂无|免费", _I)
+
+
+def holds_wanted_value(question: str, text: str, money_asked: bool | None = None) -> bool:
     """For a how-much/how-many/when question: does `text` hold a value of the wanted kind?
 
     Any numeral the question does not hold counts (years, amounts and times are written too many
     ways to insist on the kind); a text whose digits only echo the question's own does not. A
     text without digits may answer in words ("two days", "every Monday", "in the ninth century").
-    A question that wants no value, or also wants something else, is answered by any text.
+    A question that wants no value, or also wants something else, is answered by any text. A question
+    about money (cost, price, spend, pay, fee …) is not answered by numbers without a currency sign or
+    name (a table's rows are exempt: `money_asked=False`, their currency sits in a header or nowhere);
+    a text without numerals ("no definitive data", "free") is judged as before.
     """
+    if money_asked is None:
+        money_asked = bool(_ASKS_MONEY.search(question))
     wanted = [t for t in wanted_types(question) if t != "date" or _ASKS_WHEN.search(question)]
     if not wanted or any(t not in VALUE_TYPES for t in wanted):  # "Who led … when …?", "Why is the price …?"
         return True
+    if _NO_VALUE.search(text):
+        return True  # "no definitive data that would enable … cost estimates", "free of charge": says there is none
     text = _IDENTIFIER.sub(" ", _ENUMERATOR.sub(" ", text))  # list numbers and codes are not values
     if _NUMERAL.search(text):
-        return new_numerals(question, text)
+        # "What would it cost …?" is not answered by "… the 737 MAX horizontal stabilizer …": numbers, no money.
+        return new_numerals(question, text) and (not money_asked or bool(_MONEY.search(text)))
     found = found_types(text)
     return any(t in found for t in wanted) or bool(_VALUE_WORDS.search(text))
 

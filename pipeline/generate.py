@@ -238,8 +238,8 @@ class LocalExtractive:
         # A how-much/when question is answered only by a unit (with the value sentence after it)
         # that holds such a value: the sentence that names the thing is not the answer.
         question = context.question
-        typed = [row for row in scored if holds_wanted_value(question, row[1].quote)
-                 or holds_wanted_value(question, with_value(row[1], question).quote)]
+        typed = [row for row in scored if _holds_value(question, row[1])
+                 or _holds_value(question, with_value(row[1], question))]
         if not typed:
             wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
             return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
@@ -264,7 +264,7 @@ class LocalExtractive:
         }
         if best_score < self.min_support:
             lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
-            if lookup is None or not holds_wanted_value(question, lookup[0].quote):
+            if lookup is None or not _holds_value(question, lookup[0]):
                 return Proposal(
                     producer=self.name, abstain_reason="insufficient_evidence", **fields,
                     note=f"the best unit {best.marker()} scores "
@@ -303,6 +303,11 @@ def _definition_first(question: str, scored: list, threshold: float) -> tuple[li
         return scored, ""
     rest = [row for row in scored if row is not defining]
     return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0][1].marker()}, {rest[0][0]:.2f})"
+
+
+def _holds_value(question: str, unit: Unit) -> bool:
+    """The value gate for a unit; a table row's currency sits in its header or nowhere ("618.00")."""
+    return holds_wanted_value(question, unit.quote, money_asked=False if unit.kind == "row" else None)
 
 
 def _shown(unit: Unit) -> str:

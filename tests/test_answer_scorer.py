@@ -322,3 +322,18 @@ def test_an_english_question_naming_a_place_its_sources_never_mention_is_not_ans
     assert beijing.abstain_reason == "insufficient_evidence" and "names Beijing" in beijing.note
     shanghai = composer(_context(corpus, "What is the lodging limit in Shanghai?"))
     assert shanghai.answer is not None and "700" in shanghai.answer
+
+
+def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_there_is_none():
+    """"What would it cost all U.S. operators to install the new software?" was answered with "install FCC OPS
+    software version P12.1.2" (dev fr-08): numbers, no money."""
+    from pipeline.answer_model import holds_wanted_value
+
+    cost = "What would it cost to install and verify the new software?"
+    assert not holds_wanted_value(cost, "Before further flight, install software version P12.1.2 on 73 airplanes.")
+    assert holds_wanted_value(cost, "Installation and verification: 1 work-hour × $85 per hour = $85.")
+    assert holds_wanted_value("How much can I spend on a hotel in Beijing?", "The lodging limit is 750 yuan.")
+    assert holds_wanted_value("How much did the ticket cost?", "DHAW1\t05/28/2019\t618.00", money_asked=False)  # a row
+    assert holds_wanted_value("How much will the readiness flight cost?",
+                              "The FAA has received no definitive\ndata that would enable cost estimates.")
+    assert holds_wanted_value("How many days a week can I work from home?", "Up to 3 days per week.")  # not money
