@@ -14,7 +14,10 @@ list or a table puts one item per line. So lines are first grouped into blocks:
   introduces it ("You can install it with pip:") becomes one unit with it, since a "how do I"
   question is answered by the instruction and its command together;
 - a line of HTML markup only (a README's `<div>`, `<table>`, badges) is layout, like a blank;
-- everything else joins its neighbours and is split into sentences across line breaks.
+- everything else joins its neighbours and is split into sentences across line breaks; a sentence
+  that opens with a pronoun ("They should not exceed 4,000 words") is also a unit together with the
+  sentence before it, which says what the pronoun stands for;
+- a list introduced by a heading or a colon is also one unit; a heading alone never answers.
 Each unit keeps the first and last line it touches, so its citation stays exact. A unit that is
 mostly markup or link targets is not quotable (it says nothing a reader asked).
 """
@@ -33,6 +36,7 @@ _CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_ANAPHOR = re.compile(r"(?:They|It|This|These|Those|He|She|Its|Their|His|Her|Such)\b")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _UNDERLINE = re.compile(r"^\s{0,3}([=\-~^*+#`])\1{2,}\s*$")
@@ -201,6 +205,9 @@ def _sentences(source: PackedSource, block: list[PackedLine], kind: str) -> list
     # then quote the exact text, line breaks included: the offsets are the same.
     spans = [(0, len(text))] if kind == "heading" else sentence_spans(text.replace("\n", " "))
     kind_of_unit = {"item": "item", "heading": "heading"}.get(kind, "sentence")
+    if kind == "prose":  # "They should not exceed 4,000 words": the sentence before says who "they" are
+        spans = spans + [(spans[i - 1][0], end) for i, (start, end) in enumerate(spans)
+                         if i and _ANAPHOR.match(text[start:end])]
     for start, end in spans:
         touched = [line.number for line, s in zip(block, starts) if s < end and s + len(line.text) > start]
         if touched:

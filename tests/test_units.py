@@ -63,3 +63,17 @@ def test_markdown_table_rule_is_not_a_unit():
 def test_chinese_sentences_split_on_full_stops():
     units = units_of(_source(["北京的住宿标准为每晚750元。上海为每晚700元。"]))
     assert [u.quote for u in units] == ["北京的住宿标准为每晚750元。", "上海为每晚700元。"]
+
+
+def test_a_sentence_that_opens_with_a_pronoun_is_also_a_unit_with_the_sentence_before_it():
+    """"They should not exceed 4,000 words" says what of original articles only with the sentence before it
+    ("How long can an original article be?" was answered with the abstract's word limit)."""
+    units = units_of(_source([
+        "Original articles report new research. They should not exceed 4,000 words,",
+        "excluding the abstract. Reviews may be longer.",
+    ]))
+    quotes = [u.quote for u in units]
+    assert "Original articles report new research. They should not exceed 4,000 words,\nexcluding the abstract." in quotes
+    assert "They should not exceed 4,000 words,\nexcluding the abstract." in quotes  # the sentence alone stays
+    assert not any(q.startswith("They") and "Reviews" in q for q in quotes)
+    assert len(units) == 4
