@@ -77,3 +77,8 @@ def test_a_sentence_that_opens_with_a_pronoun_is_also_a_unit_with_the_sentence_b
     assert "They should not exceed 4,000 words,\nexcluding the abstract." in quotes  # the sentence alone stays
     assert not any(q.startswith("They") and "Reviews" in q for q in quotes)
     assert len(units) == 4
+
+
+def test_a_chinese_sentence_that_opens_with_a_pronoun_is_also_a_unit_with_the_one_before():
+    units = units_of(_source(["鲁迅是中国现代作家。他于1918年发表了《狂人日记》。"]))
+    assert "鲁迅是中国现代作家。他于1918年发表了《狂人日记》。" in [u.quote for u in units]
