@@ -261,17 +261,29 @@ def test_hard_wrapped_text_answers_in_whole_sentences_or_abstains(engine, real_c
     assert "\n" not in trace.answer.answer  # a sentence reflowed across the wrapped lines, not a line fragment
 
 
-def test_a_chinese_question_naming_another_place_is_not_answered_from_this_one(real_corpus):
-    """上海的住宿限额是多少？ was answered with the Beijing policy's limit (the units matched 住宿 and 限额, not 上海)."""
+def test_a_chinese_place_is_found_by_jiebas_place_tag():
     from pipeline.tokenize import chinese_place_names
 
     assert chinese_place_names("上海的住宿限额是多少？") == ["上海"]
-    corpus = real_corpus(("beijing.zh.md", "北京住宿政策：金额按每间每晚计算。住宿限额为750元。\n"))
+
+
+@pytest.mark.parametrize("name, text, elsewhere, place, here, amount", [
+    # 上海的住宿限额是多少？ was answered with the Beijing policy's limit (the units matched 住宿 and 限额, not 上海).
+    ("beijing.zh.md", "北京住宿政策：金额按每间每晚计算。住宿限额为750元。\n", "上海的住宿限额是多少？", "上海",
+     "北京的住宿限额是多少？", "750"),
+    # Asked of the Shanghai policy alone, "What is the lodging limit in Beijing?" was answered with the Shanghai limit
+    # (score 0.36): the units matched "lodging limit", not "Beijing".
+    ("shanghai.md", "Fictional Shanghai lodging policy; amounts are per room per night.\nThe lodging limit is 700 yuan.\n",
+     "What is the lodging limit in Beijing?", "names Beijing", "What is the lodging limit in Shanghai?", "700"),
+])
+def test_a_question_naming_a_place_its_sources_never_mention_is_not_answered(real_corpus, name, text, elsewhere,
+                                                                              place, here, amount):
+    corpus = real_corpus((name, text))
     composer = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)
-    shanghai = composer(_context(corpus, "上海的住宿限额是多少？"))
-    assert shanghai.abstain_reason == "insufficient_evidence" and "上海" in shanghai.note
-    beijing = composer(_context(corpus, "北京的住宿限额是多少？"))
-    assert beijing.answer is not None and "750" in beijing.answer
+    other = composer(_context(corpus, elsewhere))
+    assert other.abstain_reason == "insufficient_evidence" and place in other.note
+    own = composer(_context(corpus, here))
+    assert own.answer is not None and amount in own.answer
 
 
 def test_definition_questions_name_their_term():
@@ -310,18 +322,6 @@ def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
     text = "Möngke Khan ruled. SEN HAWLEY flew to New York. The Pilatus PC–12/47E. Britain and Europe."
     assert unmentioned_names(["Mongke", "Hawley's", "New York", "PC-12", "Great Britain", "European"], text) == []
     assert unmentioned_names(["Beijing", "New Delhi"], text) == ["Beijing", "New Delhi"]
-
-
-def test_an_english_question_naming_a_place_its_sources_never_mention_is_not_answered(real_corpus):
-    """Asked of the Shanghai lodging policy alone, "What is the lodging limit in Beijing?" was answered with the
-    Shanghai limit (score 0.36): the units matched "lodging limit", not "Beijing"."""
-    corpus = real_corpus(("shanghai.md", "Fictional Shanghai lodging policy; amounts are per room per night.\n"
-                                         "The lodging limit is 700 yuan.\n"))
-    composer = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)
-    beijing = composer(_context(corpus, "What is the lodging limit in Beijing?"))
-    assert beijing.abstain_reason == "insufficient_evidence" and "names Beijing" in beijing.note
-    shanghai = composer(_context(corpus, "What is the lodging limit in Shanghai?"))
-    assert shanghai.answer is not None and "700" in shanghai.answer
 
 
 def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_there_is_none():
