@@ -61,8 +61,12 @@ _KEY_TRIM = " *†‡:"
 
 
 def _column_names(header: str) -> list[str]:
-    return [name.strip(_KEY_TRIM) for cell in fields(header)[1:] for name in _FOOTNOTE_MARK.split(cell)
-            if name.strip(_KEY_TRIM)]
+    """The column names of a header, its first (key) column left out; a group row stacked above it with fewer
+    cells ("Pre-Pawn  Redemption … Rentals" over "State  Permit  Handgun …") names columns from its first cell."""
+    rows = [fields(row) for row in header.split("\n")]
+    widest = max((len(cells) for cells in rows), default=0)
+    return [name.strip(_KEY_TRIM) for cells in rows for cell in (cells if len(cells) < widest else cells[1:])
+            for name in _FOOTNOTE_MARK.split(cell) if name.strip(_KEY_TRIM)]
 
 
 def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:

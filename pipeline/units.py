@@ -233,12 +233,15 @@ def units_of(source: PackedSource) -> list[Unit]:
             first = block[0].text
             # A Markdown header is marked by its rule; otherwise a row of words is one ("DOCUMENT NO.\tDATE …"),
             # but not inside a Markdown table, whose rows of words and units ("| Power | 2200 W |") are data.
-            if kind == "header-row" or (is_header(first) and len(block) == 1 and not marked_header):
-                header = first
+            is_header_row = kind == "header-row" or (is_header(first) and len(block) == 1 and not marked_header)
+            if is_header_row:
+                # Header rows stacked over each other ("Rentals" over "Handgun  Long Gun") are one header.
+                stacked = units and units[-1].kind == "row" and units[-1].quote == header and units[-1].end_line == block[0].number - 1
+                header = f"{header}\n{first}" if stacked else first
             marked_header = kind == "header-row" or marked_header
             quote = "\n".join(line.text for line in block)
             units.append(Unit(source, block[0].number, block[-1].number, quote, kind="row",
-                              header=header if header != first else ""))
+                              header="" if is_header_row else header))
         elif kind == "code":
             marked_header = False
             units.extend(_code_units(source, block, units[-1] if units else None))

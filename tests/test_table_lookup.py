@@ -90,3 +90,21 @@ def test_a_key_named_whole_wins_over_a_key_that_only_holds_the_name():
     header = "State\tPermit\tHandgun"
     rows = [_row("West Virginia\t1,100\t9,805", header), _row("Virginia\t0\t20,540", header)]
     assert named_row("How many handgun checks in Virginia?", rows, Tokenizer().tokens)[1] == "Virginia"
+
+
+def test_a_group_row_stacked_over_the_header_names_columns_too():
+    """"How many rentals checks in Alaska?" abstained: "Rentals" is in the group row above the column names, and a
+    row near the top of the table was scored with the lower header row only."""
+    source_lines = ["Pre-Pawn\tRedemption\tRentals", "State / Territory\tPermit\tHandgun\tLong Gun\tHandgun\tLong Gun",
+                    "Alabama\t18,870\t23,022\t22,650\t0\t14", "Alaska\t209\t3,062\t3,209\t0\t9"]
+    from pipeline.contracts import PackedLine, PackedSource
+
+    source = PackedSource(n=1, source_id="nics", version=None, page=1, start_line=1, end_line=4, support_span=False,
+                          dated="", sibling_group="",
+                          lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(source_lines)))
+    rows = [u for u in units_of(source) if u.kind == "row"]
+    assert rows[-1].header == "\n".join(source_lines[:2]) and rows[1].header == ""  # the header rows have none
+    tokens = Tokenizer().tokens
+    assert named_row("How many rentals checks in Alaska?", rows, tokens)[1:] == ("Alaska", ["Rentals"])
+    assert named_row("How many pre-pawn checks in Alaska?", rows, tokens)[2] == ["Pre-Pawn"]
+    assert named_row("How many checks were denied in Alaska?", rows, tokens) is None
