@@ -207,8 +207,6 @@ def holds_wanted_value(question: str, text: str, money_asked: bool | None = None
     name (a table's rows are exempt: `money_asked=False`, their currency sits in a header or nowhere);
     a text without numerals ("no definitive data", "free") is judged as before.
     """
-    if money_asked is None:
-        money_asked = bool(_ASKS_MONEY.search(question))
     wanted = [t for t in wanted_types(question) if t != "date" or _ASKS_WHEN.search(question)]
     if not wanted or any(t not in VALUE_TYPES for t in wanted):  # "Who led … when …?", "Why is the price …?"
         return True
@@ -217,6 +215,8 @@ def holds_wanted_value(question: str, text: str, money_asked: bool | None = None
     text = _IDENTIFIER.sub(" ", _ENUMERATOR.sub(" ", text))  # list numbers and codes are not values
     if _NUMERAL.search(text):
         # "What would it cost …?" is not answered by "… the 737 MAX horizontal stabilizer …": numbers, no money.
+        if money_asked is None:
+            money_asked = bool(_ASKS_MONEY.search(question))
         return new_numerals(question, text) and (not money_asked or bool(_MONEY.search(text)))
     found = found_types(text)
     return any(t in found for t in wanted) or bool(_VALUE_WORDS.search(text))

@@ -244,11 +244,12 @@ class LocalExtractive:
             wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
             return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
         scored = typed
-        # A place the question names in Chinese must be in the cited source: 上海的住宿限额 was
-        # answered with the Beijing policy's limit (the units matched 住宿 and 限额, not 上海).
+        # A place or name the question gives must be in the cited source: 上海的住宿限额 was answered with the
+        # Beijing policy's limit (the units matched 住宿 and 限额, not 上海), "… in Beijing?" with Shanghai's.
         places, names = chinese_place_names(question), english_names(question)
-        named = [row for row in scored if all(place in _source_text(row[1]) for place in places)
-                 and not unmentioned_names(names, _source_text(row[1]))]
+        texts = {source.n: _source_text(source) for source in context.sources} if places or names else {}
+        named = [row for row in scored if all(place in texts[row[1].source.n] for place in places)
+                 and not unmentioned_names(names, texts[row[1].source.n])] if texts else scored
         if not named:
             return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                            "source mentions it")
@@ -315,8 +316,7 @@ def _shown(unit: Unit) -> str:
     return f"{unit.marker()} {join_lines(unit.quote)}"[:300]
 
 
-def _source_text(unit: Unit) -> str:
-    source = unit.source
+def _source_text(source) -> str:
     return "\n".join([source.heading, *(line.text for line in source.lines)])
 
 

@@ -13,10 +13,10 @@ English only: a Chinese text has no moves, and the features stay 0.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
+
+from .tokenize import english_stem
 
 _UP = re.compile(
     r"^(?:increas\w*|higher|more|greater|rais\w*|rise|rises|rising|rose|elevat\w*|enhanc\w*|promot\w*|activat\w*|"
@@ -38,7 +38,6 @@ BEFORE, AFTER = 4, 6  # the window: chosen out of fold on SciFact training claim
 NEGATION_REACH = 3  # "did not significantly increase": a negation up to three words before the direction word
 
 Move = tuple[int, frozenset[str]]  # +1 or -1, and the stems of what moves
-_stem = lru_cache(maxsize=100_000)(Stemmer.Stemmer("english").stemWord)
 
 
 def _sign(word: str) -> int:
@@ -60,7 +59,7 @@ def moves(text: str) -> tuple[Move, ...]:
         if any(_NEGATION.match(w) for w in words[max(0, index - NEGATION_REACH) : index]):
             sign = -sign
         near = words[max(0, index - BEFORE) : index + AFTER]
-        found.append((sign, frozenset(_stem(w) for w in near if _is_content(w))))
+        found.append((sign, frozenset(english_stem(w) for w in near if _is_content(w))))
     return tuple(found)
 
 

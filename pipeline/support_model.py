@@ -42,6 +42,12 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
+def selector_logits(selector: tuple, matrix: np.ndarray) -> np.ndarray:
+    """The selector's logit for each sentence row of one span (which sentence is the evidence)."""
+    mean, scale, coef = selector
+    return ((selector_matrix(matrix) - mean) / scale) @ coef
+
+
 def sigmoid(z):
     return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
 
@@ -108,8 +114,7 @@ class LearnedJudge:
         claim_profile = self.profiler.profile(claim)
         profiles = [self.profiler.profile(s) for s in sentences]
         matrix = np.vstack([features(claim_profile, p, float(c), float(m)) for p, c, m in zip(profiles, cosines, margins)])
-        mean, scale, coef = self.selector
-        logits = ((selector_matrix(matrix) - mean) / scale) @ coef
+        logits = selector_logits(self.selector, matrix)
         row, _ = pair_features(matrix, logits, span_claim_coverage(claim_profile, profiles))
         mean, scale, coef, intercept = self.decision
         return float(sigmoid(((row - mean) / scale) @ coef + intercept)), logits

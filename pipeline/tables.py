@@ -94,16 +94,18 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             whole.append((row, key))
         elif names and not unmentioned_names(names, key):
             by_names.append((row, key))
+    asked_tokens = set(tokens(question))
     found = [(row, key, columns) for row, key in (whole or by_names)
-             if (columns := _asked_columns(question, row, key, tokens)) is not None]
+             if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
         return None
     return found[0]
 
 
-def _asked_columns(question: str, row, key: str, tokens) -> list[str] | None:
-    """The row's column names the question names; [] for a two-column table (names and values); None if none."""
-    asked_tokens, key_tokens = set(tokens(question)), set(tokens(key))
+def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] | None:
+    """The row's column names the question (its `asked_tokens`) names; [] for a two-column table (names and
+    values); None if none."""
+    key_tokens = set(tokens(key))
     columns = _column_names(row.header)
     named = [name for name in columns if (words := set(tokens(name))) and words <= asked_tokens and not words <= key_tokens]
     if named:

@@ -64,6 +64,10 @@ def has_cjk(text: str) -> bool:
     return _HAN_RUN.search(text) is not None
 
 
+# One Snowball stemmer, cached, for every English word the project stems (tokens, support_direction's moves).
+english_stem = lru_cache(maxsize=200_000)(Stemmer.Stemmer("english").stemWord)
+
+
 class Tokenizer:
     """One tokenizer for index and query, so both sides share one vocabulary."""
 
@@ -72,8 +76,9 @@ class Tokenizer:
             raise ValueError(f"unknown CJK mode {cjk!r}")
         self.cjk = cjk
         self.name = f"en-snowball+stopwords|zh-{cjk}"
-        self._stemmer = Stemmer.Stemmer("english")
-        self._stem = lru_cache(maxsize=200_000)(self._stemmer.stemWord)
+        self._stem = english_stem
+        self._dropped = {english_stem(w) for w in QUESTION_WORDS if w.isascii()} | QUESTION_WORDS
+        self._dropped_from_questions = self._dropped | _LIGHT_VERBS
 
     def _han_tokens(self, run: str) -> list[str]:
         if self.cjk == "bigram":
@@ -95,11 +100,10 @@ class Tokenizer:
 
     def query_tokens(self, question: str) -> list[str]:
         """Distinct query tokens, without the words that only shape a question."""
-        dropped = {self._stem(w) for w in QUESTION_WORDS if w.isascii()} | QUESTION_WORDS
         seen: dict[str, None] = {}
         framed = _WHAT_TIME.sub("when", _HOW_DEGREE.sub("how", question))
-        if _QUESTION.search(framed):  # in a statement ("Taking aspirin lowers …") a light verb is content
-            dropped = dropped | _LIGHT_VERBS
+        # In a statement ("Taking aspirin lowers …") a light verb is content.
+        dropped = self._dropped_from_questions if _QUESTION.search(framed) else self._dropped
         for token in self.tokens(framed):
             if token not in dropped and not _CJK_QUESTION_WORD.search(token):
                 seen.setdefault(token, None)

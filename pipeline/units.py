@@ -227,7 +227,8 @@ def units_of(source: PackedSource) -> list[Unit]:
     header = source.heading  # the header rows above the packed lines, if they are table rows
     section = ""
     marked_header = False  # inside a Markdown table whose header row its rule marked
-    runs: list = []  # lists in the making: (intro unit, item blocks), None between lists
+    lists: list = []  # (intro unit, item blocks) of each introduced list
+    open_list = None
     for kind, block in _blocks(source.lines, plain_text=source.page is None, starts_in_code=source.in_code):
         if kind in ("row", "header-row"):
             first = block[0].text
@@ -251,9 +252,9 @@ def units_of(source: PackedSource) -> list[Unit]:
                 section = block[0].text.strip().lstrip("#").strip()
             found = _sentences(source, block, kind)
             units.extend(replace(u, section=section) if u.kind == "item" else u for u in found)
-        runs = _list_run(runs, kind, block, units)
-    lists = (_list_unit(source, run) for run in runs if run and len(run[1]) >= 2)
-    units.extend(unit for unit in lists if len(unit.quote) <= MAX_LIST_LENGTH)
+        open_list = _track_list(lists, open_list, kind, block, units)
+    made = (_list_unit(source, intro, items) for intro, items in lists if len(items) >= 2)
+    units.extend(unit for unit in made if len(unit.quote) <= MAX_LIST_LENGTH)
     return [unit for unit in units if not _mostly_markup(unit.quote)]
 
 
@@ -266,20 +267,20 @@ def introduces(unit: Unit) -> bool:
     return unit.quote.rstrip().endswith((":", "："))
 
 
-def _list_run(runs: list, kind: str, block: list[PackedLine], units: list[Unit]) -> list:
-    """Track lists introduced by a heading or a sentence ending in ":" — runs of (intro, item blocks)."""
-    current = runs[-1] if runs and runs[-1] is not None else None
-    if kind == "item" and current is not None and len(current[1]) < MAX_LIST_ITEMS:
-        current[1].append(block)
-        return runs
+def _track_list(lists: list, open_list, kind: str, block: list[PackedLine], units: list[Unit]):
+    """Lists introduced by a heading or a sentence ending in ":": a block adds its item to the list still
+    open, or opens one (appended to `lists` as (intro unit, item blocks)). Returns the list open after it."""
+    if kind == "item" and open_list is not None and len(open_list[1]) < MAX_LIST_ITEMS:
+        open_list[1].append(block)
+        return open_list
     if kind in ("heading", "prose") and units and (units[-1].kind == "heading" or introduces(units[-1])):
-        return [*runs, (units[-1], [])]
-    return [*runs, None] if current is not None else runs
+        lists.append((units[-1], []))
+        return lists[-1]
+    return None
 
 
-def _list_unit(source: PackedSource, run) -> Unit:
-    intro, blocks = run
-    return _from_intro(source, intro, blocks[-1][-1].number, kind="list")
+def _list_unit(source: PackedSource, intro: Unit, items: list[list[PackedLine]]) -> Unit:
+    return _from_intro(source, intro, items[-1][-1].number, kind="list")
 
 
 def _from_intro(source: PackedSource, intro: Unit, last: int, kind: str) -> Unit:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..support_features import (PAIR_FEATURE_NAMES, SELECTOR_FEATURE_NAMES, FEATURE_NAMES, Profiler, features, flipped,
                                 pair_features, selector_matrix, span_claim_coverage)
-from ..support_model import DEFAULT_WEIGHTS, sigmoid
+from ..support_model import DEFAULT_WEIGHTS, selector_logits, sigmoid
 from .judge_cache import EmbeddingCache
 from .judge_data import Pair, load_pairs
 
@@ -88,11 +88,6 @@ def fit_selector(pairs: list[Pair], matrices: list[np.ndarray], l2: float = SELE
         velocity = 0.999 * velocity + 0.001 * gradient**2
         w -= 0.05 * (moment / (1 - 0.9**step)) / (np.sqrt(velocity / (1 - 0.999**step)) + 1e-8)
     return mean, scale, w
-
-
-def selector_logits(selector: tuple, matrix: np.ndarray) -> np.ndarray:
-    mean, scale, w = selector
-    return ((selector_matrix(matrix) - mean) / scale) @ w
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
