@@ -414,6 +414,9 @@ class Context(_Frozen):
     reserve: int
     omitted: tuple[str, ...] = ()
     term_weights: dict[str, float] = {}
+    # Short form → long form, as the packed sources' documents define them ("AOA" → "angle of attack"):
+    # the composer counts either form as the other. Never cited, never shown to a model as evidence.
+    abbreviations: dict[str, str] = {}
 
     @property
     def capacity(self) -> int:

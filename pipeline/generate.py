@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .abbreviations import expand_tokens
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, defines, feature_matrix,
                            found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
@@ -89,6 +90,23 @@ def _compound_credit(weights: dict[str, float], matched: frozenset[str], text: s
     return credit
 
 
+FAMILY_PREFIX = 6  # stems sharing this long a prefix, one inside the other, are one word's family
+
+
+def same_word_family(term: str, tokens: set[str]) -> bool:
+    """Does a token extend `term`'s stem or `term` extend a token's? The stemmer leaves "comply" → "compli"
+    and "compliance" → "complianc", "registered" → "regist" and "registry" → "registri" apart."""
+    if len(term) < FAMILY_PREFIX:
+        return False
+    return any(len(token) >= FAMILY_PREFIX and (token.startswith(term) or term.startswith(token)) for token in tokens)
+
+
+def abbreviation_tokens(abbreviations: dict[str, str], tokenizer: Tokenizer) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Each defined abbreviation as (short form's tokens, long form's tokens)."""
+    pairs = [(frozenset(tokenizer.tokens(short)), frozenset(tokenizer.tokens(long))) for short, long in abbreviations.items()]
+    return [(short, long) for short, long in pairs if short and long and not short & long]
+
+
 def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
     """The units worth scoring by meaning, their raw (question, unit) pairs, lexical coverage and matched terms."""
     weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
@@ -96,6 +114,7 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
     question_terms = set(tokenizer.tokens(context.question))
     wanted = wanted_types(context.question)
     procedure = asks_procedure(context.question)
+    forms = abbreviation_tokens(context.abbreviations, tokenizer)
     rows = []
     for source in context.sources:
         for unit in units_of(source):
@@ -103,8 +122,8 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
                 continue  # a heading names a topic; a code block answers "how do I …", not "how fast"
             tokens = set(tokenizer.tokens(unit.quote))
             label = unit.header or unit.section
-            scored_tokens = tokens | set(tokenizer.tokens(label)) if label else tokens
-            matched = frozenset(t for t in weights if t in scored_tokens)
+            scored_tokens = expand_tokens(tokens | set(tokenizer.tokens(label)) if label else tokens, forms)
+            matched = frozenset(t for t in weights if t in scored_tokens or same_word_family(t, scored_tokens))
             lexical = (sum(weights[t] for t in matched) + _compound_credit(weights, matched, unit.quote)) / total
             found = found_types(unit.quote)
             pair = Pair(dense=0.0, lexical=lexical, wanted=wanted, found=found, novel_terms=len(tokens - question_terms),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .abbreviations import defined_abbreviations
 from .contracts import Abstention, Candidate, Context, Document, PackedLine, PackedSource, Request, Settings
 from .index import sibling_key
 from .tables import heading_above
@@ -209,7 +210,30 @@ def pack(
         reserve=settings.reserve,
         omitted=tuple(omitted),
         term_weights=term_weights or {},
+        abbreviations=_abbreviations(packed, documents),
     )
+
+
+def _abbreviations(packed: list[PackedSource], documents: dict[str, Document]) -> dict[str, str]:
+    """The abbreviations the packed sources' documents define, anywhere in them (a table says "AOA", page 2
+    says what it stands for)."""
+    found: dict[str, str] = {}
+    for source_id in dict.fromkeys(source.source_id for source in packed):
+        for short, long in document_abbreviations(documents[source_id]).items():
+            found.setdefault(short, long)
+    return found
+
+
+def document_abbreviations(document: Document) -> dict[str, str]:
+    cached = _ABBREVIATIONS.get(document.digest)
+    if cached is None:
+        cached = _ABBREVIATIONS[document.digest] = defined_abbreviations(page.text for page in document.pages)
+        while len(_ABBREVIATIONS) > 256:  # a bound: oldest first
+            _ABBREVIATIONS.pop(next(iter(_ABBREVIATIONS)))
+    return cached
+
+
+_ABBREVIATIONS: dict[str, dict[str, str]] = {}  # by document digest: a document's text never changes under its digest
 
 
 def budget_shortfall(context: Context, prompt_size: int, min_output: int, producer: str = "generator") -> str | None:

@@ -160,6 +160,16 @@ def unmentioned_names(names: list[str], text: str) -> list[str]:
     missing = []
     for name in names:
         words = [w for w in _fold(name).replace("'s", "").replace("’s", "").split() if w not in _QUALIFIERS] or _fold(name).split()
-        if not any(re.search(rf"(?<![\w-]){re.escape(w[: max(4, len(w) - 3)])}", folded) for w in words):
+        if not any(re.search(rf"(?<![\w-]){re.escape(w[: max(4, len(w) - 3)])}", folded) for w in words) \
+                and not _initials_in(name, text):
             missing.append(name)
     return missing
+
+
+def _initials_in(name: str, text: str) -> bool:
+    """Is a name of several words written by its capitals ("United States" as "U.S." or "US", "European Union"
+    as "EU")? Case counts: "us" is not the United States."""
+    capitals = [w[0] for w in name.split() if w[:1].isupper()]
+    if len(capitals) < 2 or len(capitals) != len(name.split()):
+        return False
+    return re.search(r"(?<![\w.])" + r"\.?\s?".join(capitals) + r"\.?(?!\w)", text) is not None
