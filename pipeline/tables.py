@@ -18,6 +18,7 @@ from .tokenize import english_names, unmentioned_names
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
 HEADER_ROWS = 3  # at most this many stacked header rows (a two-level header plus a title row)
+WRAPPED_LINES = 2  # at most this many lines of wrapped cell text between two rows of a table
 
 
 def is_table_row(text: str) -> bool:
@@ -36,19 +37,33 @@ def is_header(text: str) -> bool:
     return len(cells) >= 2 and wordy >= 0.75 * len(cells)
 
 
+def names_columns(text: str) -> bool:
+    """A header row: column names, tab-separated; a lower row of a stacked header may have only two
+    ("START\tEND" under "DATES")."""
+    return "\t" in text and is_header(text) or is_table_row(text) and is_header(text)
+
+
 def heading_above(lines: Sequence[str], first: int) -> str:
     """The header rows of the table that line index `first` (0-based) is a row of, or "".
 
-    Walks up over the table's rows to its nearest stacked header rows; "" when `first` is not a
-    row, is itself a header, or the rows above reach prose before any header.
+    Walks up over the table's rows, and over cell text wrapped onto lines of its own between two rows
+    ("AIRFARE FOR C NAYLOR …" under its row), to its nearest stacked header rows; "" when `first` is not
+    a row (or a row's wrapped text), is itself a header, or the rows above reach prose before any header.
     """
-    if not 0 <= first < len(lines) or not is_table_row(lines[first]) or is_header(lines[first]):
+    if 0 <= first < len(lines) and not is_table_row(lines[first]) and not names_columns(lines[first]):
+        # A window may open on a row's wrapped cell text: the row below it says whether this is a table.
+        first = next((i for i in range(first + 1, min(first + WRAPPED_LINES + 1, len(lines))) if is_table_row(lines[i])),
+                     first)
+    if not 0 <= first < len(lines) or not is_table_row(lines[first]) or names_columns(lines[first]):
         return ""
-    index = first - 1
-    while index >= 0 and is_table_row(lines[index]) and not is_header(lines[index]):
+    index, wrapped = first - 1, 0
+    while index >= 0 and not names_columns(lines[index]):
+        wrapped = 0 if is_table_row(lines[index]) else wrapped + 1
+        if wrapped > WRAPPED_LINES:
+            return ""
         index -= 1
     header: list[str] = []
-    while index >= 0 and len(header) < HEADER_ROWS and is_table_row(lines[index]) and is_header(lines[index]):
+    while index >= 0 and len(header) < HEADER_ROWS and names_columns(lines[index]):
         header.insert(0, lines[index])
         index -= 1
     return "\n".join(header)
@@ -84,7 +99,7 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
     """
     asked = question.casefold()
     names = english_names(question)
-    whole, by_names = [], []
+    whole, by_names, by_cells = [], [], []
     for row in rows:
         cells = fields(row.quote)
         key = cells[0].strip(_KEY_TRIM) if cells else ""
@@ -94,8 +109,10 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             whole.append((row, key))
         elif names and not unmentioned_names(names, key):
             by_names.append((row, key))
+        elif names and not unmentioned_names(names, row.quote):
+            by_cells.append((row, key))
     asked_tokens = set(tokens(question))
-    found = [(row, key, columns) for row, key in (whole or by_names)
+    found = [(row, key, columns) for row, key in (whole or by_names or by_cells)
              if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
         return None

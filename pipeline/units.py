@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 from .citations import marker
 from .contracts import PackedLine, PackedSource
-from .tables import fields, is_header, is_table_row
+from .tables import fields, is_header, is_table_row, names_columns
 from .tokenize import has_cjk, is_cjk_char
 
 _CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!?]+$")
@@ -140,10 +140,10 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
         if plain_text and _UNDERLINE.match(text):
             _underlined_title(blocks)
             continue
-        if is_table_row(text):
-            blocks.append(("row", [line]))
-            continue
         last_kind, last_lines = blocks[-1] if blocks else ("blank", [])
+        if is_table_row(text) or (last_kind == "row" and names_columns(text) and names_columns(last_lines[0].text)):
+            blocks.append(("row", [line]))  # a lower header row may have two cells ("START\tEND" under "DATES")
+            continue
         if last_kind == "row" and len(last_lines) < 3 and _continues_row(last_lines[0].text, text):
             last_lines.append(line)
         elif HEADING.match(text):
@@ -237,7 +237,7 @@ def units_of(source: PackedSource) -> list[Unit]:
             is_header_row = kind == "header-row" or (is_header(first) and len(block) == 1 and not marked_header)
             if is_header_row:
                 # Header rows stacked over each other ("Rentals" over "Handgun  Long Gun") are one header.
-                stacked = units and units[-1].kind == "row" and units[-1].quote == header and units[-1].end_line == block[0].number - 1
+                stacked = units and units[-1].kind == "row" and header.endswith(units[-1].quote) and units[-1].end_line == block[0].number - 1
                 header = f"{header}\n{first}" if stacked else first
             marked_header = kind == "header-row" or marked_header
             quote = "\n".join(line.text for line in block)

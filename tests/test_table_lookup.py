@@ -108,3 +108,31 @@ def test_a_group_row_stacked_over_the_header_names_columns_too():
     assert named_row("How many rentals checks in Alaska?", rows, tokens)[1:] == ("Alaska", ["Rentals"])
     assert named_row("How many pre-pawn checks in Alaska?", rows, tokens)[2] == ["Pre-Pawn"]
     assert named_row("How many checks were denied in Alaska?", rows, tokens) is None
+
+
+EXPENSES = ("---\nid: expenses\n---\nOffice expenditures, third quarter\n"
+            "DOCUMENT NO.\tDATE\tPAYEE NAME\tSERVICE\tDESCRIPTION\tAMOUNT ($)\nPOSTED\tDATES\nSTART\tEND\n"
+            "DOC0066\t09/02/2019\tTRAVEL CARD\t08/03/2019\t08/09/2019\tSTAFF TRANSPORTATION\t512.20\n"
+            "AIRFARE FOR R OKAFOR WASHINGTON DC TO DENVER CO AND RETURN\n"
+            "DOC0067\t09/04/2019\tTRAVEL CARD\t08/17/2019\t08/25/2019\tSTAFF TRANSPORTATION\t685.01\n"
+            "AIRFARE FOR C NAYLOR KANSAS CITY MO TO SAN DIEGO CA AND\nRETURN\n"
+            "DOC0068\t09/04/2019\tTRAVEL CARD\t08/12/2019\t08/14/2019\tSTAFF TRANSPORTATION\t411.49\n"
+            "AIRFARE FOR C WEIHS WASHINGTON DC TO SAN DIEGO CA AND RETURN\n")
+
+
+def test_a_row_is_named_by_names_in_any_of_its_cells_under_a_header_above_wrapped_lines(engine):
+    """"On what date did C Naylor's trip to San Diego start?" (a Senate expenditure table): the key is a document
+    number, the names sit in the description wrapped onto lines of its own, and the lower header rows ("START\tEND")
+    have two cells. The row is found by the names, its header across the wrapped lines, its column by "start"."""
+    corpus = engine.corpus([engine.parse(EXPENSES.encode("utf-8"), "expenses.txt")])
+    question = "On what date did C Naylor's trip to San Diego start?"
+    trace = engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+    rows = [u for s in trace.context.sources for u in units_of(s) if u.kind == "row"]
+    naylor = next(u for u in rows if "NAYLOR" in u.quote)
+    assert naylor.header.split("\n") == ["DOCUMENT NO.\tDATE\tPAYEE NAME\tSERVICE\tDESCRIPTION\tAMOUNT ($)",
+                                         "POSTED\tDATES", "START\tEND"]
+    row, key, columns = named_row(question, rows, Tokenizer().tokens)
+    assert (row, key) == (naylor, "DOC0067") and "START" in columns
+    assert trace.answer.status == "answered" and "08/17/2019" in trace.answer.answer
+    # "San Diego" alone names two rows: a comparison, not a lookup.
+    assert named_row("On what date did the trip to San Diego start?", rows, Tokenizer().tokens) is None

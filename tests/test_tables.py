@@ -74,3 +74,14 @@ def test_a_naming_sentence_runs_to_the_next_sentence_with_the_value():
     assert with_value(naming, "Who receives a meal allowance?") is naming
     far = _source([source.lines[0].text, "One.", "Two.", "The allowance is 180 yuan."])
     assert with_value(units_of(far)[0], "What is the daily meal allowance?").end_line == 1
+
+
+def test_heading_above_walks_over_cell_text_wrapped_between_rows_but_not_over_prose():
+    header = ["No.\tDate\tAmount", "START\tEND"]  # a lower header row may have two cells
+    rows = ["D1\t01/02\t5.00", "AIRFARE FOR A SMITH", "TO DENVER", "D2\t01/03\t7.00", "AIRFARE FOR B JONES"]
+    lines = header + rows
+    assert heading_above(lines, 5) == "\n".join(header)  # over two wrapped lines
+    assert heading_above(lines, 3) == "\n".join(header)  # a window opening on wrapped text: the row below decides
+    assert heading_above(lines, 6) == ""  # wrapped text with no row below it
+    prose = header + ["D1\t01/02\t5.00", "A paragraph of prose", "that runs over", "three lines.", "D2\t01/03\t7.00"]
+    assert heading_above(prose, 6) == ""  # more than two lines between rows: another table
