@@ -196,6 +196,21 @@ _NO_VALUE = re.compile(r"\bno\s+(?:\w+\s+){0,2}(?:data|estimates?|information|fi
                        r"|没有数据|暂无|免费", _I)
 
 
+# Questions for a calendar date or a clock time. A plain "when" may be answered by a condition or a
+# duration ("after 90 seconds without a keepalive"), so it takes any new numeral.
+_ASKS_CALENDAR = re.compile(r"\b(?:until|till|by) when\b|\bwhat (?:date|day|year|month|time)\b|\bby what date\b"
+                            r"|\bwhich (?:year|date|day|month)\b|\bdeadline\b|哪一年|哪年|几号|几点|日期", _I)
+# A date or time as written: a month name or weekday with its day, numeric dates, clock times, a year
+# (three or four digits standing alone: 1066, 2019, the 1990s), an ordinal day, BC/AD years, 年月日.
+_DATE_SHAPED = re.compile(UNIT_TYPES["date"].pattern + r"|(?<![\d.,])\d{3,4}s?(?![\d.,]\d)|\b\d{1,2}(?:st|nd|rd|th)\b"
+                          r"|\b\d{1,2}\s?[ap]\.?m\b|\b\d+\s*(?:BC|AD|BCE|CE|B\.C\.|A\.D\.)", _I)
+
+
+def _dated_numerals(text: str) -> list[str]:
+    """The numerals of `text` that sit inside a date- or time-shaped expression."""
+    return [n for found in _DATE_SHAPED.finditer(text) for n in _NUMERAL.findall(found.group(0))]
+
+
 def holds_wanted_value(question: str, text: str, money_asked: bool | None = None) -> bool:
     """For a how-much/how-many/when question: does `text` hold a value of the wanted kind?
 
@@ -217,6 +232,8 @@ def holds_wanted_value(question: str, text: str, money_asked: bool | None = None
         # "What would it cost …?" is not answered by "… the 737 MAX horizontal stabilizer …": numbers, no money.
         if money_asked is None:
             money_asked = bool(_ASKS_MONEY.search(question))
+        if wanted == ["date"] and _ASKS_CALENDAR.search(question):  # not answered by "14 CFR 11.43"
+            return any(n not in set(_NUMERAL.findall(question)) for n in _dated_numerals(text))
         return new_numerals(question, text) and (not money_asked or bool(_MONEY.search(text)))
     found = found_types(text)
     return any(t in found for t in wanted) or bool(_VALUE_WORDS.search(text))

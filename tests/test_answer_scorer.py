@@ -337,3 +337,38 @@ def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_the
     assert holds_wanted_value("How much will the readiness flight cost?",
                               "The FAA has received no definitive\ndata that would enable cost estimates.")
     assert holds_wanted_value("How many days a week can I work from home?", "Up to 3 days per week.")  # not money
+
+
+def test_a_date_question_wants_a_date_shaped_value_not_any_new_numeral():
+    """"Until when can I send comments?" was answered with "… the procedures found in 14 CFR 11.43 and 11.45 …"."""
+    from pipeline.answer_model import holds_wanted_value
+
+    asked = "Until when can I send comments on this proposal?"
+    assert not holds_wanted_value(asked, "You may send comments, using the procedures found in 14 CFR 11.43 and 11.45.")
+    assert holds_wanted_value(asked, "Send comments on or before September 21, 2020.")
+    assert holds_wanted_value("In which year did the Normans land?", "They landed in 1066.")  # a bare year
+    assert holds_wanted_value("What time does the ferry leave?", "It departs at 08:30.")
+    assert holds_wanted_value("What time does the office open?", "The office opens at 9AM, the desk at 10 a.m.")
+    # A plain "when" may be answered by a condition or a duration.
+    assert holds_wanted_value("When does the server close the session?", "After 90 seconds without a keepalive.")
+    assert holds_wanted_value("大桥哪一年建成？", "大桥于1993年建成。")
+    assert not holds_wanted_value("On what date was the 2019 rule changed?", "The 2019 rule was changed.")  # an echo
+    assert holds_wanted_value("How many people died?", "The crash left 189 dead.")  # not a date question: any numeral
+
+
+def test_words_of_one_family_match_though_their_stems_differ():
+    from pipeline.generate import same_word_family
+
+    assert same_word_family("compli", {"complianc", "cost"})  # comply / compliance
+    assert same_word_family("regist", {"registri"})  # registered / registry
+    assert not same_word_family("state", {"statement"})  # too short to tell a family
+    assert not same_word_family("regist", {"regul"})
+
+
+def test_a_name_of_several_words_is_mentioned_by_its_initials():
+    from pipeline.tokenize import unmentioned_names
+
+    assert unmentioned_names(["United States"], "this AD affects 73 airplanes of U.S. registry") == []
+    assert unmentioned_names(["European Union"], "the EU rules apply") == []
+    assert unmentioned_names(["United States"], "tell us more") == ["United States"]  # case counts
+    assert unmentioned_names(["Beijing"], "the B. office") == ["Beijing"]  # one word has no initials
