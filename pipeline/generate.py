@@ -23,7 +23,7 @@ from .abbreviations import expand_tokens
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, defines, feature_matrix,
                            found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
-from .tables import named_row
+from .tables import asked_cells, named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
 from .units import Unit, citation_marker, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
@@ -292,6 +292,8 @@ class LocalExtractive:
                 )
             best, key, columns = lookup
             named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
+            if cells := asked_cells(best, columns):
+                named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
             how = (f"table lookup: the question names the row {key!r} {named} "
                    f"(the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})")
         else:

@@ -128,3 +128,18 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
     if named:
         return list(dict.fromkeys(named))
     return [] if len(fields(row.quote)) == 2 and len(columns) == 1 else None
+
+
+def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
+    """(column, cell) for each asked column of `row`, read off by position; [] when the row's cells do not line
+    up one to one with its header's widest row (an empty cell left out, a cell split in two): a cell is
+    pointed at only when it is certain."""
+    if not row.header or not columns:
+        return []
+    widest = max((fields(line) for line in row.header.split("\n")), key=len)
+    cells = fields(row.quote.split("\n")[0])
+    if len(widest) != len(cells):
+        return []
+    names = [name.strip(_KEY_TRIM) for name in widest]
+    return [(name, cell) for name, cell in zip(names, cells) if name in columns]
+

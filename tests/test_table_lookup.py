@@ -136,3 +136,22 @@ def test_a_row_is_named_by_names_in_any_of_its_cells_under_a_header_above_wrappe
     assert trace.answer.status == "answered" and "08/17/2019" in trace.answer.answer
     # "San Diego" alone names two rows: a comparison, not a lookup.
     assert named_row("On what date did the trip to San Diego start?", rows, Tokenizer().tokens) is None
+
+
+def test_the_asked_cell_is_pointed_at_only_when_the_row_lines_up_with_its_header():
+    from pipeline.tables import asked_cells
+
+    header = "State\tPermit\tHandgun\tLong Gun"
+    assert asked_cells(_row("Texas\t21,550\t56,941\t51,670", header), ["Handgun"]) == [("Handgun", "56,941")]
+    assert asked_cells(_row("Texas\t21,550\t56,941", header), ["Handgun"]) == []  # a cell left out: not certain
+    markdown = _row("| Voltage | 220-240 V |", "| Item | Value |")
+    assert asked_cells(markdown, ["Value"]) == [("Value", "220-240 V")]
+
+
+@pytest.mark.parametrize("text, name", [(MARKDOWN, "checks.md"), (TABBED, "checks.txt")])
+def test_a_table_lookup_names_the_asked_cell_in_its_note(engine, text, name):
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), name)])
+    trace = engine.ask(corpus, Request(question="How many handgun checks were run in Utah?", date=REQUEST_DATE),
+                       Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "Handgun: 4,314" in trace.proposal.note
