@@ -51,7 +51,7 @@ ANSWER_TYPES: dict[str, re.Pattern] = {
     "number": re.compile(r"\bhow (?:many|much|long|far|old|big|large|high|often)\b|\bwhat (?:is|was|are|were) (?:the|a|an) "
                          r"(?:[\w-]+\s){0,3}(?:amount|number|cost|price|limit|rate|percentage|size|total|allowance|fee|"
                          r"budget|weight|salary|fine|penalty|capacity|speed|distance|duration|length|height|population|"
-                         r"maximum|minimum|age)s?\b|\bwhich (?:[\w-]+\s)?version\b|\bcost\b|\bprice\b"
+                         r"maximum|minimum|age)s?\b|\b(?:which|what) (?:[\w-]+\s)?version\b|\bcost\b|\bprice\b"
                          r"|多少|几|多大|多高|多长|多久|数量|金额|标准", _I),
     "why": re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b|为什么|为何|原因", _I),
     "who": re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\bwhich (?:company|organi[sz]ation|person|agency)\b|\bcontact\b|谁", _I),
@@ -113,6 +113,15 @@ def defines(term: str, text: str) -> bool:
     if re.match(rf"{_LEAD_IN}{escaped}[`'\"’”*_]*(?:{_DEFINING})", text, _I):
         return True
     return bool(re.match(rf"{_LEAD_IN}{escaped}(?:是指|是|指)", text))
+
+
+def defines_anywhere(term: str, text: str) -> bool:
+    """Does a sentence or line of `text` open by defining `term`? (A chunk that holds the definition.)"""
+    escaped = re.escape(term).replace(r"\ ", r"\s+")
+    start = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))[\s>*_`'\"‘“#-]*(?:(?:an?|the)\s+)?"
+    if re.search(rf"{start}{escaped}[`'\"’”*_]*(?:{_DEFINING})", text, _I | re.MULTILINE):
+        return True
+    return bool(re.search(rf"{start}{escaped}(?:是指|是|指)", text, re.MULTILINE))
 
 
 def wanted_types(question: str) -> tuple[str, ...]:

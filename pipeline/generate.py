@@ -12,6 +12,7 @@ sibling sources are checked by the engine (conflicts.py), not here.
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from dataclasses import replace
 from collections import OrderedDict
@@ -273,7 +274,8 @@ class LocalExtractive:
             return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                            "source mentions it")
         scored = named
-        scored, defining = _definition_first(question, scored, self.min_support)
+        scored, moved = _definition_first(question, scored, self.min_support)
+        scored, moved = _whole_list_first(question, scored, self.min_support, moved)
         best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
@@ -298,7 +300,7 @@ class LocalExtractive:
                    f"(the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})")
         else:
             best = with_value(with_what_follows(best), question)
-            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + defining
+            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
         return Proposal(
             producer=self.name,
             # A command or a list keeps its lines: joined into one, a command would not run.
@@ -325,6 +327,25 @@ def _definition_first(question: str, scored: list, threshold: float) -> tuple[li
         return scored, ""
     rest = [row for row in scored if row is not defining]
     return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0][1].marker()}, {rest[0][0]:.2f})"
+
+
+# "What are the dependencies?", "Which steps …", "List the …", "有哪些": the question asks for several things.
+_ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+(?:are|were)\b|^\W*(?:what|which)\s+(?:[\w-]+\s)?[\w-]+s\s+(?:are|were|do|does|did|must|should|can)\b"
+                           r"|\blist\b|\bname (?:all|the)\b|有哪些|哪些", re.IGNORECASE)
+
+
+def _whole_list_first(question: str, scored: list, threshold: float, note: str) -> tuple[list, str]:
+    """A question for several things, best answered by one item of a list: the whole list answers, when it
+    too reaches the threshold ("What are the dependencies?" had been answered with the first library only)."""
+    best = scored[0][1]
+    if best.kind != "item" or not _ASKS_SEVERAL.search(question):
+        return scored, note
+    whole = next((row for row in scored if row[1].kind == "list" and row[0] >= threshold and row[1].source.n == best.source.n
+                  and row[1].start_line <= best.start_line and best.end_line <= row[1].end_line), None)
+    if whole is None:
+        return scored, note
+    rest = [row for row in scored if row is not whole]
+    return [whole, *rest], note + f"; the question asks for several things and the list holds {best.marker()}"
 
 
 def _holds_value(question: str, unit: Unit) -> bool:

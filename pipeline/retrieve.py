@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from .answer_model import defined_term, defines_anywhere
 from .contracts import Candidate, Document, Request, Retrieval, Settings
 from .index import Corpus, sibling_key
 
@@ -36,6 +37,7 @@ class Scores:
     dense: np.ndarray | None  # NaN where HNSW returned no score
     term_weights: dict[str, float]
     dense_search: str | None = None  # "brute-force" or "chroma-hnsw"
+    defining: np.ndarray | None = None  # for "what is X?": 1.0 where a chunk holds a sentence defining X
 
 
 def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Scores:
@@ -58,7 +60,17 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
         query_vector = query_vector / max(float(np.linalg.norm(query_vector)), 1e-12)
         dense, dense_search = _dense_scores(corpus, request, lexical.rows, lexical.vectors, query_vector)
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
-                  dense_search=dense_search)
+                  dense_search=dense_search, defining=_defining(corpus, lexical.rows, request.question))
+
+
+def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:
+    """For a definition question, which readable chunks define its term ("RapidFuzz is a fast string matching
+    library …"): when the term is the document's subject, every chunk names it and neither BM25 nor meaning
+    picks out the one that says what it is."""
+    term = defined_term(question)
+    if term is None or not len(rows):
+        return None
+    return np.fromiter((defines_anywhere(term, corpus.chunks[row].text) for row in rows), dtype=np.float64, count=len(rows))
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,
@@ -136,6 +148,8 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
     dense_ranks = ranks(scores.dense, ~np.isnan(scores.dense)) if has_dense else np.zeros(n, dtype=np.int64)
     rankings = {"bm25": [bm25_ranks], "dense": [dense_ranks], "hybrid": [bm25_ranks, dense_ranks]}
     fused = reciprocal_rank_fusion(rankings[settings.retrieval], settings.rrf_k) if n else np.zeros(0)
+    if scores.defining is not None:  # "What is X?": a chunk that defines X ranks as first in a third ranking
+        fused = fused + scores.defining / (settings.rrf_k + 1)
     passes = scores.coverage >= settings.min_lexical
     if has_dense:
         passes = passes | (scores.dense >= settings.min_dense)

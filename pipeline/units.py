@@ -54,7 +54,7 @@ class Unit:
     quote: str
     kind: str = "sentence"  # sentence | item | list | row | code | heading | span
     header: str = ""  # a table row's header line (shown beside it, scored with it)
-    section: str = ""  # a list item's Markdown heading ("## Requirements" over "- Python 3.11"): scored with it
+    section: str = ""  # a list's or list item's Markdown heading ("## Requirements" over "- Python 3.11"): scored with it
 
     def marker(self) -> str:
         return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
@@ -254,7 +254,8 @@ def units_of(source: PackedSource) -> list[Unit]:
             units.extend(replace(u, section=section) if u.kind == "item" else u for u in found)
         open_list = _track_list(lists, open_list, kind, block, units)
     made = (_list_unit(source, intro, items) for intro, items in lists if len(items) >= 2)
-    units.extend(unit for unit in made if len(unit.quote) <= MAX_LIST_LENGTH)
+    units.extend(replace(unit, section=_section_at(units, unit.start_line)) for unit in made
+                 if len(unit.quote) <= MAX_LIST_LENGTH)
     return [unit for unit in units if not _mostly_markup(unit.quote)]
 
 
@@ -277,6 +278,12 @@ def _track_list(lists: list, open_list, kind: str, block: list[PackedLine], unit
         lists.append((units[-1], []))
         return lists[-1]
     return None
+
+
+def _section_at(units: list[Unit], line: int) -> str:
+    """The Markdown heading over `line` ("## Dependencies" over "The project relies on these libraries:")."""
+    above = [u for u in units if u.kind == "heading" and u.end_line < line]
+    return above[-1].quote.strip().lstrip("#").strip() if above else ""
 
 
 def _list_unit(source: PackedSource, intro: Unit, items: list[list[PackedLine]]) -> Unit:

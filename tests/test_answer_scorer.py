@@ -13,6 +13,7 @@ from pipeline.generate import LocalExtractive
 from pipeline.pack import pack
 from pipeline.retrieve import retrieve
 from tests.conftest import REQUEST_DATE
+from tests.test_markdown_units import HTTP_CLIENT
 
 MEALS = (
     "Travellers on a business trip of more than one day receive a daily meal allowance.\n"
@@ -372,3 +373,30 @@ def test_a_name_of_several_words_is_mentioned_by_its_initials():
     assert unmentioned_names(["European Union"], "the EU rules apply") == []
     assert unmentioned_names(["United States"], "tell us more") == ["United States"]  # case counts
     assert unmentioned_names(["Beijing"], "the B. office") == ["Beijing"]  # one word has no initials
+
+
+def test_what_is_x_retrieves_the_chunk_that_defines_x_when_every_chunk_names_x(engine):
+    """"What is RapidFuzz?" (its own README): every chunk names RapidFuzz, so neither BM25 nor meaning found the
+    chunk that says what it is; a chunk defining the asked term ranks as first in a third ranking."""
+    from pipeline.answer_model import defines_anywhere
+
+    assert defines_anywhere("RapidFuzz", "## Intro\nRapidFuzz is a fast string matching library.")
+    assert defines_anywhere("RapidFuzz", "See below. RapidFuzz (RF) is a library.")
+    assert not defines_anywhere("RapidFuzz", "Install RapidFuzz with pip. It is a library.")
+    filler = "\n\n".join(f"RapidFuzz install note {i}: run the RapidFuzz build step {i} with care." for i in range(30))
+    text = f"---\nid: rf\n---\n# RapidFuzz\n\n{filler}\n\nRapidFuzz is a fast string matching library for Python.\n"
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "README.md")])
+    request = Request(question="What is RapidFuzz?", date=REQUEST_DATE)
+    retrieval = retrieve(corpus, request, Settings(top_k=1))
+    assert "is a fast string matching library" in retrieval.selected[0].text
+
+
+def test_a_question_for_several_things_is_answered_with_the_whole_list_not_its_best_item(engine, real_corpus):
+    """"What are the dependencies of httpx?" was answered with the first library only."""
+    corpus = real_corpus(("README.md", HTTP_CLIENT))
+    trace = engine.ask(corpus, Request(question="What are the dependencies of httpx?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "`httpcore`" in trace.answer.answer and "`idna`" in trace.answer.answer
+    assert "the question asks for several things" in trace.proposal.note  # the scorer alone preferred one item
+    single = engine.ask(corpus, Request(question="Does httpx support HTTP/2?", date=REQUEST_DATE), Settings())
+    assert single.answer.status == "answered" and "`brotli`" not in single.answer.answer  # one thing: one item

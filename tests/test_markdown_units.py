@@ -142,3 +142,17 @@ def test_a_sentence_that_announces_a_list_answers_with_the_list():
     assert (answer.kind, answer.start_line, answer.end_line) == ("list", 1, 4)
     plain = next(u for u in units if u.quote == "其他内容。")
     assert with_what_follows(plain) is plain
+
+
+HTTP_CLIENT = ("---\nid: httpx\n---\n# HTTPX\n\nHTTPX is an HTTP library for Python.\n\n## Contribute\n\n"
+               "See the guide to start.\n\n## Dependencies\n\nThe project relies on these excellent libraries:\n\n"
+               "* `httpcore` - The underlying transport implementation for `httpx`.\n* `certifi` - SSL certificates.\n"
+               "* `idna` - Internationalized domain name support.\n\nAs well as these optional installs:\n\n"
+               "* `h2` - HTTP/2 support.\n* `brotli` - Decoding for brotli compressed responses.\n")
+
+
+def test_a_list_is_scored_with_its_section_heading():
+    units = units_of(_source(HTTP_CLIENT.split("---\n")[2].split("\n")))
+    relies = next(u for u in units if u.kind == "list" and u.quote.startswith("The project relies"))
+    assert relies.section == "Dependencies"
+
