@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -176,6 +177,18 @@ class ReadableView:
     lexical: LexicalIndex
 
 
+def document_name_tokens(document: Document, tokenizer: Tokenizer) -> set[str]:
+    """The words that name a document: its id ("apache-2.0" → apache) and title, or a plain text's first line when
+    short ("Apache License"). Numbers are left out: "2020" in a file name is not what a question names."""
+    id_words = re.sub(r"[-_.]+|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", document.source_id)
+    names = [id_words, document.meta.title or ""]
+    if not document.paged and not document.meta.title and document.pages:
+        first = next((line.text.strip().lstrip("#").strip() for line in document.pages[0].lines if line.text.strip()), "")
+        if len(first.split()) <= 6:
+            names.append(first)
+    return {token for token in tokenizer.tokens(" ".join(names)) if not token[:1].isdigit()}
+
+
 @dataclass(frozen=True, eq=False)
 class Corpus:
     """Documents, their chunks, token lists and unit-length vectors, ready to query.
@@ -202,6 +215,7 @@ class Corpus:
     lexical_store: Bm25Store | None = None  # saved BM25 indexes by view (None: build in every process)
     dense_search: ChromaChunkSearch | None = None  # HNSW in Chroma for a large corpus (None: brute force)
     _tokens_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _names: list[frozenset[str]] | None = field(default=None, repr=False)
     _views: _Bounded = field(default_factory=lambda: _Bounded(VIEW_CACHE_SIZE), repr=False)
     _groups: _Bounded = field(default_factory=lambda: _Bounded(GROUPS_CACHE_SIZE), repr=False)
 
@@ -223,6 +237,14 @@ class Corpus:
     def view(self, groups: Sequence[str]) -> ReadableView:
         readable = self.readable_sources(groups)
         return self._views.get(readable, lambda: self._build_view(readable))
+
+    def name_tokens(self) -> list[frozenset[str]]:
+        """Per document (in `source_order`), the words that name it; computed once, on first need."""
+        with self._tokens_lock:
+            if self._names is None:
+                object.__setattr__(self, "_names", [frozenset(document_name_tokens(self.documents[sid], self.tokenizer))
+                                                    for sid in self.source_order])
+            return self._names
 
     def tokens(self) -> list[list[str]]:
         """Every chunk's tokens, computed once, on first need (never, when saved BM25 indexes cover every view)."""

@@ -49,11 +49,17 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
     total_weight = sum(weights.values())
     bm25 = np.zeros(len(lexical.rows), dtype=np.float32)
     coverage = np.zeros(len(lexical.rows), dtype=np.float32)
+    named = _named_documents(corpus, weights, lexical.rows)
     for token, weight in weights.items():
         contribution = lexical.token_scores(token)
+        present = contribution > 0
+        if token in named:  # a word naming the document is in every chunk of it (once, at the chunk's average length)
+            credited = named[token] & ~present
+            contribution = contribution + credited * np.float32(weight)
+            present = present | credited
         bm25 += contribution
         if total_weight > 0:
-            coverage += (contribution > 0) * np.float32(weight / total_weight)
+            coverage += present * np.float32(weight / total_weight)
     dense, dense_search = None, None
     if settings.retrieval != "bm25" and len(lexical.rows):
         query_vector = corpus.embedder.embed_query(request.question)
@@ -61,6 +67,20 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
         dense, dense_search = _dense_scores(corpus, request, lexical.rows, lexical.vectors, query_vector)
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
                   dense_search=dense_search, defining=_defining(corpus, lexical.rows, request.question))
+
+
+def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray) -> dict[str, np.ndarray]:
+    """For each query term that names a document ("the Apache license" of apache-2.0.txt), the rows of the documents it
+    names. Credited to every chunk of them, such a term no longer ranks the chunks that happen to repeat the name (the
+    title, the appendix) over the one that answers ("What does the Apache license say about patents?")."""
+    names = corpus.name_tokens()
+    sources = corpus.chunk_source[rows]
+    named = {}
+    for token in weights:
+        naming = np.fromiter((token in names[i] for i in range(len(names))), dtype=bool, count=len(names))
+        if naming.any():
+            named[token] = naming[sources]
+    return named
 
 
 def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:

@@ -127,3 +127,23 @@ def test_the_trace_digest_covers_exactly_the_readable_documents(sample_corpus):
     assert "executive-travel" not in {d.source_id for d in outsider.documents}
     assert insider.corpus_digest != outsider.corpus_digest
     assert insider.corpus_digest == sample_corpus.digest  # an insider reads everything
+
+
+def test_a_word_naming_the_document_counts_in_every_chunk_of_it(engine):
+    """"What does the Apache license say about patents?": the title and the appendix repeat "Apache", the
+    section on patents does not; the name had ranked them over it."""
+    filler = " ".join(f"Clause {i} covers ordinary terms of use and reproduction." for i in range(40))
+    apache = ("Apache License\n\nVersion 2.0 of the Apache License.\n\n" + filler + "\n\n"
+              "3. Grant of Patent License. Each Contributor grants You a perpetual patent license to make and sell the "
+              "Work; the patent license ends if You start patent litigation.\n\n" + filler + "\n\n"
+              "APPENDIX: How to apply the Apache License to your work.\n")
+    other = "Another License\n\n" + filler + "\n\nA patent license is any express agreement not to enforce a patent.\n"
+    corpus = engine.corpus([engine.parse(apache.encode("utf-8"), "apache-2.0.txt"),
+                            engine.parse(other.encode("utf-8"), "other.txt")])
+    from pipeline.index import document_name_tokens
+
+    assert {"apach", "licens"} <= document_name_tokens(corpus.documents["apache-2.0"], corpus.tokenizer)
+    request = Request(question="What does the Apache license say about patents?", date=REQUEST_DATE)
+    top = retrieve(corpus, request, Settings(retrieval="bm25", top_k=1)).selected[0]
+    assert top.source_id == "apache-2.0" and "Grant of Patent License" in top.text
+    assert top.lexical_coverage == 1.0  # "Apache" counts as present in the section that never repeats it
