@@ -87,15 +87,22 @@ def asks_procedure(question: str) -> bool:
 
 
 # "What is BM25?", "What are MCAS activations?", "What does 'angle of attack' mean?", "什么是…？", "…是什么？"
+# "… in the Apache license", "… in this document": where the term is defined, not part of it.
+_WHERE_DEFINED = r"(?:\s+(?:in|under|according to)\s+(?:the\s+|this\s+)?[^?]{1,40}?)?"
 _ASKS_DEFINITION = (
     re.compile(r"^\W*what(?:'s| is| are)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
-    re.compile(r"^\W*what (?:does|do)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s+(?:mean|stand for)\s*\?\s*$", _I),
-    re.compile(r"^\W*(?:define|definition of)\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*[?.]?\s*$", _I),
+    re.compile(r"^\W*what (?:does|do)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s+(?:mean|stand for)"
+               rf"{_WHERE_DEFINED}\s*\?\s*$", _I),
+    re.compile(r"^\W*(?:define|(?:what is |what's )?the definition of|definition of)\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?"
+               rf"{_WHERE_DEFINED}\s*[?.]?\s*$", _I),
+    re.compile(r"^\W*how does\s+(?:the\s+|this\s+)?[^?]{1,40}?\s+define\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
     re.compile(r"^\s*什么是(.{1,20}?)[？?]?\s*$"),
     re.compile(r"^\s*(.{1,20}?)(?:是什么|指什么|是指什么)(?:意思)?[？?]?\s*$"),
 )
-_DEFINING = r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b|(?:\s*\([^()]{1,80}\))?,?\s+(?:means|refers to|stands for|is defined as|denotes)\b"
-_LEAD_IN = r"^[\s>*_`'\"‘“#-]*(?:(?:an?|the)\s+)?"
+_DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b"
+             r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?,?\s+(?:means|mean|shall mean|refers to|shall refer to"
+             r"|stands for|is defined as|denotes)\b")  # '"Source" form shall mean', 'To "convey" a work means'
+_LEAD_IN = r"^[\s>*_`'\"‘“#-]*(?:to\s+)?(?:(?:an?|the)\s+)?[`'\"‘“]*"
 
 
 def defined_term(question: str) -> str | None:
@@ -118,7 +125,7 @@ def defines(term: str, text: str) -> bool:
 def defines_anywhere(term: str, text: str) -> bool:
     """Does a sentence or line of `text` open by defining `term`? (A chunk that holds the definition.)"""
     escaped = re.escape(term).replace(r"\ ", r"\s+")
-    start = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))[\s>*_`'\"‘“#-]*(?:(?:an?|the)\s+)?"
+    start = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))[\s>*_`'\"‘“#-]*(?:to\s+)?(?:(?:an?|the)\s+)?[`'\"‘“]*"
     if re.search(rf"{start}{escaped}[`'\"’”*_]*(?:{_DEFINING})", text, _I | re.MULTILINE):
         return True
     return bool(re.search(rf"{start}{escaped}(?:是指|是|指)", text, re.MULTILINE))

@@ -249,6 +249,23 @@ class LocalExtractive:
                         threshold=self.min_support, best_unit=_shown(best),
                         note=f"{why} (the best unit {best.marker()} scores {score:.2f})")
 
+    def _structural_match(self, context: Context, scored: list) -> tuple[Unit, str] | None:
+        """Below the threshold, a unit whose form answers the question's form: a sentence that defines the term a
+        "what does X mean?" asks about ('To "convey" a work means …'), or the table row and column it names."""
+        question = context.question
+        term = defined_term(question)
+        defining = next((row[1] for row in scored if term and defines(term, row[1].quote)), None)
+        if defining is not None:
+            return defining, f"definition: the unit defines {term!r}"
+        lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
+        if lookup is None or not _holds_value(question, lookup[0]):
+            return None
+        row, key, columns = lookup
+        named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
+        if cells := asked_cells(row, columns):
+            named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
+        return row, f"table lookup: the question names the row {key!r} {named}"
+
     def __call__(self, context: Context) -> Proposal:
         if not context.sources:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
@@ -285,19 +302,15 @@ class LocalExtractive:
             "runner_up_score": round(runner_up[0], 4) if runner_up else None,
         }
         if best_score < self.min_support:
-            lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
-            if lookup is None or not _holds_value(question, lookup[0]):
+            found = self._structural_match(context, scored)
+            if found is None:
                 return Proposal(
                     producer=self.name, abstain_reason="insufficient_evidence", **fields,
                     note=f"the best unit {best.marker()} scores "
                     f"{best_score:.2f} < threshold {self.min_support:.2f}",
                 )
-            best, key, columns = lookup
-            named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
-            if cells := asked_cells(best, columns):
-                named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
-            how = (f"table lookup: the question names the row {key!r} {named} "
-                   f"(the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})")
+            best, how = found
+            how += f" (the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})"
         else:
             best = with_value(with_what_follows(best), question)
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
@@ -359,7 +372,9 @@ def _shown(unit: Unit) -> str:
 
 
 def _source_text(source) -> str:
-    return "\n".join([source.heading, *(line.text for line in source.lines)])
+    """What a source says, for the name guard: its document's name counts as a mention ("the Apache license" asked of
+    a window of apache-2.0.txt that never repeats "Apache")."""
+    return "\n".join([source.source_id.replace("-", " ").replace("_", " "), source.heading, *(line.text for line in source.lines)])
 
 
 def rows_best_first(context: Context, scored: list) -> list[Unit]:

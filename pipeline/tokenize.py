@@ -35,7 +35,7 @@ _HOW_DEGREE = re.compile(r"\bhow\s+(?:long|often|far|big|old|soon|large|high|fas
                          r"frequently|quickly|low|small|short)\b", re.IGNORECASE)
 # Light verbs frame a question ("How much baggage can I take?", "What do I need to bring?", "How long did it take?"):
 # the document says "carry" or "required"; the noun carries the topic.
-_LIGHT_VERBS = frozenset({"get", "put", "take", "need", "want", "make", "bring", "go", "let", "know"})
+_LIGHT_VERBS = frozenset({"get", "put", "take", "need", "want", "make", "bring", "go", "let", "know", "say", "mention", "explain"})
 _QUESTION = re.compile(r"\?\s*$|^\W*(?:what|when|where|who|whom|whose|which|why|how|can|could|may|must|should|do|does|"
                        r"did|is|are|was|were|will|would|shall|has|have|had)\b", re.IGNORECASE)
 _WHAT_TIME = re.compile(r"\b(?:what|which) time\b|\bat what time\b", re.IGNORECASE)  # "what time does it leave?" = when
