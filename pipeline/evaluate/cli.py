@@ -26,6 +26,8 @@ def add_eval_parser(commands) -> None:
     parser.add_argument("--claims", type=Path, default=data.SCIFACT_CLAIMS, metavar="FILE", help="SciFact claims jsonl")
     parser.add_argument("--qrels", type=Path, default=data.SCIFACT_QRELS, metavar="FILE", help="BEIR qrels tsv")
     parser.add_argument("--data", type=Path, metavar="FILE", help="a SQuAD-format set (squad2 or cmrc), or a questions jsonl (questions)")
+    parser.add_argument("--thresholds", type=lambda text: [float(t) for t in text.split(",") if t], metavar="T,T,…",
+                        help="questions: also sweep the answer scorer's threshold over these values (the whole engine at each)")
     parser.add_argument("--support-judge", choices=["containment", "learned"], default="containment",
                         help="who decides claim_supported in the scenarios (the verifier suite runs both)")
     parser.add_argument("--traces", type=Path, metavar="FILE",

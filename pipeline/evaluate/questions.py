@@ -119,6 +119,23 @@ def evaluate(path: Path = QUESTIONS, limit: int | None = None, settings: Setting
     return summarize(rows, latencies)
 
 
+def threshold_curve(path: Path, thresholds: list[float], limit: int | None = None, model=None) -> list[dict]:
+    """The whole engine asked again at each answer threshold (with `model`'s weights, default the shipped ones):
+    the value, name and table checks act before the threshold and a definition or table lookup below it, so the
+    scorer's probabilities alone do not give this curve."""
+    from ..generate import LocalExtractive
+
+    points = []
+    for threshold in thresholds:
+        figures = evaluate(path, limit, generator_factory=lambda corpus, t=threshold: LocalExtractive(
+            min_support=t, model=model).for_corpus(corpus))
+        points.append({"threshold": threshold, "answered_correct": figures["answerable"]["passed"],
+                       "answerable": figures["answerable"]["total"], "refused": figures["unanswerable"]["passed"],
+                       "unanswerable": figures["unanswerable"]["total"], "wrong": figures["answered_wrong"],
+                       "false": figures["answered_false"]})
+    return points
+
+
 def _rate(rows: list[dict]) -> dict:
     return {"passed": sum(r["passed"] for r in rows), "total": len(rows)}
 

@@ -202,6 +202,12 @@ def suite_questions(args, configs) -> dict:
         if not row["passed"]:
             print(f"  miss {row['id']} ({row['kind']}): {'answered' if row['answered'] else row['reason']}"
                   f"{': ' + ' '.join((row['answer'] or '').split())[:140] if row['answered'] else ''}", file=sys.stderr)
+    if getattr(args, "thresholds", None):
+        figures["threshold_curve"] = questions.threshold_curve(path, args.thresholds, args.limit)
+        text += "\n" + table("questions: the answer threshold swept (the whole engine at each; default settings otherwise)",
+                              [(f"threshold {p['threshold']}", f"answered correctly {p['answered_correct']}/{p['answerable']}, "
+                                f"refused {p['refused']}/{p['unanswerable']}, wrong + false {p['wrong']} + {p['false']}", None)
+                               for p in figures["threshold_curve"]], columns=("ours", "papertrail"))
     return {"ours": {"questions": figures}, "papertrail": {}, "table": text, "ok": True}
 
 
@@ -219,6 +225,8 @@ def command_line(args) -> str:
             parts.append(f"--{flag} {value}")
     if args.support_judge != "containment":
         parts.append(f"--support-judge {args.support_judge}")
+    if getattr(args, "thresholds", None):
+        parts.append("--thresholds " + ",".join(str(t) for t in args.thresholds))
     for flag in ("json", "plots"):
         if getattr(args, flag):
             parts.append(f"--{flag} {getattr(args, flag)}")

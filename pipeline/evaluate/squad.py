@@ -276,7 +276,8 @@ def threshold_curve(rows: list[dict], thresholds=None) -> list[dict]:
     score ≥ t and our verifier keeps the answer. Precision: correct answers / answers; recall:
     correct answers / answerable questions; accuracy counts abstentions on unanswerable ones.
     """
-    thresholds = thresholds or [round(0.05 * i, 2) for i in range(0, 21)]
+    # Every 0.05, and every 0.01 where the shipped thresholds have lain.
+    thresholds = thresholds or sorted({round(0.05 * i, 2) for i in range(21)} | {round(0.01 * i, 2) for i in range(8, 21)})
     answerable = sum(not r["impossible"] for r in rows) or 1
     curve = []
     for t in thresholds:
