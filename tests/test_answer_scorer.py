@@ -400,3 +400,47 @@ def test_a_question_for_several_things_is_answered_with_the_whole_list_not_its_b
     assert "the question asks for several things" in trace.proposal.note  # the scorer alone preferred one item
     single = engine.ask(corpus, Request(question="Does httpx support HTTP/2?", date=REQUEST_DATE), Settings())
     assert single.answer.status == "answered" and "`brotli`" not in single.answer.answer  # one thing: one item
+
+
+def test_legal_definitions_and_the_ways_people_ask_for_them():
+    from pipeline.answer_model import defined_term, defines
+
+    assert defined_term("What is the definition of Contribution in the Apache license?") == "Contribution"
+    assert defined_term("What does 'convey' mean in the GPL?") == "convey"
+    assert defined_term("How does the GPL define convey?") == "convey"
+    assert defines("Contribution", '"Contribution" shall mean any work of authorship')
+    assert defines("convey", 'To "convey" a work means any kind of propagation')
+    assert defines("Source", '"Source" form shall mean the preferred form for making modifications')
+    assert not defines("BM25", "BM25 ranking works well on short queries.")
+
+
+GPL_LIKE = ("---\nid: gpl-like\n---\n# A public licence\n\n"
+            "The licence protects your freedom to share and change all versions of a program.\n\n"
+            "Developers protect your rights with two steps: they assert copyright and offer you this licence.\n\n"
+            'To "propagate" a work means to do anything with it that would make you liable for infringement.\n\n'
+            'To "convey" a work means any kind of propagation that enables other parties to make or receive copies.\n\n'
+            "Mere interaction with a user through a computer network is not conveying.\n")
+
+
+def test_a_unit_that_defines_the_asked_term_answers_even_under_the_threshold(real_corpus):
+    corpus = real_corpus(("gpl-like.md", GPL_LIKE))
+    question = "What does 'convey' mean in the licence?"
+    strict = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.99)
+    trace = ask(corpus, Request(question=question, date=REQUEST_DATE), Settings(), generator=strict)
+    assert trace.answer.status == "answered", trace.explanation
+    assert trace.answer.answer.startswith('To "convey" a work means')
+    assert trace.proposal.note.startswith("definition: the unit defines 'convey'") and "< threshold 0.99" in trace.proposal.note
+    other = ask(corpus, Request(question="What is the price of the licence?", date=REQUEST_DATE), Settings(), generator=strict)
+    assert other.answer.status == "abstained"  # no definition, under the threshold: abstains as before
+
+
+def test_a_document_name_is_a_mention_of_the_name():
+    from pipeline.generate import _source_text
+    from pipeline.contracts import PackedLine, PackedSource
+    from pipeline.tokenize import unmentioned_names
+
+    source = PackedSource(n=1, source_id="apache-2.0", version=None, page=None, start_line=49, end_line=49,
+                          support_span=False, dated="", sibling_group="",
+                          lines=(PackedLine(number=49, text='"Contribution" shall mean any work of authorship.'),))
+    assert unmentioned_names(["Apache"], _source_text(source)) == []
+    assert unmentioned_names(["Beijing"], _source_text(source)) == ["Beijing"]
