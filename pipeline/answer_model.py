@@ -216,6 +216,11 @@ _NO_VALUE = re.compile(r"\bno\s+(?:\w+\s+){0,2}(?:data|estimates?|information|fi
 # duration ("after 90 seconds without a keepalive"), so it takes any new numeral.
 _ASKS_CALENDAR = re.compile(r"\b(?:until|till|by) when\b|\bwhat (?:date|day|year|month|time)\b|\bby what date\b"
                             r"|\bwhich (?:year|date|day|month)\b|\bdeadline\b|哪一年|哪年|几号|几点|日期", _I)
+# "How often …?" asks for a frequency: every month, twice a year, daily, 3 times per week, 每月.
+_ASKS_FREQUENCY = re.compile(r"\bhow often\b|\bhow frequently\b|\bhow many times (?:a|an|per|each|every)\b|多久一次|多长时间一次|频率", _I)
+_FREQUENCY = re.compile(r"\b(?:every|each|per|once|twice|thrice|times|daily|weekly|monthly|yearly|annually|hourly|nightly"
+                        r"|biweekly|fortnightly|quarterly|always|never|whenever|regularly|continuously)\b|\ba (?:day|week|month|year)\b"
+                        r"|每[天日周月年次]|一次|两次|定期", _I)
 # A date or time as written: a month name or weekday with its day, numeric dates, clock times, a year
 # (three or four digits standing alone: 1066, 2019, the 1990s), an ordinal day, BC/AD years, 年月日.
 _DATE_SHAPED = re.compile(UNIT_TYPES["date"].pattern + r"|(?<![\d.,])\d{3,4}s?(?![\d.,]\d)|\b\d{1,2}(?:st|nd|rd|th)\b"
@@ -248,9 +253,13 @@ def holds_wanted_value(question: str, text: str, money_asked: bool | None = None
         # "What would it cost …?" is not answered by "… the 737 MAX horizontal stabilizer …": numbers, no money.
         if money_asked is None:
             money_asked = bool(_ASKS_MONEY.search(question))
+        if _ASKS_FREQUENCY.search(question):  # "How often …?" is not answered by "0.5 L of water"
+            return bool(_FREQUENCY.search(text))
         if wanted == ["date"] and _ASKS_CALENDAR.search(question):  # not answered by "14 CFR 11.43"
             return any(n not in set(_NUMERAL.findall(question)) for n in _dated_numerals(text))
         return new_numerals(question, text) and (not money_asked or bool(_MONEY.search(text)))
+    if _ASKS_FREQUENCY.search(question):
+        return bool(_FREQUENCY.search(text))
     found = found_types(text)
     return any(t in found for t in wanted) or bool(_VALUE_WORDS.search(text))
 

@@ -444,3 +444,14 @@ def test_a_document_name_is_a_mention_of_the_name():
                           lines=(PackedLine(number=49, text='"Contribution" shall mean any work of authorship.'),))
     assert unmentioned_names(["Apache"], _source_text(source)) == []
     assert unmentioned_names(["Beijing"], _source_text(source)) == ["Beijing"]
+
+
+def test_how_often_wants_a_frequency():
+    """"How often should I descale?" was answered with the descaling steps ("0.5 L of water …")."""
+    from pipeline.answer_model import holds_wanted_value
+
+    asked = "How often should I descale the kettle?"
+    assert not holds_wanted_value(asked, "1. Fill the kettle with 0.5 L of water and 0.5 L of white vinegar.")
+    assert holds_wanted_value(asked, "Descale the kettle every month if you live in a hard-water area.")
+    assert holds_wanted_value("How often do buses run?", "Buses run twice an hour, 3 times per hour at peak.")
+    assert holds_wanted_value("热水壶多久一次除垢？", "每月除垢一次。")
