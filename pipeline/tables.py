@@ -112,11 +112,33 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
         elif names and not unmentioned_names(names, row.quote):
             by_cells.append((row, key))
     asked_tokens = set(tokens(question))
-    found = [(row, key, columns) for row, key in (whole or by_names or by_cells)
+    named = whole or by_names or by_cells or _rows_in_asked_unit(question, rows)
+    found = [(row, key, columns) for row, key in named
              if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
         return None
     return found[0]
+
+
+# "How many watts …?" asks for the value written "2200 W" in a spec sheet that names the row "Power".
+_UNIT_SYMBOLS = {"watt": "W", "kilowatt": "kW", "volt": "V", "amp": "A", "ampere": "A", "hertz": "Hz", "litre": "L",
+                 "liter": "L", "millilitre": "ml", "milliliter": "ml", "kilogram": "kg", "kilo": "kg", "gram": "g",
+                 "metre": "m", "meter": "m", "centimetre": "cm", "centimeter": "cm", "millimetre": "mm",
+                 "millimeter": "mm", "inch": "in", "pound": "lb", "decibel": "dB", "byte": "B", "gigabyte": "GB",
+                 "megabyte": "MB", "terabyte": "TB", "hour": "h", "minute": "min", "second": "s"}
+_ASKED_UNIT = re.compile(r"\bhow many (" + "|".join(sorted(_UNIT_SYMBOLS, key=len, reverse=True)) + r")e?s\b", re.IGNORECASE)
+
+
+def _rows_in_asked_unit(question: str, rows: Sequence) -> list[tuple[object, str]]:
+    """The one row of a two-column table of names and values whose value is in the unit the question asks for
+    ("How many watts …?" → "| Power | 2200 W |"); none when no row or several rows are."""
+    asked = _ASKED_UNIT.search(question)
+    if asked is None:
+        return []
+    symbol = re.escape(_UNIT_SYMBOLS[asked.group(1).lower()])
+    found = [(row, cells[0].strip(_KEY_TRIM)) for row in rows if row.header and len(cells := fields(row.quote)) == 2
+             and re.search(rf"\d\s*{symbol}\b", cells[1])]
+    return found if len(found) == 1 else []
 
 
 def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] | None:

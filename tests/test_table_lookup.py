@@ -155,3 +155,15 @@ def test_a_table_lookup_names_the_asked_cell_in_its_note(engine, text, name):
                        Settings())
     assert trace.answer.status == "answered", trace.explanation
     assert "Handgun: 4,314" in trace.proposal.note
+
+
+def test_a_spec_sheet_row_is_found_by_the_unit_the_question_asks_for():
+    """"How many watts does the kettle use?" names no row ("Power"), but only one value is in watts."""
+    header = "| Item | Value |"
+    rows = [_row("| Power | 2200 W |", header), _row("| Capacity | 1.7 L |", header), _row("| Voltage | 220-240 V |", header)]
+    tokens = Tokenizer().tokens
+    assert named_row("How many watts does the kettle use?", rows, tokens)[1] == "Power"
+    assert named_row("How many litres does it hold?", rows, tokens)[1] == "Capacity"
+    assert named_row("How many kilograms does it weigh?", rows, tokens) is None  # no value in kg
+    two_in_volts = [*rows, _row("| Charger | 5 V |", header)]
+    assert named_row("How many volts?", two_in_volts, tokens) is None  # two rows: not a lookup
