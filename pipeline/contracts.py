@@ -402,6 +402,7 @@ class PackedSource(_Frozen):
     lines: tuple[PackedLine, ...]
     heading: str = ""  # the table header rows above these lines, shown as context, never cited
     in_code: bool = False  # the first line is inside a fenced code block opened above it (a window cut mid-block)
+    names: str = ""  # the words that name its document (id, title, topic): scoring context, never cited
 
 
 class Context(_Frozen):

@@ -374,7 +374,7 @@ def _shown(unit: Unit) -> str:
 def _source_text(source) -> str:
     """What a source says, for the name guard: its document's name counts as a mention ("the Apache license" asked of
     a window of apache-2.0.txt that never repeats "Apache")."""
-    return "\n".join([source.source_id.replace("-", " ").replace("_", " "), source.heading, *(line.text for line in source.lines)])
+    return "\n".join([source.names or source.source_id, source.heading, *(line.text for line in source.lines)])
 
 
 def rows_best_first(context: Context, scored: list) -> list[Unit]:

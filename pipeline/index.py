@@ -177,16 +177,23 @@ class ReadableView:
     lexical: LexicalIndex
 
 
-def document_name_tokens(document: Document, tokenizer: Tokenizer) -> set[str]:
-    """The words that name a document: its id ("apache-2.0" → apache) and title, or a plain text's first line when
-    short ("Apache License"). Numbers are left out: "2020" in a file name is not what a question names."""
-    id_words = re.sub(r"[-_.]+|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", document.source_id)
-    names = [id_words, document.meta.title or ""]
+def document_names(document: Document) -> str:
+    """The words that name a document: its id ("apache-2.0" → "apache 2 0"), title and topic, or a plain text's first
+    line when it has no title and the line is short ("Apache License")."""
+    def spaced(text: str) -> str:
+        return re.sub(r"[-_./]+|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
+
+    names = [spaced(document.source_id), document.meta.title or "", spaced(document.meta.topic or "")]
     if not document.paged and not document.meta.title and document.pages:
         first = next((line.text.strip().lstrip("#").strip() for line in document.pages[0].lines if line.text.strip()), "")
         if len(first.split()) <= 6:
             names.append(first)
-    return {token for token in tokenizer.tokens(" ".join(names)) if not token[:1].isdigit()}
+    return " ".join(name for name in names if name)
+
+
+def document_name_tokens(document: Document, tokenizer: Tokenizer) -> set[str]:
+    """`document_names` as query tokens; numbers are left out ("2020" in a file name is not what a question names)."""
+    return {token for token in tokenizer.tokens(document_names(document)) if not token[:1].isdigit()}
 
 
 @dataclass(frozen=True, eq=False)

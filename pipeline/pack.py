@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .abbreviations import defined_abbreviations
 from .contracts import Abstention, Candidate, Context, Document, PackedLine, PackedSource, Request, Settings
-from .index import sibling_key
+from .index import document_names, sibling_key
 from .tables import heading_above
 from .units import opens_inside_code
 
@@ -116,6 +116,7 @@ def _packed(span: _Span, n: int) -> PackedSource:
         lines=tuple(PackedLine(number=k, text=page.text[slice(*span.segments[k])], furniture=k in page.furniture)
                     for k in numbers),
         heading=_table_heading(page, numbers[0]),
+        names=document_names(span.document),
         in_code=_opens_in_code(page, numbers[0]) if span.page is None else False,
     )
 

@@ -455,3 +455,12 @@ def test_how_often_wants_a_frequency():
     assert holds_wanted_value(asked, "Descale the kettle every month if you live in a hard-water area.")
     assert holds_wanted_value("How often do buses run?", "Buses run twice an hour, 3 times per hour at peak.")
     assert holds_wanted_value("热水壶多久一次除垢？", "每月除垢一次。")
+
+
+def test_a_packed_source_carries_the_words_that_name_its_document(engine):
+    """The name guard reads them: "the Apache license" is mentioned by apache-2.0.txt's name even where a window
+    never repeats it; a topic ("ferry-pets") names what the document is about."""
+    text = "---\nid: pets\ntopic: ferry-pets\ntitle: Pets on board\n---\nPets travel free on the upper deck if kept on a lead.\n"
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "ferry-pets.md")])
+    context = _context(corpus, "Can pets travel?")
+    assert context.sources[0].names == "pets Pets on board ferry pets"

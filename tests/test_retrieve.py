@@ -109,7 +109,9 @@ def test_undated_versions_are_ordered_by_updated_and_the_older_stays_visible(sam
     retrieval = retrieve(
         sample_corpus, Request(question="When does the island ferry depart?", date=REQUEST_DATE), Settings()
     )
-    assert [c.source_id for c in retrieval.selected] == ["tt-2025"]
+    # The baggage and pets rules are about the ferry too (their topics name it); of the timetables only 2025's is selected.
+    assert retrieval.selected[0].source_id == "tt-2025"
+    assert [c.source_id for c in retrieval.selected if c.source_id.startswith("tt-")] == ["tt-2025"]
     older = next(c for c in retrieval.candidates if c.source_id == "tt-2023")
     assert older.superseded_by == "tt-2025" and not older.selected
 
