@@ -185,6 +185,11 @@ _IDENTIFIER = re.compile(
     r"(?<!\S)(?!\d{1,2}(?:[AP]M|[AP]\.M\.)\b)(?=\S*[A-Z])(?=\S*\d)\w*[A-Z]\w*(?:[-–—/]\w+)*"  # FAA–2020–0746, A320 (not 9AM)
     r"|(?<!\S)\d\w*(?:[-–—/]\w+)*[-–—/][A-Z]\w*"  # 2019–CE–012–AD
     r"|\b[A-Z]{2,5}\s\d+[-–]\d+(?:[-–]\d+)+")  # AD 2018–23–51 (a directive's number, not a date)
+# "What is the docket number?": a code is the value asked for.
+_ASKS_IDENTIFIER = re.compile(r"\b(?:docket|part|model|serial|phone|telephone|fax|reference|case|file|order|account|"
+                              r"document|product|version|build|release|identification|registration|tracking|invoice|"
+                              r"policy|ticket|flight|rule|regulation|directive|amendment|patent)\s+(?:no\.?|number|numbers|#|id)\b"
+                              r"|\b(?:identifier|id|code)\b|编号|号码", _I)
 _COUNT_WORD = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                r"forty|fifty|hundred|a few|several|dozens?)")
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", _I)
@@ -248,7 +253,9 @@ def holds_wanted_value(question: str, text: str, money_asked: bool | None = None
         return True
     if _NO_VALUE.search(text):
         return True  # "no definitive data that would enable … cost estimates", "free of charge": says there is none
-    text = _IDENTIFIER.sub(" ", _ENUMERATOR.sub(" ", text))  # list numbers and codes are not values
+    text = _ENUMERATOR.sub(" ", text)  # list numbers are not values; nor are codes, unless a code is what is asked
+    if not _ASKS_IDENTIFIER.search(question):
+        text = _IDENTIFIER.sub(" ", text)
     if _NUMERAL.search(text):
         # "What would it cost …?" is not answered by "… the 737 MAX horizontal stabilizer …": numbers, no money.
         if money_asked is None:

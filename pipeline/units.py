@@ -98,8 +98,15 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         while end > start and text[end - 1].isspace():
             end -= 1
         if end > start:
-            trimmed.append((start, end))
+            if trimmed and _ENDS_IN_LABEL.search(text, trimmed[-1][0], trimmed[-1][1]):
+                trimmed[-1] = (trimmed[-1][0], end)  # "Docket No." | "FAA–2020–0746 …": one sentence
+            else:
+                trimmed.append((start, end))
     return trimmed
+
+
+# A label that an identifier follows ("Docket No. FAA–2020–0746", "Vol. 85", "Fig. 3"): not a sentence end.
+_ENDS_IN_LABEL = re.compile(r"\b(?:No|Nos|Vol|Fig|Figs|Sec|Art|Ref|Tel|Ext|Ch|pp|Para|App|Tab|Eq)\.[’”'\"]?$")
 
 
 def _continues_row(row: str, line: str) -> bool:

@@ -464,3 +464,15 @@ def test_a_packed_source_carries_the_words_that_name_its_document(engine):
     corpus = engine.corpus([engine.parse(text.encode("utf-8"), "ferry-pets.md")])
     context = _context(corpus, "Can pets travel?")
     assert context.sources[0].names == "pets Pets on board ferry pets"
+
+
+def test_a_label_before_an_identifier_does_not_end_a_sentence_and_a_code_answers_a_question_for_one():
+    from pipeline.answer_model import holds_wanted_value
+    from pipeline.units import sentence_spans
+
+    text = "Include ‘‘Docket No. FAA–2020–0686’’ at the beginning of your comments. See Fig. 3 for details."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "Include ‘‘Docket No. FAA–2020–0686’’ at the beginning of your comments.", "See Fig. 3 for details."]
+    sentence = "Include Docket No. FAA–2020–0686 in your comments."
+    assert holds_wanted_value("What is the docket number?", sentence)
+    assert not holds_wanted_value("How much does it cost to comment?", sentence)  # a code is not an amount
