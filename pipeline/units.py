@@ -120,6 +120,11 @@ def _continues_row(row: str, line: str) -> bool:
     return bool(letters) and (stripped.upper() == stripped or stripped[0].islower())
 
 
+# A plain text's centred title line ("                    Apache License", an RFC's title): far indented, short,
+# no sentence end. A heading names a topic; it is never an answer.
+_CENTRED_TITLE = re.compile(r"^ {12,}(?=\S)(?![^\n]*[=+{}<>|;()])(?:\S+ ?){1,8}(?<![.:;,])$")
+
+
 def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:
     """Group lines into (kind, lines) blocks: prose, item, heading, code, row or header-row (above a Markdown rule)."""
     blocks: list[tuple[str, list[PackedLine]]] = []
@@ -153,7 +158,7 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
             continue
         if last_kind == "row" and len(last_lines) < 3 and _continues_row(last_lines[0].text, text):
             last_lines.append(line)
-        elif HEADING.match(text):
+        elif HEADING.match(text) or (plain_text and _CENTRED_TITLE.match(text)):
             blocks.append(("heading", [line]))
         elif LIST_ITEM.match(text):
             blocks.append(("item", [line]))

@@ -156,3 +156,14 @@ def test_a_list_is_scored_with_its_section_heading():
     relies = next(u for u in units if u.kind == "list" and u.quote.startswith("The project relies"))
     assert relies.section == "Dependencies"
 
+
+
+def test_a_centred_title_of_a_plain_text_is_a_heading_not_an_answer():
+    """apache-2.0.txt opens with "Apache License / Version 2.0, January 2004" centred; it was quoted as an answer."""
+    units = units_of(_source(["                                 Apache License",
+                              "                           Version 2.0, January 2004", "",
+                              "   1. Definitions.", "", "      \"License\" shall mean the terms and conditions.",
+                              "            x = y + 1"]))
+    kinds = {u.quote.strip(): u.kind for u in units}
+    assert kinds["Apache License"] == "heading" and kinds["Version 2.0, January 2004"] == "heading"
+    assert all(u.kind != "heading" for u in units if "shall mean" in u.quote or "x = y" in u.quote)
