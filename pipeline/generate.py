@@ -24,7 +24,7 @@ from .abbreviations import expand_tokens
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, defines, feature_matrix,
                            found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
-from .tables import asked_cells, named_row
+from .tables import asked_cells, asked_unit, named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
 from .units import Unit, citation_marker, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
@@ -264,6 +264,9 @@ class LocalExtractive:
         named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
         if cells := asked_cells(row, columns):
             named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
+        unit = asked_unit(question)
+        if unit and key.casefold() not in question.casefold():
+            return row, f"table lookup: the question asks for {unit[0]}s and only the row {key!r} {named} holds a value in {unit[1]}"
         return row, f"table lookup: the question names the row {key!r} {named}"
 
     def __call__(self, context: Context) -> Proposal:

@@ -129,13 +129,19 @@ _UNIT_SYMBOLS = {"watt": "W", "kilowatt": "kW", "volt": "V", "amp": "A", "ampere
 _ASKED_UNIT = re.compile(r"\bhow many (" + "|".join(sorted(_UNIT_SYMBOLS, key=len, reverse=True)) + r")e?s\b", re.IGNORECASE)
 
 
+def asked_unit(question: str) -> tuple[str, str] | None:
+    """("watt", "W") for "How many watts …?"; None when the question asks for no unit of measure."""
+    asked = _ASKED_UNIT.search(question)
+    return (asked.group(1).lower(), _UNIT_SYMBOLS[asked.group(1).lower()]) if asked else None
+
+
 def _rows_in_asked_unit(question: str, rows: Sequence) -> list[tuple[object, str]]:
     """The one row of a two-column table of names and values whose value is in the unit the question asks for
     ("How many watts …?" → "| Power | 2200 W |"); none when no row or several rows are."""
-    asked = _ASKED_UNIT.search(question)
-    if asked is None:
+    unit = asked_unit(question)
+    if unit is None:
         return []
-    symbol = re.escape(_UNIT_SYMBOLS[asked.group(1).lower()])
+    symbol = re.escape(unit[1])
     found = [(row, cells[0].strip(_KEY_TRIM)) for row in rows if row.header and len(cells := fields(row.quote)) == 2
              and re.search(rf"\d\s*{symbol}\b", cells[1])]
     return found if len(found) == 1 else []

@@ -160,3 +160,11 @@ def test_a_spec_sheet_row_is_found_by_the_unit_the_question_asks_for():
     assert named_row("How many kilograms does it weigh?", rows, tokens) is None  # no value in kg
     two_in_volts = [*rows, _row("| Charger | 5 V |", header)]
     assert named_row("How many volts?", two_in_volts, tokens) is None  # two rows: not a lookup
+
+
+def test_a_lookup_by_unit_says_so(engine):
+    text = "---\nid: kettle\n---\n# Kettle\n\n| Item | Value |\n|---|---|\n| Power | 2200 W |\n| Capacity | 1.7 L |\n"
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "kettle.md")])
+    trace = engine.ask(corpus, Request(question="How many watts does it use?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered" and "2200 W" in trace.answer.answer
+    assert "asks for watts and only the row 'Power'" in trace.proposal.note and "holds a value in W" in trace.proposal.note
