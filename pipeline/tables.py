@@ -99,7 +99,8 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
     """
     asked = question.casefold()
     names = english_names(question)
-    whole, by_names, by_cells = [], [], []
+    asked_tokens = set(tokens(question))
+    whole, by_words, by_names, by_cells = [], [], [], []
     for row in rows:
         cells = fields(row.quote)
         key = cells[0].strip(_KEY_TRIM) if cells else ""
@@ -107,12 +108,13 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             continue
         if re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
             whole.append((row, key))
+        elif (key_tokens := set(tokens(key))) and key_tokens <= asked_tokens:  # "Totals" named by "the total number"
+            by_words.append((row, key))
         elif names and not unmentioned_names(names, key):
             by_names.append((row, key))
         elif names and not unmentioned_names(names, row.quote):
             by_cells.append((row, key))
-    asked_tokens = set(tokens(question))
-    named = whole or by_names or by_cells or _rows_in_asked_unit(question, rows)
+    named = whole or by_words or by_names or by_cells or _rows_in_asked_unit(question, rows)
     found = [(row, key, columns) for row, key in named
              if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
@@ -155,6 +157,10 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
     named = [name for name in columns if (words := set(tokens(name))) and words <= asked_tokens and not words <= key_tokens]
     if named:
         return list(dict.fromkeys(named))
+    # The Totals row's Totals column: the grand total, when the key's words are the only column the question names.
+    same = [name for name in columns if (words := set(tokens(name))) and words <= asked_tokens and words == key_tokens]
+    if same:
+        return list(dict.fromkeys(same))
     return [] if len(fields(row.quote)) == 2 and len(columns) == 1 else None
 
 

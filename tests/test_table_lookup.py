@@ -168,3 +168,13 @@ def test_a_lookup_by_unit_says_so(engine):
     trace = engine.ask(corpus, Request(question="How many watts does it use?", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered" and "2200 W" in trace.answer.answer
     assert "asks for watts and only the row 'Power'" in trace.proposal.note and "holds a value in W" in trace.proposal.note
+
+
+def test_the_totals_row_is_named_by_its_words_and_its_totals_column_is_the_grand_total():
+    header = "State\tPermit\tHandgun\tTotals"
+    rows = [_row("Texas\t21,550\t56,941\t101,200", header), _row("Totals\t804,006\t671,330\t2,236,457", header)]
+    tokens = Tokenizer().tokens
+    asked = "What was the total number of checks, all states together?"
+    assert named_row(asked, rows, tokens)[1:] == ("Totals", ["Totals"])
+    assert named_row("How many handgun checks in total?", rows, tokens)[1:] == ("Totals", ["Handgun"])
+    assert named_row("What is the total for Texas?", rows, tokens)[1] == "Texas"  # a key named whole wins
