@@ -150,17 +150,52 @@ class _LineFinder:
         return self.lines[first].number, self.lines[last].number
 
 
+CONTINUATION_CHARS = 300  # at most this much of the previous page's unfinished sentence is carried as context
+MIN_BODY_LINES = 10
+
+
+def _body_lines(page: Page) -> list[Line]:
+    return [line for line in page.lines if line.text.strip() and line.number not in page.furniture]
+
+
+def continued_sentence(document: Document, page: Page) -> str:
+    """The start of the sentence a PDF page's first line finishes, from the end of the previous page ("… a Boeing
+    Model 737–8 airplane operated by Lion Air … after takeoff from Soekarno-" before "Hatta International Airport …,
+    resulting in 189 fatalities."); "" when the previous page ends its sentence. Context, never cited: a chunk
+    never crosses a page, so without it the page's first window does not say what its first sentence is about."""
+    index = next((i for i, p in enumerate(document.pages) if p is page), 0)
+    if not document.paged or index == 0:
+        return ""
+    body = _body_lines(document.pages[index - 1])
+    if len(body) < MIN_BODY_LINES:  # a scanned page's text layer holds little but stamps: nothing to continue
+        return ""
+    # A line that runs across columns ("methods:\treference …\taccident after takeoff from Soekarno-") ends, in
+    # reading order, with its last column's cell.
+    tail = " ".join(line.text.split("\t")[-1].strip() for line in body[-6:])
+    if not tail or _SENTENCE_END.search(tail[-1:]) or tail.endswith((":", "：")):
+        return ""
+    ends = [m.end() for m in _SENTENCE_END.finditer(tail)]
+    return tail[ends[-1]:].strip()[-CONTINUATION_CHARS:] if ends else tail[-CONTINUATION_CHARS:]
+
+
+def opens_page(page: Page, line_number: int) -> bool:
+    """Does `line_number` open the page's body text (no body line before it; running heads aside)?"""
+    body = _body_lines(page)
+    return bool(body) and line_number <= body[0].number
+
+
 def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WINDOW_OVERLAP) -> list[Chunk]:
     chunks = []
     for page in document.pages:
         lines = _LineFinder(page)
         texts = [line.text for line in page.lines]
         index_of = {line.number: i for i, line in enumerate(page.lines)}
+        continued = continued_sentence(document, page)
         for run in _uncovered_runs(document, page):
             for start, end in _windows(page, run, size, overlap):
                 first, last = lines.touching(start, end)
                 text = page.text[start:end]
-                heading = heading_above(texts, index_of[first])
+                heading = heading_above(texts, index_of[first]) or (continued if opens_page(page, first) else "")
                 chunks.append(
                     Chunk(
                         chunk_id=f"{document.source_id}#{_page_tag(page.number)}w{start}-{end}",

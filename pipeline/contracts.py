@@ -267,8 +267,9 @@ class Chunk(_Frozen):
     end: int | None = None
     card_id: str | None = None
     content_hash: str
-    # The header rows above a window of table rows: indexed and embedded with the text (a row far
-    # down a table keeps its column names), never part of the text a citation quotes.
+    # Context above the window, indexed and embedded with the text, never part of what a citation quotes:
+    # the header rows above a window of table rows (a row far down a table keeps its column names), or
+    # the start of the sentence a PDF page's first line finishes (chunk.continued_sentence).
     heading: str = ""
 
     @property
@@ -403,6 +404,7 @@ class PackedSource(_Frozen):
     heading: str = ""  # the table header rows above these lines, shown as context, never cited
     in_code: bool = False  # the first line is inside a fenced code block opened above it (a window cut mid-block)
     names: str = ""  # the words that name its document (id, title, topic): scoring context, never cited
+    continues: str = ""  # the start of the sentence its first line finishes, from the previous PDF page: context
 
 
 class Context(_Frozen):

@@ -317,6 +317,8 @@ class LocalExtractive:
         else:
             best = with_value(with_what_follows(best), question)
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
+            if best.section and best.section == best.source.continues:
+                how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
         return Proposal(
             producer=self.name,
             # A command or a list keeps its lines: joined into one, a command would not run.
@@ -377,7 +379,8 @@ def _shown(unit: Unit) -> str:
 def _source_text(source) -> str:
     """What a source says, for the name guard: its document's name counts as a mention ("the Apache license" asked of
     a window of apache-2.0.txt that never repeats "Apache")."""
-    return "\n".join([source.names or source.source_id, source.heading, *(line.text for line in source.lines)])
+    return "\n".join([source.names or source.source_id, source.heading, source.continues,
+                      *(line.text for line in source.lines)])
 
 
 def rows_best_first(context: Context, scored: list) -> list[Unit]:

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 
 from .abbreviations import defined_abbreviations
+from .chunk import continued_sentence, opens_page
 from .contracts import Abstention, Candidate, Context, Document, PackedLine, PackedSource, Request, Settings
 from .index import document_names, sibling_key
 from .tables import heading_above
@@ -117,6 +118,7 @@ def _packed(span: _Span, n: int) -> PackedSource:
                     for k in numbers),
         heading=_table_heading(page, numbers[0]),
         names=document_names(span.document),
+        continues=continued_sentence(span.document, page) if opens_page(page, numbers[0]) else "",
         in_code=_opens_in_code(page, numbers[0]) if span.page is None else False,
     )
 
@@ -150,6 +152,7 @@ def serialize(question: str, request: Request, sources: list[PackedSource]) -> s
                 # Line k of "text" is source line start_line + k - 1: addressable, and compact.
                 "lines": f"{s.start_line}-{s.end_line}",
                 **({"table_header": s.heading} if s.heading else {}),
+                **({"continues_from_previous_page": s.continues} if s.continues else {}),
                 "text": "\n".join(line.text for line in s.lines),
             }
             for s in sources

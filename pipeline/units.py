@@ -54,7 +54,8 @@ class Unit:
     quote: str
     kind: str = "sentence"  # sentence | item | list | row | code | heading | span
     header: str = ""  # a table row's header line (shown beside it, scored with it)
-    section: str = ""  # a list's or list item's Markdown heading ("## Requirements" over "- Python 3.11"): scored with it
+    section: str = ""  # a list's or list item's Markdown heading ("## Requirements" over "- Python 3.11"), or the start of
+    # the sentence a page's first sentence finishes (PackedSource.continues): scored with it, never quoted
 
     def marker(self) -> str:
         return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
@@ -268,6 +269,10 @@ def units_of(source: PackedSource) -> list[Unit]:
     made = (_list_unit(source, intro, items) for intro, items in lists if len(items) >= 2)
     units.extend(replace(unit, section=_section_at(units, unit.start_line)) for unit in made
                  if len(unit.quote) <= MAX_LIST_LENGTH)
+    if source.continues:  # the first sentence finishes one begun on the previous page: scored with its start
+        first = next((line.number for line in source.lines if line.text.strip() and not line.furniture), None)
+        units = [replace(u, section=source.continues) if u.kind == "sentence" and u.start_line == first else u
+                 for u in units]
     return [unit for unit in units if not _mostly_markup(unit.quote)]
 
 
