@@ -178,10 +178,14 @@ def continued_sentence(document: Document, page: Page) -> str:
     return tail[ends[-1]:].strip()[-CONTINUATION_CHARS:] if ends else tail[-CONTINUATION_CHARS:]
 
 
+def _first_body_line(page: Page) -> int:
+    """The number of the page's first line of body text (running heads aside); 0 for a page without any."""
+    return next((line.number for line in page.lines if line.text.strip() and line.number not in page.furniture), 0)
+
+
 def opens_page(page: Page, line_number: int) -> bool:
     """Does `line_number` open the page's body text (no body line before it; running heads aside)?"""
-    body = _body_lines(page)
-    return bool(body) and line_number <= body[0].number
+    return line_number <= _first_body_line(page)
 
 
 def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WINDOW_OVERLAP) -> list[Chunk]:
@@ -191,11 +195,12 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
         texts = [line.text for line in page.lines]
         index_of = {line.number: i for i, line in enumerate(page.lines)}
         continued = continued_sentence(document, page)
+        body_start = _first_body_line(page) if continued else 0  # once per page: a 5 MB text has one page
         for run in _uncovered_runs(document, page):
             for start, end in _windows(page, run, size, overlap):
                 first, last = lines.touching(start, end)
                 text = page.text[start:end]
-                heading = heading_above(texts, index_of[first]) or (continued if opens_page(page, first) else "")
+                heading = heading_above(texts, index_of[first]) or (continued if first <= body_start else "")
                 chunks.append(
                     Chunk(
                         chunk_id=f"{document.source_id}#{_page_tag(page.number)}w{start}-{end}",

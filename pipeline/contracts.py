@@ -403,7 +403,7 @@ class PackedSource(_Frozen):
     lines: tuple[PackedLine, ...]
     heading: str = ""  # the table header rows above these lines, shown as context, never cited
     in_code: bool = False  # the first line is inside a fenced code block opened above it (a window cut mid-block)
-    names: str = ""  # the words that name its document (id, title, topic): scoring context, never cited
+    names: str = ""  # the words that name its document (id, title, topic): in every unit's words, never cited
     continues: str = ""  # the start of the sentence its first line finishes, from the previous PDF page: context
 
 

@@ -118,12 +118,13 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
     forms = abbreviation_tokens(context.abbreviations, tokenizer)
     rows = []
     for source in context.sources:
+        named = tokenizer.name_tokens(source.names)  # "ferry" in every line of ferry-baggage.md (its topic)
         for unit in units_of(source):
             if unit.kind == "heading" or (unit.kind == "code" and not procedure):
                 continue  # a heading names a topic; a code block answers "how do I …", not "how fast"
             tokens = set(tokenizer.tokens(unit.quote))
             label = unit.header or unit.section
-            scored_tokens = expand_tokens(tokens | set(tokenizer.tokens(label)) if label else tokens, forms)
+            scored_tokens = expand_tokens((tokens | set(tokenizer.tokens(label)) if label else tokens) | named, forms)
             matched = frozenset(t for t in weights if t in scored_tokens or same_word_family(t, scored_tokens))
             lexical = (sum(weights[t] for t in matched) + _compound_credit(weights, matched, unit.quote)) / total
             found = found_types(unit.quote)

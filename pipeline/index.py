@@ -186,14 +186,13 @@ def document_names(document: Document) -> str:
     names = [spaced(document.source_id), document.meta.title or "", spaced(document.meta.topic or "")]
     if not document.paged and not document.meta.title and document.pages:
         first = next((line.text.strip().lstrip("#").strip() for line in document.pages[0].lines if line.text.strip()), "")
-        if len(first.split()) <= 6:
+        if len(first.split()) <= 6 and len(first) <= 60:  # a title, not a paragraph (Chinese has no spaces)
             names.append(first)
     return " ".join(name for name in names if name)
 
 
 def document_name_tokens(document: Document, tokenizer: Tokenizer) -> set[str]:
-    """`document_names` as query tokens; numbers are left out ("2020" in a file name is not what a question names)."""
-    return {token for token in tokenizer.tokens(document_names(document)) if not token[:1].isdigit()}
+    return tokenizer.name_tokens(document_names(document))
 
 
 @dataclass(frozen=True, eq=False)

@@ -98,6 +98,11 @@ class Tokenizer:
                 out.append(self._stem(token))
         return out
 
+    def name_tokens(self, names: str) -> set[str]:
+        """The tokens of a document's names (index.document_names), numbers left out: "2020" in a file name is not
+        what a question names."""
+        return {token for token in self.tokens(names) if not token[:1].isdigit()}
+
     def query_tokens(self, question: str) -> list[str]:
         """Distinct query tokens, without the words that only shape a question."""
         seen: dict[str, None] = {}

@@ -476,3 +476,21 @@ def test_a_label_before_an_identifier_does_not_end_a_sentence_and_a_code_answers
     sentence = "Include Docket No. FAA–2020–0686 in your comments."
     assert holds_wanted_value("What is the docket number?", sentence)
     assert not holds_wanted_value("How much does it cost to comment?", sentence)  # a code is not an amount
+
+
+def test_the_words_that_name_a_document_count_in_every_unit_of_it(engine):
+    """"How much baggage can I take on the ferry?" of ferry-baggage.md, whose one sentence never says "ferry"."""
+    from pipeline.generate import candidate_pairs
+
+    text = "---\nid: bag\ntopic: ferry-baggage\n---\nBaggage rules: each passenger may carry two bags of up to 20 kg each.\n"
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "ferry-baggage.md")])
+    context = _context(corpus, "How much baggage can I take on the ferry?")
+    units, _, lexical, matched = candidate_pairs(context, corpus.tokenizer, corpus.embedder, prefilter=16)
+    assert {"baggag", "ferri"} <= matched[0] and lexical[0] == 1.0
+    numbered = "---\nid: report-2020\n---\nThe office counted 12 visitors.\n"
+    corpus = engine.corpus([engine.parse(numbered.encode("utf-8"), "report-2020.md")])
+    request = Request(question="How many visitors did the office count in 2020?", date=REQUEST_DATE)
+    loose = Settings(min_lexical=0.0, min_dense=0.0)
+    context = pack(retrieve(corpus, request, loose).selected, corpus.documents, request, loose)
+    _, _, _, matched = candidate_pairs(context, corpus.tokenizer, corpus.embedder, prefilter=16)
+    assert "2020" not in matched[0]  # a number in a file name is not what the question asks about

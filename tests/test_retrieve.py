@@ -149,3 +149,13 @@ def test_a_word_naming_the_document_counts_in_every_chunk_of_it(engine):
     top = retrieve(corpus, request, Settings(retrieval="bm25", top_k=1)).selected[0]
     assert top.source_id == "apache-2.0" and "Grant of Patent License" in top.text
     assert top.lexical_coverage == 1.0  # "Apache" counts as present in the section that never repeats it
+
+
+def test_a_plain_texts_first_line_names_it_only_when_it_is_short(engine):
+    from pipeline.index import document_names
+
+    titled = engine.parse("Apache License\n\nVersion 2.0 of the licence.\n".encode("utf-8"), "apache-2.0.txt")
+    assert "Apache License" in document_names(titled)
+    chinese = engine.parse(("北京是中国的首都，也是政治和文化中心，拥有三千多年的建城史和八百多年的建都史。" * 2 + "\n").encode("utf-8"),
+                           "para.txt")
+    assert document_names(chinese) == "para"  # a paragraph without spaces is not a title
