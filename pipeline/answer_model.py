@@ -102,7 +102,9 @@ _ASKS_DEFINITION = (
 _DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b"
              r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?,?\s+(?:means|mean|shall mean|refers to|shall refer to"
              r"|stands for|is defined as|denotes)\b")  # '"Source" form shall mean', 'To "convey" a work means'
-_LEAD_IN = r"^[\s>*_`'\"‘“#-]*(?:to\s+)?(?:(?:an?|the)\s+)?[`'\"‘“]*"
+# What may open a definition before its term: markup, quotes, "To" ('To "convey" a work means …'), an article.
+_LEAD_IN = r"[\s>*_`'\"‘“#-]*(?:to\s+)?(?:(?:an?|the)\s+)?[`'\"‘“]*"
+_SENTENCE_START = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))"
 
 
 def defined_term(question: str) -> str | None:
@@ -114,21 +116,24 @@ def defined_term(question: str) -> str | None:
     return None
 
 
-def defines(term: str, text: str) -> bool:
-    """Does `text` open by defining `term` ("BM25 is a ranking function", "X (Y) refers to …", "X是…")?"""
+@lru_cache(maxsize=256)
+def _definition_pattern(term: str, anywhere: bool = False) -> re.Pattern:
+    """A text that opens by defining `term` ("BM25 is a ranking function", "X (Y) refers to …", '"X" shall mean …',
+    "X是…"); with `anywhere`, a sentence or line of it that does."""
     escaped = re.escape(term).replace(r"\ ", r"\s+")
-    if re.match(rf"{_LEAD_IN}{escaped}[`'\"’”*_]*(?:{_DEFINING})", text, _I):
-        return True
-    return bool(re.match(rf"{_LEAD_IN}{escaped}(?:是指|是|指)", text))
+    start = _SENTENCE_START if anywhere else "^"
+    return re.compile(rf"{start}{_LEAD_IN}{escaped}(?:[`'\"’”*_]*(?:{_DEFINING})|(?:是指|是|指))",
+                      _I | (re.MULTILINE if anywhere else 0))
+
+
+def defines(term: str, text: str) -> bool:
+    """Does `text` open by defining `term`?"""
+    return _definition_pattern(term).search(text) is not None
 
 
 def defines_anywhere(term: str, text: str) -> bool:
     """Does a sentence or line of `text` open by defining `term`? (A chunk that holds the definition.)"""
-    escaped = re.escape(term).replace(r"\ ", r"\s+")
-    start = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))[\s>*_`'\"‘“#-]*(?:to\s+)?(?:(?:an?|the)\s+)?[`'\"‘“]*"
-    if re.search(rf"{start}{escaped}[`'\"’”*_]*(?:{_DEFINING})", text, _I | re.MULTILINE):
-        return True
-    return bool(re.search(rf"{start}{escaped}(?:是指|是|指)", text, re.MULTILINE))
+    return _definition_pattern(term, anywhere=True).search(text) is not None
 
 
 def wanted_types(question: str) -> tuple[str, ...]:
@@ -256,17 +261,15 @@ def holds_wanted_value(question: str, text: str, money_asked: bool | None = None
     text = _ENUMERATOR.sub(" ", text)  # list numbers are not values; nor are codes, unless a code is what is asked
     if not _ASKS_IDENTIFIER.search(question):
         text = _IDENTIFIER.sub(" ", text)
+    if _ASKS_FREQUENCY.search(question):  # "How often …?" is not answered by "0.5 L of water"
+        return bool(_FREQUENCY.search(text))
     if _NUMERAL.search(text):
+        if wanted == ["date"] and _ASKS_CALENDAR.search(question):  # not answered by "14 CFR 11.43"
+            return new_numerals(question, " ".join(_dated_numerals(text)))
         # "What would it cost …?" is not answered by "… the 737 MAX horizontal stabilizer …": numbers, no money.
         if money_asked is None:
             money_asked = bool(_ASKS_MONEY.search(question))
-        if _ASKS_FREQUENCY.search(question):  # "How often …?" is not answered by "0.5 L of water"
-            return bool(_FREQUENCY.search(text))
-        if wanted == ["date"] and _ASKS_CALENDAR.search(question):  # not answered by "14 CFR 11.43"
-            return any(n not in set(_NUMERAL.findall(question)) for n in _dated_numerals(text))
         return new_numerals(question, text) and (not money_asked or bool(_MONEY.search(text)))
-    if _ASKS_FREQUENCY.search(question):
-        return bool(_FREQUENCY.search(text))
     found = found_types(text)
     return any(t in found for t in wanted) or bool(_VALUE_WORDS.search(text))
 

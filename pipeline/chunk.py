@@ -155,6 +155,7 @@ MIN_BODY_LINES = 10
 
 
 def _body_lines(page: Page) -> list[Line]:
+    """The page's lines of text, running heads, feet and page numbers aside."""
     return [line for line in page.lines if line.text.strip() and line.number not in page.furniture]
 
 
@@ -163,10 +164,10 @@ def continued_sentence(document: Document, page: Page) -> str:
     Model 737–8 airplane operated by Lion Air … after takeoff from Soekarno-" before "Hatta International Airport …,
     resulting in 189 fatalities."); "" when the previous page ends its sentence. Context, never cited: a chunk
     never crosses a page, so without it the page's first window does not say what its first sentence is about."""
-    index = next((i for i, p in enumerate(document.pages) if p is page), 0)
-    if not document.paged or index == 0:
+    previous = document.page_for(page.number - 1) if document.paged and page.number else None
+    if previous is None:
         return ""
-    body = _body_lines(document.pages[index - 1])
+    body = _body_lines(previous)
     if len(body) < MIN_BODY_LINES:  # a scanned page's text layer holds little but stamps: nothing to continue
         return ""
     # A line that runs across columns ("methods:\treference …\taccident after takeoff from Soekarno-") ends, in
@@ -180,7 +181,8 @@ def continued_sentence(document: Document, page: Page) -> str:
 
 def _first_body_line(page: Page) -> int:
     """The number of the page's first line of body text (running heads aside); 0 for a page without any."""
-    return next((line.number for line in page.lines if line.text.strip() and line.number not in page.furniture), 0)
+    body = _body_lines(page)
+    return body[0].number if body else 0
 
 
 def opens_page(page: Page, line_number: int) -> bool:

@@ -131,7 +131,7 @@ class SourceTable:
         return mask
 
 
-class _Bounded:
+class BoundedCache:
     """A small thread-safe LRU map: the corpus's derived views, never more than `size` of them."""
 
     def __init__(self, size: int):
@@ -221,19 +221,19 @@ class Corpus:
     lexical_store: Bm25Store | None = None  # saved BM25 indexes by view (None: build in every process)
     dense_search: ChromaChunkSearch | None = None  # HNSW in Chroma for a large corpus (None: brute force)
     _tokens_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _names: list[frozenset[str]] | None = field(default=None, repr=False)
-    _views: _Bounded = field(default_factory=lambda: _Bounded(VIEW_CACHE_SIZE), repr=False)
-    _groups: _Bounded = field(default_factory=lambda: _Bounded(GROUPS_CACHE_SIZE), repr=False)
+    _names: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    _views: BoundedCache = field(default_factory=lambda: BoundedCache(VIEW_CACHE_SIZE), repr=False)
+    _groups: BoundedCache = field(default_factory=lambda: BoundedCache(GROUPS_CACHE_SIZE), repr=False)
 
     def pending_dense(self, status: Callable[[], str]) -> Corpus:
         """This corpus, marked as lacking some dense vectors (`status` says how far their embedding is)."""
-        return dataclasses.replace(self, dense_pending=status, _views=_Bounded(VIEW_CACHE_SIZE),
-                                   _groups=_Bounded(GROUPS_CACHE_SIZE))
+        return dataclasses.replace(self, dense_pending=status, _views=BoundedCache(VIEW_CACHE_SIZE),
+                                   _groups=BoundedCache(GROUPS_CACHE_SIZE))
 
     def with_vectors(self, vectors: np.ndarray) -> Corpus:
         """This corpus with every dense vector in (fresh views: they hold the old matrix)."""
-        return dataclasses.replace(self, vectors=vectors, dense_pending=None, _views=_Bounded(VIEW_CACHE_SIZE),
-                                   _groups=_Bounded(GROUPS_CACHE_SIZE))
+        return dataclasses.replace(self, vectors=vectors, dense_pending=None, _views=BoundedCache(VIEW_CACHE_SIZE),
+                                   _groups=BoundedCache(GROUPS_CACHE_SIZE))
 
     def readable_sources(self, groups: Sequence[str]) -> frozenset[str]:
         key = frozenset(groups)
@@ -244,12 +244,15 @@ class Corpus:
         readable = self.readable_sources(groups)
         return self._views.get(readable, lambda: self._build_view(readable))
 
-    def name_tokens(self) -> list[frozenset[str]]:
-        """Per document (in `source_order`), the words that name it; computed once, on first need."""
+    def named_sources(self) -> dict[str, np.ndarray]:
+        """Word → which documents (a mask over `source_order`) it names; computed once, on first need."""
         with self._tokens_lock:
             if self._names is None:
-                object.__setattr__(self, "_names", [frozenset(document_name_tokens(self.documents[sid], self.tokenizer))
-                                                    for sid in self.source_order])
+                named: dict[str, np.ndarray] = {}
+                for index, sid in enumerate(self.source_order):
+                    for token in document_name_tokens(self.documents[sid], self.tokenizer):
+                        named.setdefault(token, np.zeros(len(self.source_order), dtype=bool))[index] = True
+                object.__setattr__(self, "_names", named)
             return self._names
 
     def tokens(self) -> list[list[str]]:

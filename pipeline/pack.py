@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .abbreviations import defined_abbreviations
 from .chunk import continued_sentence, opens_page
 from .contracts import Abstention, Candidate, Context, Document, PackedLine, PackedSource, Request, Settings
-from .index import document_names, sibling_key
+from .index import BoundedCache, document_names, sibling_key
 from .tables import heading_above
 from .units import opens_inside_code
 
@@ -229,15 +229,11 @@ def _abbreviations(packed: list[PackedSource], documents: dict[str, Document]) -
 
 
 def document_abbreviations(document: Document) -> dict[str, str]:
-    cached = _ABBREVIATIONS.get(document.digest)
-    if cached is None:
-        cached = _ABBREVIATIONS[document.digest] = defined_abbreviations(page.text for page in document.pages)
-        while len(_ABBREVIATIONS) > 256:  # a bound: oldest first
-            _ABBREVIATIONS.pop(next(iter(_ABBREVIATIONS)))
-    return cached
+    """What the document defines, found once per document text (its digest)."""
+    return _ABBREVIATIONS.get(document.digest, lambda: defined_abbreviations(page.text for page in document.pages))
 
 
-_ABBREVIATIONS: dict[str, dict[str, str]] = {}  # by document digest: a document's text never changes under its digest
+_ABBREVIATIONS = BoundedCache(256)  # by document digest: a document's text never changes under its digest
 
 
 def budget_shortfall(context: Context, prompt_size: int, min_output: int, producer: str = "generator") -> str | None:

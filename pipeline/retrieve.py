@@ -73,14 +73,9 @@ def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray
     """For each query term that names a document ("the Apache license" of apache-2.0.txt), the rows of the documents it
     names. Credited to every chunk of them, such a term no longer ranks the chunks that happen to repeat the name (the
     title, the appendix) over the one that answers ("What does the Apache license say about patents?")."""
-    names = corpus.name_tokens()
+    names = corpus.named_sources()
     sources = corpus.chunk_source[rows]
-    named = {}
-    for token in weights:
-        naming = np.fromiter((token in names[i] for i in range(len(names))), dtype=bool, count=len(names))
-        if naming.any():
-            named[token] = naming[sources]
-    return named
+    return {token: names[token][sources] for token in weights if token in names}
 
 
 def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:

@@ -40,7 +40,7 @@ def is_header(text: str) -> bool:
 def names_columns(text: str) -> bool:
     """A header row: column names, tab-separated; a lower row of a stacked header may have only two
     ("START\tEND" under "DATES")."""
-    return "\t" in text and is_header(text) or is_table_row(text) and is_header(text)
+    return ("\t" in text or is_table_row(text)) and is_header(text)
 
 
 def heading_above(lines: Sequence[str], first: int) -> str:
@@ -154,13 +154,12 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
     values); None if none."""
     key_tokens = set(tokens(key))
     columns = _column_names(row.header)
-    named = [name for name in columns if (words := set(tokens(name))) and words <= asked_tokens and not words <= key_tokens]
+    asked = [(name, words) for name in columns if (words := set(tokens(name))) and words <= asked_tokens]
+    # A column the key's words name is not asked for by them — except the Totals row's Totals column (the grand
+    # total), when it is the only one the question names.
+    named = [name for name, words in asked if not words <= key_tokens] or [name for name, words in asked if words == key_tokens]
     if named:
         return list(dict.fromkeys(named))
-    # The Totals row's Totals column: the grand total, when the key's words are the only column the question names.
-    same = [name for name in columns if (words := set(tokens(name))) and words <= asked_tokens and words == key_tokens]
-    if same:
-        return list(dict.fromkeys(same))
     return [] if len(fields(row.quote)) == 2 and len(columns) == 1 else None
 
 

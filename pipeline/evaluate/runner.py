@@ -163,7 +163,7 @@ def suite_squad2(args, configs) -> dict:
 
 def _best_grid(squad, rows) -> dict:
     from ..generate import DEFAULT_MIN_SUPPORT
-    grid = squad.grid_table(rows, sorted({round(0.05 * i, 2) for i in range(23)} | {DEFAULT_MIN_SUPPORT}))
+    grid = squad.grid_table(rows, sorted({*squad.GRID_SUPPORTS, DEFAULT_MIN_SUPPORT}))  # the shipped one too
     best = max(grid, key=lambda g: (g["accuracy"], g["recall"]))
     best_half = max((g for g in grid if g["recall"] >= 0.5), key=lambda g: g["accuracy"], default=None)
     defaults = Settings()

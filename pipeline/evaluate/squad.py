@@ -132,9 +132,12 @@ def _grid(trace, corpus, req, readable, settings: Settings, question) -> dict:
     return out
 
 
+GRID_SUPPORTS = [round(0.05 * i, 2) for i in range(0, 23)]
+
+
 def grid_table(rows: list[dict], supports=None) -> list[dict]:
     """Accuracy, answer precision and recall for every (min_lexical, min_dense, min_support)."""
-    supports = supports or [round(0.05 * i, 2) for i in range(0, 23)]
+    supports = supports or GRID_SUPPORTS
     answerable = sum(not r["impossible"] for r in rows) or 1
     table = []
     for low in GRID_LEXICAL:
