@@ -102,8 +102,9 @@ _ASKS_DEFINITION = (
 _DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b"
              r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?,?\s+(?:means|mean|shall mean|refers to|shall refer to"
              r"|stands for|is defined as|denotes)\b")  # '"Source" form shall mean', 'To "convey" a work means'
-# What may open a definition before its term: markup, quotes, "To" ('To "convey" a work means …'), an article.
-_LEAD_IN = r"[\s>*_`'\"‘“#-]*(?:to\s+)?(?:(?:an?|the)\s+)?[`'\"‘“]*"
+# What may open a definition before its term: markup, quotes, a footnote's number, "To" ('To "convey" a work
+# means …'), an article.
+_LEAD_IN = r"[\s>*_`'\"‘“#-]*(?:\d{1,2}\s+)?(?:to\s+)?(?:(?:an?|the)\s+)?[`'\"‘“]*"  # "8 MCAS is": a footnote's number
 _SENTENCE_START = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))"
 
 
@@ -117,18 +118,24 @@ def defined_term(question: str) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _definition_pattern(term: str, anywhere: bool = False) -> re.Pattern:
+def _definition_pattern(term: str, anywhere: bool = False, spelled_out: bool = True) -> re.Pattern:
     """A text that opens by defining `term` ("BM25 is a ranking function", "X (Y) refers to …", '"X" shall mean …',
     "X是…"); with `anywhere`, a sentence or line of it that does."""
     escaped = re.escape(term).replace(r"\ ", r"\s+")
     start = _SENTENCE_START if anywhere else "^"
-    return re.compile(rf"{start}{_LEAD_IN}{escaped}(?:[`'\"’”*_]*(?:{_DEFINING})|(?:是指|是|指))",
-                      _I | (re.MULTILINE if anywhere else 0))
+    defining = rf"{start}{_LEAD_IN}{escaped}(?:[`'\"’”*_]*(?:{_DEFINING})|(?:是指|是|指))"
+    if spelled_out and _ACRONYM.fullmatch(term):  # "What does AOA stand for?": "The angle of attack (or AOA) …"
+        defining += rf"|\((?:or\s+)?[‘“'\"]*{escaped}[’”'\"]*\)"
+    return re.compile(defining, _I | (re.MULTILINE if anywhere else 0))
 
 
-def defines(term: str, text: str) -> bool:
-    """Does `text` open by defining `term`?"""
-    return _definition_pattern(term).search(text) is not None
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9&-]{1,9}")
+
+
+def defines(term: str, text: str, spelled_out: bool = True) -> bool:
+    """Does `text` open by defining `term`? With `spelled_out`, an acronym's long form followed by the acronym in
+    parentheses counts too."""
+    return _definition_pattern(term, spelled_out=spelled_out).search(text) is not None
 
 
 def defines_anywhere(term: str, text: str) -> bool:

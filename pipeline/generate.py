@@ -255,9 +255,9 @@ class LocalExtractive:
         "what does X mean?" asks about ('To "convey" a work means …'), or the table row and column it names."""
         question = context.question
         term = defined_term(question)
-        defining = next((row[1] for row in scored if term and defines(term, row[1].quote)), None)
+        defining = _first_defining(term, scored) if term else None
         if defining is not None:
-            return defining, f"definition: the unit defines {term!r}"
+            return defining[1], f"definition: the unit defines {term!r}"
         lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
         if lookup is None or not _holds_value(question, lookup[0]):
             return None
@@ -295,7 +295,7 @@ class LocalExtractive:
             return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                            "source mentions it")
         scored = named
-        scored, moved = _definition_first(question, scored, self.min_support)
+        scored, moved = _definition_first(question, scored)
         scored, moved = _whole_list_first(question, scored, self.min_support, moved)
         best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
@@ -335,17 +335,25 @@ class LocalExtractive:
         )
 
 
-def _definition_first(question: str, scored: list, threshold: float) -> tuple[list, str]:
-    """For "what is X?", the first unit over the threshold that defines X ("X is a …") answers, even when
-    the scorer ranked a unit that only mentions X higher; the note says so ("" when nothing moved)."""
+def _definition_first(question: str, scored: list) -> tuple[list, str]:
+    """For "what is X?", the first unit that defines X ("X is a …", "… (or X) …") answers, even when the scorer
+    ranked a unit that only mentions X higher (under the threshold too: its form answers the question's form, see
+    `_structural_match`); the note says so ("" when nothing moved)."""
     term = defined_term(question)
     if not term:
         return scored, ""
-    defining = next((row for row in scored if row[0] >= threshold and defines(term, row[1].quote)), None)
+    defining = _first_defining(term, scored)
     if defining is None or defining is scored[0]:
         return scored, ""
     rest = [row for row in scored if row is not defining]
     return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0][1].marker()}, {rest[0][0]:.2f})"
+
+
+def _first_defining(term: str, scored: list):
+    """The best-scored unit that defines `term` ("MCAS is a function of …"), else one that spells it out ("the
+    maneuvering characteristics augmentation system (MCAS)"); None if none does."""
+    return (next((row for row in scored if defines(term, row[1].quote, spelled_out=False)), None)
+            or next((row for row in scored if defines(term, row[1].quote)), None))
 
 
 # "What are the dependencies?", "Which steps …", "List the …", "有哪些": the question asks for several things.

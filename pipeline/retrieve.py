@@ -168,6 +168,8 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
     passes = scores.coverage >= settings.min_lexical
     if has_dense:
         passes = passes | (scores.dense >= settings.min_dense)
+    if scores.defining is not None:  # a chunk that defines the asked term is relevant whatever its scores
+        passes = passes | (scores.defining > 0)
     source = corpus.chunk_source[scores.rows]
     eligible = corpus.sources.eligible(request.date, request.topic)[source]
     updated = corpus.sources.updated[source]

@@ -173,8 +173,12 @@ def unmentioned_names(names: list[str], text: str) -> list[str]:
 
 def _initials_in(name: str, text: str) -> bool:
     """Is a name of several words written by its capitals ("United States" as "U.S." or "US", "European Union"
-    as "EU")? Case counts: "us" is not the United States."""
-    capitals = [w[0] for w in name.split() if w[:1].isupper()]
-    if len(capitals) < 2 or len(capitals) != len(name.split()):
-        return False
+    as "EU"), or an acronym with stops ("US" as "U.S.")? Case counts: "us" is not the United States."""
+    words = name.split()
+    if len(words) == 1 and 2 <= len(name) <= 5 and name.isalpha() and name.isupper():
+        capitals = list(name)  # "US" written "U.S.", "UK" written "U.K."
+    else:
+        capitals = [w[0] for w in words if w[:1].isupper()]
+        if len(capitals) < 2 or len(capitals) != len(words):
+            return False
     return re.search(r"(?<![\w.])" + r"\.?\s?".join(capitals) + r"\.?(?!\w)", text) is not None

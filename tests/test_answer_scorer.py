@@ -494,3 +494,28 @@ def test_the_words_that_name_a_document_count_in_every_unit_of_it(engine):
     context = pack(retrieve(corpus, request, loose).selected, corpus.documents, request, loose)
     _, _, _, matched = candidate_pairs(context, corpus.tokenizer, corpus.embedder, prefilter=16)
     assert "2020" not in matched[0]  # a number in a file name is not what the question asks about
+
+
+def test_an_acronym_is_defined_where_the_text_spells_it_out_and_us_is_the_u_s():
+    """A new user's "what does AOA stand for?" abstained (the chunk with "The angle of attack (or AOA) is …" never
+    passed the retrieval gate), and "… registered in the US …" was refused: "US" was not seen in "U.S. registry"."""
+    from pipeline.answer_model import defines
+    from pipeline.tokenize import unmentioned_names
+
+    assert defines("AOA", "4 The angle of attack (or AOA) is the angle at which the wing meets the air.")
+    assert not defines("AOA", "4 The angle of attack (or AOA) is the angle.", spelled_out=False)
+    assert defines("MCAS", "8 MCAS is a function of the Speed Trim System.", spelled_out=False)  # a footnote's number
+    assert not defines("AOA", "The AOA sensor system test takes 40 work-hours.")
+    assert unmentioned_names(["US"], "this proposed AD affects 73 airplanes of U.S. registry") == []
+    assert unmentioned_names(["UK"], "this proposed AD affects 73 airplanes of U.S. registry") == ["UK"]
+
+
+def test_a_definition_question_retrieves_and_answers_with_the_unit_that_spells_the_acronym_out(engine):
+    text = ("---\nid: notice\n---\n# Notice\n\nThe sensors feed the flight computer.\n\n"
+            "The angle of attack (or AOA) is the angle at which the wing meets the oncoming air.\n\n"
+            "An AOA sensor system test takes 40 work-hours.\n")
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "notice.md")])
+    trace = engine.ask(corpus, Request(question="What does AOA stand for?", date=REQUEST_DATE),
+                       Settings(min_lexical=1.0, min_dense=1.0))  # only the definition can pass these gates
+    assert trace.answer.status == "answered", trace.explanation
+    assert trace.answer.answer.startswith("The angle of attack (or AOA)")
