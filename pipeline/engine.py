@@ -154,7 +154,7 @@ def _retrieve_and_pack(corpus: Corpus, request: Request, settings: Settings, tra
     with clock.stage("pack"):
         try:
             trace.context = pack(trace.retrieval.selected, corpus.readable_documents(request.groups), request,
-                                 settings, trace.retrieval.term_weights)
+                                 settings, trace.retrieval.term_weights, trace.retrieval.comparison)
         except PackError as failure:
             trace.context = failure.context
             return failure.abstention

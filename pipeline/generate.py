@@ -273,6 +273,12 @@ class LocalExtractive:
     def __call__(self, context: Context) -> Proposal:
         if not context.sources:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
+        if (row := compared_row(context)) is not None:  # computed over the whole table: the row answers, unless tied
+            fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(row)}
+            if context.comparison.tied_with:
+                return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note=context.comparison.describe(),
+                                **fields)
+            return self._answer(row, context.comparison.describe(), fields)
         scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.known_vectors)
         if not scored:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
@@ -320,6 +326,9 @@ class LocalExtractive:
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
             if best.section and best.section == best.source.continues:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
+        return self._answer(best, how, fields)
+
+    def _answer(self, best: Unit, how: str, fields: dict) -> Proposal:
         return Proposal(
             producer=self.name,
             # A command or a list keeps its lines: joined into one, a command would not run.
@@ -333,6 +342,16 @@ class LocalExtractive:
             note=how + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
             **fields,
         )
+
+
+def compared_row(context: Context) -> Unit | None:
+    """The packed table row retrieval's comparison chose ("Which state had the most handgun checks?"), as a unit."""
+    comparison = context.comparison
+    if comparison is None:
+        return None
+    return next((unit for source in context.sources if source.source_id == comparison.source_id
+                 and source.page == comparison.page for unit in units_of(source)
+                 if unit.kind == "row" and unit.start_line == comparison.line), None)
 
 
 def _definition_first(question: str, scored: list) -> tuple[list, str]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from .abbreviations import defined_abbreviations
 from .chunk import continued_sentence, opens_page
-from .contracts import Abstention, Candidate, Context, Document, PackedLine, PackedSource, Request, Settings
+from .contracts import (Abstention, Candidate, Context, Document, PackedLine, PackedSource, Request, Settings,
+                        TableComparison)
 from .index import BoundedCache, document_names, sibling_key
 from .tables import heading_above
 from .units import opens_inside_code
@@ -167,8 +168,11 @@ def pack(
     request: Request,
     settings: Settings,
     term_weights: dict[str, float] | None = None,
+    comparison: TableComparison | None = None,
 ) -> Context:
-    """Pack whole parents in rank order; raise PackError(context_budget) if the first group can't fit."""
+    """Pack whole parents in rank order; raise PackError(context_budget) if the first group can't fit.
+
+    A table comparison (retrieval's) stays with the context only when its row is among the packed lines."""
     capacity = settings.window - settings.reserve
     spans: list[_Span] = []
     group_of_source: dict[str, int] = {}
@@ -215,7 +219,13 @@ def pack(
         omitted=tuple(omitted),
         term_weights=term_weights or {},
         abbreviations=_abbreviations(packed, documents),
+        comparison=comparison if comparison is not None and any(_holds_row(source, comparison) for source in packed) else None,
     )
+
+
+def _holds_row(source: PackedSource, comparison: TableComparison) -> bool:
+    return (source.source_id == comparison.source_id and source.page == comparison.page
+            and source.start_line <= comparison.line <= source.end_line)
 
 
 def _abbreviations(packed: list[PackedSource], documents: dict[str, Document]) -> dict[str, str]:

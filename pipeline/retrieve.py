@@ -22,8 +22,9 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .answer_model import defined_term, defines_anywhere
-from .contracts import Candidate, Document, Request, Retrieval, Settings
+from .contracts import Candidate, Document, Request, Retrieval, Settings, TableComparison
 from .index import Corpus, sibling_key
+from .table_compare import compare, document_tables, superlative
 
 
 _BLAS = ThreadpoolController()
@@ -178,13 +179,49 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
     return _Ranked(order, fused, bm25_ranks, dense_ranks, passes, eligible, source)
 
 
-def _select(ranked: _Ranked, settings: Settings) -> list[int]:
-    order = ranked.order
+COMPARED_DOCUMENTS_FROM = 10  # a superlative question compares the tables of the documents of this many best chunks
+
+
+def _compare_tables(corpus: Corpus, request: Request, scores: Scores, ranked: _Ranked) -> tuple[TableComparison, int] | None:
+    """For "which … the most …?", the table row that holds it and the position of the best chunk holding that row.
+
+    The tables compared are those of the documents of the best eligible chunks, the table a better chunk holds rows
+    of first; only eligible, readable documents take part (the chunks come from the scored, readable rows). Like a
+    defining chunk, the row that wins passes the minimum score: a table whose column and rows the question names
+    is relevant ("the cheapest airfare": "cheapest" is in no document, so word coverage stays low)."""
+    if superlative(request.question) is None or not len(ranked.order):
+        return None
+    usable = ranked.order[ranked.eligible[ranked.order]][:COMPARED_DOCUMENTS_FROM]
+    chunks = [corpus.chunks[scores.rows[position]] for position in usable]
+    documents = list(dict.fromkeys(chunk.source_id for chunk in chunks))
+    tables = {sid: document_tables(corpus.documents[sid]) for sid in documents}
+    holding = [table for chunk in chunks for table in tables[chunk.source_id]
+               if any(row.page == chunk.parent.page and chunk.parent.start_line <= row.line <= chunk.parent.end_line
+                      for row in table.rows)]
+    ordered = list({id(table): table for table in holding + [t for sid in documents for t in tables[sid]]}.values())
+    comparison = compare(request.question, ordered, corpus.tokenizer.tokens, corpus.tokenizer.query_tokens, corpus.documents)
+    if comparison is None:
+        return None
+    source = corpus.source_order.index(comparison.source_id)
+    for position in ranked.order[(ranked.eligible & (ranked.source == source))[ranked.order]]:
+        parent = corpus.chunks[scores.rows[position]].parent
+        if parent.page == comparison.page and parent.start_line <= comparison.line <= parent.end_line:
+            return comparison, int(position)
+    return None
+
+
+def _select(ranked: _Ranked, settings: Settings, first: int | None = None) -> list[int]:
+    """The top-k passing chunks (eligibility before or after the cut); `first`, a compared table's row, leads."""
+    order, passes = ranked.order, ranked.passes
+    if first is not None:  # selected for the comparison, whatever its scores
+        order = np.concatenate(([first], order[order != first]))
+        passes = passes.copy()
+        passes[first] = True
     if settings.eligibility == "before_cutoff":
-        pool = order[(ranked.passes & ranked.eligible)[order]]
+        pool = order[(passes & ranked.eligible)[order]]
         return [int(p) for p in pool[: settings.top_k]]
     # The baseline (seed 000, ch. 46): cut first, then drop what is ineligible.
-    top = order[ranked.passes[order]][: settings.top_k]
+    top = order[passes[order]][: settings.top_k]
     return [int(p) for p in top if ranked.eligible[p]]
 
 
@@ -267,7 +304,10 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
     scores = score_collection(corpus, request, settings)
     ranked = _rank(corpus, request, settings, scores)
     notes: list[str] = []
-    hits = _select(ranked, settings)
+    compared = _compare_tables(corpus, request, scores, ranked)
+    if compared:
+        notes.append(f"{compared[0].describe()} — the chunk holding that row is selected first")
+    hits = _select(ranked, settings, compared[1] if compared else None)
     sibling_of = _siblings(corpus, ranked, hits, notes) if hits else {}
     chosen = hits + list(sibling_of)
     superseded = _superseded(corpus, ranked, chosen, notes)
@@ -294,6 +334,7 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
         dense_search=scores.dense_search,
         notes=tuple(notes),
         term_weights=scores.term_weights,
+        comparison=compared[0] if compared else None,
     )
     return retrieval
 

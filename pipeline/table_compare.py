@@ -1,0 +1,215 @@
+"""Compare: the row of a table that holds the most or the least of what a question asks about.
+
+"Which state had the most handgun checks?" and "What was the most expensive airfare listed?" are
+answered by one row, but only a comparison over every row of the table shows which: the windows
+retrieval ranks hold a few rows each, and the packed context a few windows. So retrieval compares
+the whole table in the document (this module), packs the winning row first, and the composer cites
+that row with the comparison stated (column, rows compared, runner-up) — computed, never guessed:
+a column is read only where its position in the row is certain, a word the question adds must
+select rows ("airfare"), and a question the table cannot answer (a word in no row, no column to
+compare, a tie) gets no comparison.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .contracts import Document, TableComparison
+from .index import BoundedCache, document_names
+from .tables import WRAPPED_LINES, fields, is_table_row, names_columns
+
+_I = re.IGNORECASE
+_MOST_COST = re.compile(r"\bthe most expensive\b|\bcostliest\b|\bpriciest\b|\bhighest[- ](?:paid|priced|cost)\b|最贵", _I)
+_LEAST_COST = re.compile(r"\bcheapest\b|\bthe least expensive\b|\blowest[- ](?:paid|priced|cost)\b|最便宜", _I)
+# "the most checks" compares; "most travellers" is a share.
+_MOST = re.compile(r"\bthe most\b|\b(?:highest|largest|biggest|greatest)\b|最多|最高|最大", _I)
+_LEAST = re.compile(r"\bthe (?:least|fewest)\b|\b(?:lowest|smallest)\b|最少|最低|最小", _I)
+# Not a comparison between rows: a limit ("at most"), a share ("most of"), a ranking no figure holds.
+_NOT_COMPARING = re.compile(r"\bat (?:the )?(?:most|least)\b|\bmost of\b|\b(?:least|most) (?:one|recent(?:ly)?|likely|"
+                            r"common|important|popular|often|frequent(?:ly)?)\b", _I)
+# Words that frame a comparison question without naming what is compared ("… listed", "… that month").
+_FRAME = ("list listed show shown record recorded report reported run ran had spend spent paid pay earn earned receive "
+          "received cost costs amount value number figure entry entries row rows table month year week day period "
+          "time overall total altogether combined ever any one single")
+_OVERALL = re.compile(r"\boverall\b|\bin total\b|\baltogether\b|\bcombined\b|总共|总计|合计", _I)
+_TOTAL_COLUMN = re.compile(r"^(?:grand\s+)?totals?\b|^合计|^总计|^总数", _I)
+_AGGREGATE_ROW = re.compile(r"^(?:grand\s+)?(?:totals?|sum|all|average|mean)\b|^合计|^总计|^总数|^平均", _I)
+_MONEY_COLUMN = re.compile(r"amount|cost|price|fee|paid|payment|expense|spend|salary|\$|€|£|¥|金额|费用|价格|工资", _I)
+_VALUE = re.compile(r"^\(?[-−]?\s*[$€£¥]?\s*(\d{1,3}(?:[,\s]\d{3})+|\d+)(\.\d+)?\s*%?\)?$")
+_FOOTNOTE_MARK = re.compile(r"\s+(?=\*)")
+_KEY_TRIM = " *†‡:"
+CAPTION_LINES = 3  # lines above a table's header that name what it counts ("NICS Firearm Background Checks")
+
+
+@dataclass(frozen=True)
+class Superlative:
+    highest: bool
+    money: bool  # "most expensive", "cheapest": compares an amount of money
+    words: str  # the words that ask for it ("most expensive")
+
+
+def superlative(question: str) -> Superlative | None:
+    """Does the question ask which row holds the most or the least of something?"""
+    if _NOT_COMPARING.search(question):
+        return None
+    for pattern, highest, money in ((_MOST_COST, True, True), (_LEAST_COST, False, True), (_MOST, True, False),
+                                    (_LEAST, False, False)):
+        if found := pattern.search(question):
+            return Superlative(highest, money, found.group())
+    return None
+
+
+@dataclass(frozen=True)
+class Row:
+    page: int | None
+    line: int
+    cells: tuple[str, ...]
+    text: str  # the row with the cell text wrapped onto lines below it ("AIRFARE FOR …")
+
+
+@dataclass(frozen=True)
+class Table:
+    source_id: str
+    header: str
+    caption: str
+    rows: tuple[Row, ...]
+
+    @property
+    def names(self) -> list[str]:
+        """The column names of the widest header row, key column first; a cell that runs names together at their
+        footnote marks ("Long Gun *Other **Multiple") names three columns."""
+        widest = max((fields(row) for row in self.header.split("\n")), key=len)
+        return [name.strip(_KEY_TRIM) for cell in widest for name in _FOOTNOTE_MARK.split(cell) if name.strip(_KEY_TRIM)]
+
+
+def document_tables(document: Document) -> list[Table]:
+    """The document's tables (rows under one header, across pages), found once per document text."""
+    return _TABLES.get(document.digest, lambda: _tables_of(document))
+
+
+_TABLES = BoundedCache(256)  # by document digest: a document's text never changes under its digest
+
+
+def _tables_of(document: Document) -> list[Table]:
+    found: dict[str, tuple[str, list[Row]]] = {}  # header → (caption, rows), in order of first appearance
+    for page in document.pages:
+        lines = [line for line in page.lines if line.text.strip() and line.number not in page.furniture]
+        header: list[str] = []
+        rows: list[Row] | None = None
+        caption, gap = "", 0
+        for index, line in enumerate(lines):
+            text = line.text
+            if names_columns(text):
+                header = header + [text] if header and rows is None and len(header) < 3 else [text]
+                if len(header) == 1:
+                    caption = " ".join(item.text for item in lines[max(0, index - CAPTION_LINES):index])
+                rows = None
+            elif header and is_table_row(text):
+                key = "\n".join(header)
+                rows = found.setdefault(key, (caption, []))[1]
+                rows.append(Row(page.number, line.number, tuple(fields(text)), text))
+                gap = 0
+            elif rows and gap < WRAPPED_LINES:  # cell text wrapped onto a line of its own belongs to the row above
+                gap += 1
+                last = rows[-1]
+                rows[-1] = Row(last.page, last.line, last.cells, f"{last.text}\n{text}")
+            else:
+                header, rows = [], None
+    return [Table(document.source_id, key, caption, tuple(rows)) for key, (caption, rows) in found.items() if len(rows) >= 2]
+
+
+def number_in_cell(cell: str) -> float | None:
+    """The figure a cell holds ("1,112.00", "98 452", "$70", "12%"); None for text, dates or an empty cell."""
+    match = _VALUE.match(cell.strip())
+    if match is None:
+        return None
+    value = float(re.sub(r"[,\s]", "", match.group(1)) + (match.group(2) or ""))
+    return -value if "-" in cell or "−" in cell or cell.strip().startswith("(") else value
+
+
+def read_cell(row: Row, position: int, width: int) -> str | None:
+    """The row's cell in column `position` of `width` named columns: by position in a row as wide as its header;
+    else counted from the nearer end (a PDF row drops an empty cell, a header cell spans two columns: the cells
+    between such a gap and the nearer end keep their places)."""
+    if len(row.cells) == width:
+        return row.cells[position]
+    if position < width - position:
+        return row.cells[position] if len(row.cells) > position else None
+    offset = width - position
+    return row.cells[-offset] if len(row.cells) >= offset else None
+
+
+def _compared_column(table: Table, asked: set[str], wanted: Superlative, question: str,
+                     tokens: Callable[[str], list[str]]) -> tuple[int, str, str] | None:
+    """(position, column name, why) of the column to compare; None when the question names none the table has."""
+    columns = list(enumerate(table.names))[1:]  # the first column holds each row's key
+    named = [(i, name) for i, name in columns if (words := set(tokens(name))) and words <= asked]
+    if named:
+        index, name = named[0]
+        same = sum(1 for _, other in named if other == name)
+        return index, name, f"the question names the column {name!r}" + (
+            f" (the first of {same} columns so named)" if same > 1 else "")
+    if wanted.money:
+        money = [(i, name) for i, name in columns if _MONEY_COLUMN.search(name)]
+        return (*money[-1], f"{wanted.words!r} compares amounts of money") if money else None
+    totals = [(i, name) for i, name in columns if _TOTAL_COLUMN.match(name)]
+    if totals:
+        why = "the question asks for the overall figure" if _OVERALL.search(question) else "it names no column"
+        return (*totals[-1], f"{why}: the column {totals[-1][1]!r} holds each row's total")
+    width = len(table.names)
+    numeric = [(i, name) for i, name in columns
+               if sum(1 for row in table.rows if number_in_cell(read_cell(row, i, width) or "") is not None) >= 0.8 * len(table.rows)]
+    if len(numeric) == 1:
+        return (*numeric[0], f"the column {numeric[0][1]!r} is the table's only column of figures")
+    return None
+
+
+def compare(question: str, tables: Sequence[Table], tokens: Callable[[str], list[str]], query_tokens: Callable[[str], list[str]],
+            documents: dict[str, Document]) -> TableComparison | None:
+    """The first table (in the order given: the best-ranked first) that answers the superlative question, compared."""
+    wanted = superlative(question)
+    if wanted is None:
+        return None
+    asked = set(query_tokens(question)) - set(tokens(wanted.words)) - set(tokens(_FRAME))
+    for table in tables:
+        found = _compare_table(table, question, wanted, asked, tokens, documents)
+        if found is not None:
+            return found
+    return None
+
+
+def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[str], tokens, documents) -> TableComparison | None:
+    column = _compared_column(table, asked, wanted, question, tokens)
+    if column is None:
+        return None
+    index, name, why = column
+    key_name = table.names[0] if table.names else ""
+    placed = set(tokens(name)) | set(tokens(key_name)) | set(tokens(table.caption))
+    placed |= set(tokens(document_names(documents[table.source_id]))) if table.source_id in documents else set()
+    selecting = asked - placed
+    row_words = [set(tokens(row.text)) for row in table.rows]
+    if any(not any(word in words for words in row_words) for word in selecting):
+        return None  # the question asks about something no row lists ("the most expensive hotel" of a list of airfares)
+    width = len(table.names)
+    values = []
+    for row, words in zip(table.rows, row_words):
+        key = row.cells[0].strip(_KEY_TRIM) if row.cells else ""
+        if _AGGREGATE_ROW.match(key) or not selecting <= words:
+            continue
+        cell = read_cell(row, index, width)
+        figure = number_in_cell(cell) if cell is not None else None
+        if figure is not None:
+            values.append((figure, row, key, cell))
+    if len(values) < 2:
+        return None
+    values.sort(key=lambda item: item[0], reverse=wanted.highest)
+    (best, row, key, cell), (_, _, second_key, second_cell) = values[0], values[1]
+    tied = [other_key for figure, _, other_key, _ in values[1:] if figure == best]
+    if tied:  # no one row holds the most: the runner-up is the next figure, the tie is said
+        second_key, second_cell = next(((k, c) for figure, _, k, c in values if figure != best), ("none", "-"))
+    return TableComparison(
+        source_id=table.source_id, page=row.page, line=row.line, key=key, column=name, value=cell,
+        highest=wanted.highest, rows_compared=len(values), runner_up=f"{second_key} ({second_cell})",
+        selected_by=tuple(sorted(selecting)), why=why, tied_with=tuple(tied))
