@@ -89,10 +89,17 @@ def asks_procedure(question: str) -> bool:
 # "What is BM25?", "What are MCAS activations?", "What does 'angle of attack' mean?", "什么是…？", "…是什么？"
 # "… in the Apache license", "… in this document": where the term is defined, not part of it.
 _WHERE_DEFINED = r"(?:\s+(?:in|under|according to)\s+(?:the\s+|this\s+)?[^?]{1,40}?)?"
+_NAMED_GROUP = r"category|column|field|heading|label|entry|class|group|row|line item"
 _ASKS_DEFINITION = (
     re.compile(r"^\W*what(?:'s| is| are)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
-    re.compile(r"^\W*what (?:does|do)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s+(?:mean|stand for)"
-               rf"{_WHERE_DEFINED}\s*\?\s*$", _I),
+    re.compile(r"^\W*what (?:does|do)\s+(?:an?\s+|the\s+)?(?:(?:term|word|phrase|abbreviation|acronym)\s+)?['\"‘“`]?"
+               r"([^?'\"’”`]{1,60}?)['\"’”`]?\s+(?:mean|stand for|refer to)" rf"{_WHERE_DEFINED}\s*\?\s*$", _I),
+    # "What does the 'Other' category in this table include?": a quoted name, or a name of a column or category, is
+    # asked what it covers (not "What does the warranty cover?", which asks what the warranty says).
+    re.compile(r"^\W*what (?:does|do)\s+(?:the\s+)?(?:['\"‘“`]([^?'\"’”`]{1,60}?)['\"’”`](?:\s+(?:" + _NAMED_GROUP + r"))?"
+               r"|([^?'\"’”`]{1,60}?)\s+(?:" + _NAMED_GROUP + r"))" + rf"{_WHERE_DEFINED}" +
+               r"\s+(?:include|cover|contain|comprise|mean|refer to)\s*\?\s*$", _I),
+    re.compile(r"^\W*what is meant by\s+(?:the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?" rf"{_WHERE_DEFINED}\s*\?\s*$", _I),
     re.compile(r"^\W*(?:define|(?:what is |what's )?the definition of|definition of)\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?"
                rf"{_WHERE_DEFINED}\s*[?.]?\s*$", _I),
     re.compile(r"^\W*how does\s+(?:the\s+|this\s+)?[^?]{1,40}?\s+define\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
@@ -112,8 +119,9 @@ def defined_term(question: str) -> str | None:
     """The term a "what is X?" question asks to define, or None (not a definition question)."""
     for pattern in _ASKS_DEFINITION:
         found = pattern.search(question)
-        if found and len(found.group(1).split()) <= 5:
-            return found.group(1).strip()
+        term = next((group for group in found.groups() if group), "") if found else ""
+        if term and len(term.split()) <= 5:
+            return term.strip()
     return None
 
 

@@ -24,6 +24,7 @@ from .abbreviations import expand_tokens
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, defines, feature_matrix,
                            found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
+from .footnotes import marks_of, opens_note
 from .tables import asked_cells, asked_unit, named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
 from .units import Unit, citation_marker, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
@@ -255,7 +256,7 @@ class LocalExtractive:
         "what does X mean?" asks about ('To "convey" a work means …'), or the table row and column it names."""
         question = context.question
         term = defined_term(question)
-        defining = _first_defining(term, scored) if term else None
+        defining = _first_defining(term, scored, context) if term else None
         if defining is not None:
             return defining[1], f"definition: the unit defines {term!r}"
         lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
@@ -301,7 +302,7 @@ class LocalExtractive:
             return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                            "source mentions it")
         scored = named
-        scored, moved = _definition_first(question, scored)
+        scored, moved = _definition_first(context, scored)
         scored, moved = _whole_list_first(question, scored, self.min_support, moved)
         best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
@@ -354,24 +355,29 @@ def compared_row(context: Context) -> Unit | None:
                  if unit.kind == "row" and unit.start_line == comparison.line), None)
 
 
-def _definition_first(question: str, scored: list) -> tuple[list, str]:
+def _definition_first(context: Context, scored: list) -> tuple[list, str]:
     """For "what is X?", the first unit that defines X ("X is a …", "… (or X) …") answers, even when the scorer
     ranked a unit that only mentions X higher (under the threshold too: its form answers the question's form, see
     `_structural_match`); the note says so ("" when nothing moved)."""
-    term = defined_term(question)
+    term = defined_term(context.question)
     if not term:
         return scored, ""
-    defining = _first_defining(term, scored)
+    defining = _first_defining(term, scored, context)
     if defining is None or defining is scored[0]:
         return scored, ""
     rest = [row for row in scored if row is not defining]
     return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0][1].marker()}, {rest[0][0]:.2f})"
 
 
-def _first_defining(term: str, scored: list):
-    """The best-scored unit that defines `term` ("MCAS is a function of …"), else one that spells it out ("the
-    maneuvering characteristics augmentation system (MCAS)"); None if none does."""
+def _first_defining(term: str, scored: list, context: Context):
+    """The best-scored unit that defines `term` ("MCAS is a function of …"), else the footnote of a mark the evidence
+    puts on it ("*Other" in a header, "*Refers to frames …" below), else one that spells it out ("the maneuvering
+    characteristics augmentation system (MCAS)"); None if none does."""
+    marks = {source.source_id: frozenset() for source in context.sources}
+    for source in context.sources:
+        marks[source.source_id] |= marks_of(term, _source_text(source))
     return (next((row for row in scored if defines(term, row[1].quote, spelled_out=False)), None)
+            or next((row for row in scored if opens_note(marks[row[1].source.source_id], row[1].quote)), None)
             or next((row for row in scored if defines(term, row[1].quote)), None))
 
 

@@ -23,6 +23,7 @@ from threadpoolctl import ThreadpoolController
 
 from .answer_model import defined_term, defines_anywhere
 from .contracts import Candidate, Document, Request, Retrieval, Settings, TableComparison
+from .footnotes import holds_note, marks_of
 from .index import Corpus, sibling_key
 from .table_compare import compare, document_tables, superlative
 
@@ -86,7 +87,15 @@ def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | N
     term = defined_term(question)
     if term is None or not len(rows):
         return None
-    return np.fromiter((defines_anywhere(term, corpus.chunks[row].text) for row in rows), dtype=np.float64, count=len(rows))
+    # A name marked in a table's header ("*Other") is defined by its document's note with that mark.
+    marks: dict[str, frozenset[str]] = {}
+    for row in rows:
+        chunk = corpus.chunks[row]
+        if found := marks_of(term, chunk.search_text):
+            marks[chunk.source_id] = marks.get(chunk.source_id, frozenset()) | found
+    return np.fromiter((defines_anywhere(term, (chunk := corpus.chunks[row]).text)
+                        or (chunk.source_id in marks and holds_note(marks[chunk.source_id], chunk.text)) for row in rows),
+                       dtype=np.float64, count=len(rows))
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,

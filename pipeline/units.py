@@ -163,7 +163,10 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
             blocks.append(("heading", [line]))
         elif LIST_ITEM.match(text):
             blocks.append(("item", [line]))
-        elif last_kind in ("prose", "item") and (not plain_text or _wraps(last_lines[-1].text, text)):
+        elif FOOTNOTE_OPENING.match(text):  # "*Refers to …", "**Multiple (…)": each note of a table its own
+            blocks.append(("prose", [line]))
+        elif (last_kind in ("prose", "item") and (not plain_text or _wraps(last_lines[-1].text, text))
+              and not _ends_note(last_lines[0].text, text)):
             last_lines.append(line)
         else:
             blocks.append(("prose", [line]))
@@ -189,6 +192,14 @@ def opens_inside_code(texts: list[str]) -> bool:
 
 def _ends_sentence(text: str) -> bool:
     return text.rstrip().endswith((".", "!", "?", "。", "！", "？", ":", ";", "；"))
+
+
+FOOTNOTE_OPENING = re.compile(r"^[ \t]*[*†‡§]+(?=[^\s*†‡§])")  # a mark then the note ("* item" is a bullet)
+
+
+def _ends_note(first: str, line: str) -> bool:
+    """Does `line` follow a note (a block opened by a footnote mark) without continuing its sentence?"""
+    return bool(FOOTNOTE_OPENING.match(first)) and not line.strip()[:1].islower()
 
 
 WRAP_WIDTH = 50  # a line this long that stops mid-sentence was wrapped by the writer
