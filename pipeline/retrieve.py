@@ -25,6 +25,7 @@ from .answer_model import defined_term, defines_anywhere
 from .contracts import Candidate, Document, Request, Retrieval, Settings, TableComparison
 from .footnotes import holds_note, marks_of
 from .index import Corpus, sibling_key
+from .page_refs import page_reference, without_page_reference
 from .table_compare import compare, document_tables, superlative
 
 
@@ -40,13 +41,14 @@ class Scores:
     term_weights: dict[str, float]
     dense_search: str | None = None  # "brute-force" or "chroma-hnsw"
     defining: np.ndarray | None = None  # for "what is X?": 1.0 where a chunk holds a sentence defining X
+    on_page: np.ndarray | None = None  # for "… on the last page": 1.0 where a chunk is on the page the question names
 
 
 def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Scores:
     """BM25, IDF-weighted query coverage and dense cosine for every readable chunk."""
     readable = corpus.readable_sources(request.groups)
     lexical = corpus.lexical_index(readable)
-    query_tokens = corpus.tokenizer.query_tokens(request.question)
+    query_tokens = corpus.tokenizer.query_tokens(without_page_reference(request.question))
     weights = {token: lexical.idf(token) for token in query_tokens}
     total_weight = sum(weights.values())
     bm25 = np.zeros(len(lexical.rows), dtype=np.float32)
@@ -68,7 +70,8 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
         query_vector = query_vector / max(float(np.linalg.norm(query_vector)), 1e-12)
         dense, dense_search = _dense_scores(corpus, request, lexical.rows, lexical.vectors, query_vector)
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
-                  dense_search=dense_search, defining=_defining(corpus, lexical.rows, request.question))
+                  dense_search=dense_search, defining=_defining(corpus, lexical.rows, request.question),
+                  on_page=_on_named_page(corpus, lexical.rows, request.question))
 
 
 def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -96,6 +99,16 @@ def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | N
     return np.fromiter((defines_anywhere(term, (chunk := corpus.chunks[row]).text)
                         or (chunk.source_id in marks and holds_note(marks[chunk.source_id], chunk.text)) for row in rows),
                        dtype=np.float64, count=len(rows))
+
+
+def _on_named_page(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:
+    """For a question that names a page ("the proposal on the last page"), the chunks on that page of each PDF."""
+    reference = page_reference(question)
+    if reference is None or not len(rows):
+        return None
+    pages = {sid: reference.page_of(document) for sid, document in corpus.documents.items()}
+    return np.fromiter(((chunk := corpus.chunks[row]).parent.page is not None and chunk.parent.page == pages[chunk.source_id]
+                        for row in rows), dtype=np.float64, count=len(rows))
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,
@@ -175,6 +188,8 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
     fused = reciprocal_rank_fusion(rankings[settings.retrieval], settings.rrf_k) if n else np.zeros(0)
     if scores.defining is not None:  # "What is X?": a chunk that defines X ranks as first in a third ranking
         fused = fused + scores.defining / (settings.rrf_k + 1)
+    if scores.on_page is not None:  # "… on the last page": so does a chunk of that page
+        fused = fused + scores.on_page / (settings.rrf_k + 1)
     passes = scores.coverage >= settings.min_lexical
     if has_dense:
         passes = passes | (scores.dense >= settings.min_dense)
