@@ -48,7 +48,10 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
     """BM25, IDF-weighted query coverage and dense cosine for every readable chunk."""
     readable = corpus.readable_sources(request.groups)
     lexical = corpus.lexical_index(readable)
-    query_tokens = corpus.tokenizer.query_tokens(without_page_reference(request.question))
+    question = request.question
+    if page_reference(question) is not None and any(document.paged for document in corpus.documents.values()):
+        question = without_page_reference(question)  # "on the last page" locates; in a text, "page" may be content
+    query_tokens = corpus.tokenizer.query_tokens(question)
     weights = {token: lexical.idf(token) for token in query_tokens}
     total_weight = sum(weights.values())
     bm25 = np.zeros(len(lexical.rows), dtype=np.float32)

@@ -41,6 +41,7 @@ def test_the_named_page_leads_retrieval(logic_engine):
         assert retrieval.selected[0].parent.page == page, [c.parent.page for c in retrieval.selected]
         assert "page" not in retrieval.term_weights and "last" not in retrieval.term_weights
     # A text document has no pages: the reference ranks nothing of it.
-    text = logic_engine.corpus([logic_engine.parse(b"The proposal concerns ferry fees.\n", "note.txt")])
+    text = logic_engine.corpus([logic_engine.parse(b"The last page of the proposal lists the ferry fees.\n", "note.txt")])
     found = retrieve(text, Request(question="What is the proposal on the last page about?", date=REQUEST_DATE), Settings())
     assert [c.source_id for c in found.selected] == ["note"]
+    assert "page" in found.term_weights  # no PDF in the collection: the words stay content words
