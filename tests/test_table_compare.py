@@ -130,3 +130,12 @@ def test_a_chinese_question_compares_a_chinese_table(make_corpus, logic_engine):
     most = _ask(logic_engine, corpus, "哪个城市的游客最多？")
     assert most.answer.answer.startswith("上海\t44,208") and most.retrieval.comparison.column == "游客"
     assert _ask(logic_engine, corpus, "哪个城市的酒店最少？").answer.answer.startswith("广州")
+
+
+def test_the_answer_panel_says_how_the_row_was_chosen(make_corpus, logic_engine):
+    from ui.panels import answer_html, candidates_html
+
+    trace = _ask(logic_engine, make_corpus(("visitors.txt", _visitors())), "Which city had the most visitors?")
+    shown = answer_html(trace)
+    assert "Chosen by: table comparison: &#x27;York&#x27; has the highest &#x27;Visitors&#x27; (44,208)" in shown
+    assert "table comparison" in candidates_html(trace)  # the retrieval note, in the Candidates panel

@@ -360,6 +360,8 @@ def answer_html(trace: Trace | None) -> str:
                      + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
                      + (f"<br>Chosen by: {_e(proposal.note)}" if a.status == "answered" and proposal.note else "")
                      + "</p>")
+    elif proposal is not None and proposal.note and a.status == "answered":  # chosen without a score: a table comparison
+        parts.append(f"<p class='rag-note'>Chosen by: {_e(proposal.note)}</p>")
     parts.append(claims_html(a))
     checks = {(_citation_key(ch.citation), ch.citation.page): ch for ch in trace.checks}
     all_citations = [*a.citations, *a.dropped_citations]
