@@ -94,11 +94,11 @@ _TABLES = BoundedCache(256)  # by document digest: a document's text never chang
 
 def _tables_of(document: Document) -> list[Table]:
     found: dict[str, tuple[str, list[Row]]] = {}  # header → (caption, rows), in order of first appearance
-    for page in document.pages:
+    header: list[str] = []
+    rows: list[Row] | None = None
+    caption, gap = "", 0
+    for page in document.pages:  # a table whose rows run onto the next page (no header repeated) goes on there
         lines = [line for line in page.lines if line.text.strip() and line.number not in page.furniture]
-        header: list[str] = []
-        rows: list[Row] | None = None
-        caption, gap = "", 0
         for index, line in enumerate(lines):
             text = line.text
             if names_columns(text):

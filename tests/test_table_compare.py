@@ -139,3 +139,25 @@ def test_the_answer_panel_says_how_the_row_was_chosen(make_corpus, logic_engine)
     shown = answer_html(trace)
     assert "Chosen by: table comparison: &#x27;York&#x27; has the highest &#x27;Visitors&#x27; (44,208)" in shown
     assert "table comparison" in candidates_html(trace)  # the retrieval note, in the Candidates panel
+
+
+def _two_page_table() -> bytes:
+    import pymupdf
+
+    document = pymupdf.open()
+    pages = [[("Town", "Visitors", "Hotels")] + [(f"Town{i}", f"{1000 + i * 10:,}", str(i)) for i in range(20)],
+             [(f"Later{i}", f"{5000 + i:,}", str(i)) for i in range(5)]]  # the header is not repeated
+    for rows in pages:
+        page = document.new_page()
+        for r, cells in enumerate(rows):
+            for c, cell in enumerate(cells):
+                page.insert_text((72 + c * 150, 72 + r * 16), cell, fontsize=10)
+    return document.tobytes()
+
+
+def test_a_table_running_onto_the_next_page_is_compared_whole(logic_engine):
+    corpus = logic_engine.corpus([logic_engine.parse(_two_page_table(), "towns.pdf")])
+    trace = _ask(logic_engine, corpus, "Which town had the most visitors?")
+    comparison = trace.retrieval.comparison
+    assert (comparison.key, comparison.page, comparison.rows_compared) == ("Later4", 2, 25), trace.explanation
+    assert trace.answer.answer.startswith("Later4\t5,004") and all(c.verified for c in trace.answer.citations)
