@@ -189,14 +189,15 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
     placed = set(tokens(name)) | set(tokens(key_name)) | set(tokens(table.caption))
     placed |= set(tokens(document_names(documents[table.source_id]))) if table.source_id in documents else set()
     selecting = asked - placed
-    row_words = [set(tokens(row.text)) for row in table.rows]
-    if any(not any(word in words for words in row_words) for word in selecting):
+    # Rows are tokenized only when the question's words must select them (a long table costs one pass).
+    kept = [row for row in table.rows if selecting <= set(tokens(row.text))] if selecting else table.rows
+    if not kept:
         return None  # the question asks about something no row lists ("the most expensive hotel" of a list of airfares)
     width = len(table.names)
     values = []
-    for row, words in zip(table.rows, row_words):
+    for row in kept:
         key = row.cells[0].strip(_KEY_TRIM) if row.cells else ""
-        if _AGGREGATE_ROW.match(key) or not selecting <= words:
+        if _AGGREGATE_ROW.match(key):
             continue
         cell = read_cell(row, index, width)
         figure = number_in_cell(cell) if cell is not None else None
