@@ -389,6 +389,9 @@ class TableComparison(_Frozen):
         most = "highest" if self.highest else "lowest"
         rows = f"{self.rows_compared} rows" + (f" holding {', '.join(map(repr, self.selected_by))}" if self.selected_by else "")
         where = f" (page {self.page})" if self.page is not None else ""
+        if self.rows_compared == 1:
+            return (f"table comparison: {self.key!r} is the only row holding {', '.join(map(repr, self.selected_by))} "
+                    f"of the table{where} in {self.source_id}; its {self.column!r} is {self.value}; {self.why}")
         if self.tied_with:
             shown = ", ".join(map(repr, self.tied_with[:5])) + (f" and {len(self.tied_with) - 5} more" if len(self.tied_with) > 5 else "")
             return (f"table comparison: {self.key!r} and {shown} tie for the {most} {self.column!r} ({self.value}) of "

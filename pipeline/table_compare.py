@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .contracts import Document, TableComparison
 from .index import BoundedCache, document_names
-from .tables import WRAPPED_LINES, fields, is_table_row, names_columns
+from .tables import WRAPPED_LINES, column_words, fields, is_table_row, names_columns
 
 _I = re.IGNORECASE
 _MOST_COST = re.compile(r"\bthe most expensive\b|\bcostliest\b|\bpriciest\b|\bhighest[- ](?:paid|priced|cost)\b|最贵", _I)
@@ -145,6 +145,7 @@ def _compared_column(table: Table, asked: set[str], wanted: Superlative, questio
                      tokens: Callable[[str], list[str]]) -> tuple[int, str, str] | None:
     """(position, column name, why) of the column to compare; None when the question names none the table has."""
     columns = list(enumerate(table.names))[1:]  # the first column holds each row's key
+    asked = column_words(asked)
     named = [(i, name) for i, name in columns if (words := set(tokens(name))) and words <= asked]
     if named:
         index, name = named[0]
@@ -203,10 +204,11 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
         figure = number_in_cell(cell) if cell is not None else None
         if figure is not None:
             values.append((figure, row, key, cell))
-    if len(values) < 2:
+    if len(values) < (1 if selecting else 2):  # rows the question's words select: one of them is the only one
         return None
     values.sort(key=lambda item: item[0], reverse=wanted.highest)
-    (best, row, key, cell), (_, _, second_key, second_cell) = values[0], values[1]
+    best, row, key, cell = values[0]
+    second_key, second_cell = (values[1][2], values[1][3]) if len(values) > 1 else ("none", "-")
     tied = [other_key for figure, _, other_key, _ in values[1:] if figure == best]
     if tied:  # no one row holds the most: the runner-up is the next figure, the tie is said
         second_key, second_cell = next(((k, c) for figure, _, k, c in values if figure != best), ("none", "-"))

@@ -149,11 +149,23 @@ def _rows_in_asked_unit(question: str, rows: Sequence) -> list[tuple[object, str
     return found if len(found) == 1 else []
 
 
+# The words a form's columns are named by, as questions ask for them: "When did the trip begin?" asks for START.
+COLUMN_WORDS = {"begin": "start", "began": "start", "begun": "start", "commenc": "start", "finish": "end",
+                "cost": "amount", "price": "amount", "paid": "amount", "pay": "amount", "spent": "amount",
+                "spend": "amount", "charg": "amount", "fee": "amount"}
+
+
+def column_words(asked_tokens: set[str]) -> set[str]:
+    """The question's tokens with the column names they ask for added (stems, as `Tokenizer.tokens` gives)."""
+    return asked_tokens | {COLUMN_WORDS[token] for token in asked_tokens if token in COLUMN_WORDS}
+
+
 def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] | None:
     """The row's column names the question (its `asked_tokens`) names; [] for a two-column table (names and
     values); None if none."""
     key_tokens = set(tokens(key))
     columns = _column_names(row.header)
+    asked_tokens = column_words(asked_tokens)
     asked = [(name, words) for name in columns if (words := set(tokens(name))) and words <= asked_tokens]
     # A column the key's words name is not asked for by them — except the Totals row's Totals column (the grand
     # total), when it is the only one the question names.

@@ -109,6 +109,13 @@ def test_rows_are_selected_by_the_words_the_question_adds(make_corpus, logic_eng
     cheapest = _ask(logic_engine, corpus, "What was the cheapest airfare?")
     assert cheapest.answer.answer.startswith("D4")
     assert _ask(logic_engine, corpus, "What was the most expensive hotel?").retrieval.comparison is None
+    # One row the question's words select is the only one, so the most expensive.
+    train = _ask(logic_engine, corpus, "How much was the most expensive train fare?")
+    assert train.answer.answer.startswith("D2") and train.retrieval.comparison.rows_compared == 1
+    assert "the only row holding 'fare', 'train'" in train.proposal.note
+    # Without such words, one figure is no comparison.
+    single = "---\nid: one\n---\nTown\tVisitors\tHotels\nYork\t44,208\t5\nBath\t-\t2\n"
+    assert _ask(logic_engine, make_corpus(("one.txt", single)), "Which town had the most visitors?").retrieval.comparison is None
 
 
 PDFS = EVAL_DIR / "pdfs"

@@ -178,3 +178,12 @@ def test_the_totals_row_is_named_by_its_words_and_its_totals_column_is_the_grand
     assert named_row(asked, rows, tokens)[1:] == ("Totals", ["Totals"])
     assert named_row("How many handgun checks in total?", rows, tokens)[1:] == ("Totals", ["Handgun"])
     assert named_row("What is the total for Texas?", rows, tokens)[1] == "Texas"  # a key named whole wins
+
+
+def test_a_column_is_named_by_the_word_a_question_asks_it_with():
+    tokens = Tokenizer().tokens
+    rows = [_row("Denver\t08/17/2019\t08/25/2019\t685.01", "Trip\tSTART\tEND\tAMOUNT"),
+            _row("Austin\t03/01/2019\t03/02/2019\t737.94", "Trip\tSTART\tEND\tAMOUNT")]
+    assert named_row("When did the Denver trip begin?", rows, tokens)[2] == ["START"]
+    assert named_row("What did the Austin trip cost?", rows, tokens)[2] == ["AMOUNT"]
+    assert named_row("Who booked the Austin trip?", rows, tokens) is None  # no column for it
