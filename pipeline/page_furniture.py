@@ -42,7 +42,17 @@ def running_lines(pages: Sequence[Page]) -> list[tuple[int, ...]]:
     zones = [{line.number: _key(line.text) for line in _zone(page)} for page in pages]
     counts = Counter(key for keys in zones for key in set(keys.values()) if key)
     needed = max(MIN_PAGES, math.ceil(SHARE * len(pages)))
-    return [tuple(number for number, key in keys.items() if counts[key] >= needed) for keys in zones]
+    running = {key for key, count in counts.items() if count >= needed}
+    pieces = {piece for key in running for piece in _PIECE_SEPARATOR.split(key) if len(piece.split()) >= 2} - {""}
+    return [tuple(sorted({number for number, key in keys.items() if key in running}
+                         | {line.number for line in page.lines if _key(line.text) in pieces}))
+            for page, keys in zip(pages, zones)]
+
+
+# A running head's pieces ("Federal Register / Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules"): a
+# page that prints its head in separate blocks (a first page's masthead) may set one of them, alone on its line,
+# into the middle of a column ("… The most helpful comments / Thursday, August 6, 2020 / proposal, explain …").
+_PIECE_SEPARATOR = re.compile(r"\s+/\s+| \| ")
 
 
 def running_lines_of_text(lines: Sequence[Line]) -> tuple[int, ...]:

@@ -38,7 +38,9 @@ _HOW_DEGREE = re.compile(r"\bhow\s+(?:long|often|far|big|old|soon|large|high|fas
 _LIGHT_VERBS = frozenset({"get", "put", "take", "need", "want", "make", "bring", "go", "let", "know", "say", "mention", "explain"})
 _QUESTION = re.compile(r"\?\s*$|^\W*(?:what|when|where|who|whom|whose|which|why|how|can|could|may|must|should|do|does|"
                        r"did|is|are|was|were|will|would|shall|has|have|had)\b", re.IGNORECASE)
-_WHAT_TIME = re.compile(r"\b(?:what|which) time\b|\bat what time\b", re.IGNORECASE)  # "what time does it leave?" = when
+# "what time does it leave?" = when; "What is the comment deadline?" asks when, too: documents write the date
+# ("by September 21, 2020"), rarely the word.
+_WHAT_TIME = re.compile(r"\b(?:what|which) time\b|\bat what time\b|\bdeadlines?\b", re.IGNORECASE)
 # Chinese question words glue onto their measure word ("几号", "多少钱", "哪一年").
 _CJK_QUESTION_WORD = re.compile(r"^几|多少|什么|哪|谁|怎么|如何|为什么|何时")
 CHINESE_STOPWORDS = set(STOPWORDS_CHINESE) | {"的", "了", "是", "在", "和", "与", "及", "或", "为", "于", "从", "被", "把", "对", "就", "都", "也", "还"}

@@ -31,6 +31,17 @@ def test_lines_repeated_at_the_top_or_bottom_of_most_pages_are_running_lines():
     assert running_lines(pages[:2]) == [(), ()]
 
 
+def test_a_piece_of_the_running_head_set_alone_into_a_column_is_furniture():
+    head = "Gazette of Tests / Vol. 9, No. 12 / Monday, May 4, 2020 / Notices"
+    first = _page(1, ["Gazette of Tests", "Body text: the most helpful comments", "Monday, May 4, 2020",
+                      "explain the reason for any change.", "Notices"])
+    rest = [_page(n, [head, f"The {word} page goes on here.", f"And {word} ends here."])
+            for n, word in zip(range(2, 5), ["second", "third", "fourth"])]
+    marks = running_lines([first, *rest])
+    assert marks[0] == (1, 3) and marks[1] == (1,)  # the masthead's pieces, wherever page 1 sets them
+    # A one-word piece is not enough to mark a line: "Notices" alone may be a heading of the page's own.
+
+
 def test_a_sentence_continued_on_the_next_page_is_quoted_without_the_running_head(engine):
     head = "Aviation Notices / Vol. 85, No. 152 / Proposed Rules"
     pages = []
