@@ -78,4 +78,9 @@ def test_words_that_only_frame_a_question_are_not_query_terms():
     assert tokenizer.query_tokens("How much baggage can I take on the ferry?") == ["baggag", "ferri"]
     assert "long" in tokenizer.query_tokens("Which river is long and navigable?")  # not after "how"
     assert tokenizer.query_tokens("What time does the ferry leave?") == ["ferri", "leav"]
+    # A preposition stranded at the end frames the question; inside it, it may locate the answer.
+    assert tokenizer.query_tokens("What license is pydantic under?") == ["licens", "pydant"]
+    assert "under" in tokenizer.query_tokens("Can children under 12 travel free?")
+    # "deadline" asks when: documents write the date.
+    assert tokenizer.query_tokens("What is the comment deadline?") == ["comment"]
     assert tokenizer.query_tokens("Taking aspirin lowers stroke risk.")[0] == "take"  # a statement's verb is content
