@@ -12,7 +12,6 @@ sibling sources are checked by the engine (conflicts.py), not here.
 from __future__ import annotations
 
 import copy
-import re
 import threading
 from dataclasses import replace
 from collections import OrderedDict
@@ -21,10 +20,10 @@ from collections.abc import Callable
 import numpy as np
 
 from .abbreviations import expand_tokens
-from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, defines, feature_matrix,
+from .answer_forms import compared_row, definition_first, first_defining, rows_best_first, source_text, whole_list_first
+from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, feature_matrix,
                            found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
-from .footnotes import marks_of, opens_note
 from .tables import asked_cells, asked_unit, named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
 from .units import Unit, citation_marker, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
@@ -256,7 +255,7 @@ class LocalExtractive:
         "what does X mean?" asks about ('To "convey" a work means …'), or the table row and column it names."""
         question = context.question
         term = defined_term(question)
-        defining = _first_defining(term, scored, context) if term else None
+        defining = first_defining(term, scored, context) if term else None
         if defining is not None:
             return defining[1], f"definition: the unit defines {term!r}"
         lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
@@ -295,15 +294,15 @@ class LocalExtractive:
         # A place or name the question gives must be in the cited source: 上海的住宿限额 was answered with the
         # Beijing policy's limit (the units matched 住宿 and 限额, not 上海), "… in Beijing?" with Shanghai's.
         places, names = chinese_place_names(question), english_names(question)
-        texts = {source.n: _source_text(source) for source in context.sources} if places or names else {}
+        texts = {source.n: source_text(source) for source in context.sources} if places or names else {}
         named = [row for row in scored if all(place in texts[row[1].source.n] for place in places)
                  and not unmentioned_names(names, texts[row[1].source.n])] if texts else scored
         if not named:
             return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                            "source mentions it")
         scored = named
-        scored, moved = _definition_first(context, scored)
-        scored, moved = _whole_list_first(question, scored, self.min_support, moved)
+        scored, moved = definition_first(context, scored)
+        scored, moved = whole_list_first(question, scored, self.min_support, moved)
         best_score, best, _, _ = scored[0]
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
@@ -345,61 +344,6 @@ class LocalExtractive:
         )
 
 
-def compared_row(context: Context) -> Unit | None:
-    """The packed table row retrieval's comparison chose ("Which state had the most handgun checks?"), as a unit."""
-    comparison = context.comparison
-    if comparison is None:
-        return None
-    return next((unit for source in context.sources if source.source_id == comparison.source_id
-                 and source.page == comparison.page for unit in units_of(source)
-                 if unit.kind == "row" and unit.start_line == comparison.line), None)
-
-
-def _definition_first(context: Context, scored: list) -> tuple[list, str]:
-    """For "what is X?", the first unit that defines X ("X is a …", "… (or X) …") answers, even when the scorer
-    ranked a unit that only mentions X higher (under the threshold too: its form answers the question's form, see
-    `_structural_match`); the note says so ("" when nothing moved)."""
-    term = defined_term(context.question)
-    if not term:
-        return scored, ""
-    defining = _first_defining(term, scored, context)
-    if defining is None or defining is scored[0]:
-        return scored, ""
-    rest = [row for row in scored if row is not defining]
-    return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0][1].marker()}, {rest[0][0]:.2f})"
-
-
-def _first_defining(term: str, scored: list, context: Context):
-    """The best-scored unit that defines `term` ("MCAS is a function of …"), else the footnote of a mark the evidence
-    puts on it ("*Other" in a header, "*Refers to frames …" below), else one that spells it out ("the maneuvering
-    characteristics augmentation system (MCAS)"); None if none does."""
-    marks = {source.source_id: frozenset() for source in context.sources}
-    for source in context.sources:
-        marks[source.source_id] |= marks_of(term, _source_text(source))
-    return (next((row for row in scored if defines(term, row[1].quote, spelled_out=False)), None)
-            or next((row for row in scored if opens_note(marks[row[1].source.source_id], row[1].quote)), None)
-            or next((row for row in scored if defines(term, row[1].quote)), None))
-
-
-# "What are the dependencies?", "Which steps …", "List the …", "有哪些": the question asks for several things.
-_ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+(?:are|were)\b|^\W*(?:what|which)\s+(?:[\w-]+\s)?[\w-]+s\s+(?:are|were|do|does|did|must|should|can)\b"
-                           r"|\blist\b|\bname (?:all|the)\b|有哪些|哪些", re.IGNORECASE)
-
-
-def _whole_list_first(question: str, scored: list, threshold: float, note: str) -> tuple[list, str]:
-    """A question for several things, best answered by one item of a list: the whole list answers, when it
-    too reaches the threshold ("What are the dependencies?" had been answered with the first library only)."""
-    best = scored[0][1]
-    if best.kind != "item" or not _ASKS_SEVERAL.search(question):
-        return scored, note
-    whole = next((row for row in scored if row[1].kind == "list" and row[0] >= threshold and row[1].source.n == best.source.n
-                  and row[1].start_line <= best.start_line and best.end_line <= row[1].end_line), None)
-    if whole is None:
-        return scored, note
-    rest = [row for row in scored if row is not whole]
-    return [whole, *rest], note + f"; the question asks for several things and the list holds {best.marker()}"
-
-
 def _holds_value(question: str, unit: Unit) -> bool:
     """The value gate for a unit; a table row's currency sits in its header or nowhere ("618.00")."""
     return holds_wanted_value(question, unit.quote, money_asked=False if unit.kind == "row" else None)
@@ -408,19 +352,3 @@ def _holds_value(question: str, unit: Unit) -> bool:
 def _shown(unit: Unit) -> str:
     """A unit as the trace names it: its marker and its text, cut to 300 characters."""
     return f"{unit.marker()} {join_lines(unit.quote)}"[:300]
-
-
-def _source_text(source) -> str:
-    """What a source says, for the name guard: its document's name counts as a mention ("the Apache license" asked of
-    a window of apache-2.0.txt that never repeats "Apache")."""
-    return "\n".join([source.names or source.source_id, source.heading, source.continues,
-                      *(line.text for line in source.lines)])
-
-
-def rows_best_first(context: Context, scored: list) -> list[Unit]:
-    """Every table row of the evidence: those the scorer ranked first, in its order, then the rest."""
-    rows = [row[1] for row in scored if row[1].kind == "row"]
-    seen = {(u.source.n, u.start_line) for u in rows}
-    rest = [u for source in context.sources for u in units_of(source)
-            if u.kind == "row" and (source.n, u.start_line) not in seen]
-    return rows + rest

@@ -435,15 +435,15 @@ def test_a_unit_that_defines_the_asked_term_answers_even_under_the_threshold(rea
 
 
 def test_a_document_name_is_a_mention_of_the_name():
-    from pipeline.generate import _source_text
+    from pipeline.answer_forms import source_text
     from pipeline.contracts import PackedLine, PackedSource
     from pipeline.tokenize import unmentioned_names
 
     source = PackedSource(n=1, source_id="apache-2.0", version=None, page=None, start_line=49, end_line=49,
                           support_span=False, dated="", sibling_group="",
                           lines=(PackedLine(number=49, text='"Contribution" shall mean any work of authorship.'),))
-    assert unmentioned_names(["Apache"], _source_text(source)) == []
-    assert unmentioned_names(["Beijing"], _source_text(source)) == ["Beijing"]
+    assert unmentioned_names(["Apache"], source_text(source)) == []
+    assert unmentioned_names(["Beijing"], source_text(source)) == ["Beijing"]
 
 
 def test_how_often_wants_a_frequency():

@@ -1,0 +1,86 @@
+"""Answer forms: units whose form answers the question's form, whatever the scorer thinks of their words.
+
+"What is X?" is answered by the unit that defines X (a sentence, a footnote of X's mark, X spelled out); a question
+for several things by the whole list that holds the best item; a superlative question by the table row retrieval
+compared to hold the most; a question naming a row and a column by that row (the lookup is in `tables.named_row`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .answer_model import defined_term, defines
+from .contracts import Context
+from .footnotes import marks_of, opens_note
+from .units import Unit, units_of
+
+
+def compared_row(context: Context) -> Unit | None:
+    """The packed table row retrieval's comparison chose ("Which state had the most handgun checks?"), as a unit."""
+    comparison = context.comparison
+    if comparison is None:
+        return None
+    return next((unit for source in context.sources if source.source_id == comparison.source_id
+                 and source.page == comparison.page for unit in units_of(source)
+                 if unit.kind == "row" and unit.start_line == comparison.line), None)
+
+
+def definition_first(context: Context, scored: list) -> tuple[list, str]:
+    """For "what is X?", the first unit that defines X ("X is a …", "… (or X) …") answers, even when the scorer
+    ranked a unit that only mentions X higher (under the threshold too: its form answers the question's form, see
+    `LocalExtractive._structural_match`); the note says so ("" when nothing moved)."""
+    term = defined_term(context.question)
+    if not term:
+        return scored, ""
+    defining = first_defining(term, scored, context)
+    if defining is None or defining is scored[0]:
+        return scored, ""
+    rest = [row for row in scored if row is not defining]
+    return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0][1].marker()}, {rest[0][0]:.2f})"
+
+
+def first_defining(term: str, scored: list, context: Context):
+    """The best-scored unit that defines `term` ("MCAS is a function of …"), else the footnote of a mark the evidence
+    puts on it ("*Other" in a header, "*Refers to frames …" below), else one that spells it out ("the maneuvering
+    characteristics augmentation system (MCAS)"); None if none does."""
+    marks = {source.source_id: frozenset() for source in context.sources}
+    for source in context.sources:
+        marks[source.source_id] |= marks_of(term, source_text(source))
+    return (next((row for row in scored if defines(term, row[1].quote, spelled_out=False)), None)
+            or next((row for row in scored if opens_note(marks[row[1].source.source_id], row[1].quote)), None)
+            or next((row for row in scored if defines(term, row[1].quote)), None))
+
+
+# "What are the dependencies?", "Which steps …", "List the …", "有哪些": the question asks for several things.
+ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+(?:are|were)\b|^\W*(?:what|which)\s+(?:[\w-]+\s)?[\w-]+s\s+(?:are|were|do|does|did|must|should|can)\b"
+                           r"|\blist\b|\bname (?:all|the)\b|有哪些|哪些", re.IGNORECASE)
+
+
+def whole_list_first(question: str, scored: list, threshold: float, note: str) -> tuple[list, str]:
+    """A question for several things, best answered by one item of a list: the whole list answers, when it
+    too reaches the threshold ("What are the dependencies?" had been answered with the first library only)."""
+    best = scored[0][1]
+    if best.kind != "item" or not ASKS_SEVERAL.search(question):
+        return scored, note
+    whole = next((row for row in scored if row[1].kind == "list" and row[0] >= threshold and row[1].source.n == best.source.n
+                  and row[1].start_line <= best.start_line and best.end_line <= row[1].end_line), None)
+    if whole is None:
+        return scored, note
+    rest = [row for row in scored if row is not whole]
+    return [whole, *rest], note + f"; the question asks for several things and the list holds {best.marker()}"
+
+
+def source_text(source) -> str:
+    """What a source says, for the name guard: its document's name counts as a mention ("the Apache license" asked of
+    a window of apache-2.0.txt that never repeats "Apache")."""
+    return "\n".join([source.names or source.source_id, source.heading, source.continues,
+                      *(line.text for line in source.lines)])
+
+
+def rows_best_first(context: Context, scored: list) -> list[Unit]:
+    """Every table row of the evidence: those the scorer ranked first, in its order, then the rest."""
+    rows = [row[1] for row in scored if row[1].kind == "row"]
+    seen = {(u.source.n, u.start_line) for u in rows}
+    rest = [u for source in context.sources for u in units_of(source)
+            if u.kind == "row" and (source.n, u.start_line) not in seen]
+    return rows + rest
