@@ -196,7 +196,9 @@ _ASKS_WHEN = re.compile(r"^\W*(?:since |until |till |from )?when\b(?![^?]*,)|\bw
 _ENUMERATOR = re.compile(r"\(\d{1,2}\)|(?:^|(?<=\s))\d{1,2}\)|^\s*\d{1,2}[.)]\s")
 _VALUE_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|\w+teenth|\w+tieth|\w+th) (?:century|centuries|decade|year)s?\b"
                           r"|\b(?:century|centuries|decade|morning|evening|night|noon|midnight|week|month|year)s?\b"
-                          r"|世纪|年代|早上|晚上|中午", re.IGNORECASE)
+                          # "How long does the licence last?" — "perpetual"; "How many copies?" — "unlimited"
+                          r"|\b(?:perpetual(?:ly)?|permanent(?:ly)?|indefinite(?:ly)?|forever|lifetime|for life|unlimited)\b"
+                          r"|世纪|年代|早上|晚上|中午|永久|无限期", re.IGNORECASE)
 
 
 # A code that mixes capitals and digits ("FAA–2020–0746", "2019–CE–012–AD", "A320") names a document, a

@@ -182,6 +182,10 @@ def test_a_value_question_needs_a_unit_with_the_value():
     assert holds_wanted_value("By what date must comments arrive?", "Comments must arrive by September 21, 2020.")
     assert not holds_wanted_value("By what date must comments arrive?", "All comments received by the closing date count.")
     assert holds_wanted_value("How many days a week can I work from home?", "Staff may work from home two days a week.")
+    # A duration or a count in words: "perpetual", "unlimited".
+    assert holds_wanted_value("How long does the patent license last?", "Each Contributor grants You a perpetual license.")
+    assert holds_wanted_value("How many copies may I make?", "You may make an unlimited number of copies.")
+    assert not holds_wanted_value("How long does the patent license last?", "Each Contributor grants You a license.")
     # Digits that only echo the question's own numbers are not the value.
     assert not holds_wanted_value("What does form 1040 cost?", "Form 1040 is described on the form itself.")
     assert holds_wanted_value("What is the capital of France?", "Paris is the capital.")  # no value wanted
