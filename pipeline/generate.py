@@ -24,6 +24,7 @@ from .answer_forms import compared_row, definition_first, first_defining, rows_b
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, feature_matrix,
                            found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
+from .table_compare import states_extreme, superlative
 from .tables import asked_cells, asked_unit, named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
 from .units import Unit, citation_marker, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
@@ -120,8 +121,8 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
     for source in context.sources:
         named = tokenizer.name_tokens(source.names)  # "ferry" in every line of ferry-baggage.md (its topic)
         for unit in units_of(source):
-            if unit.kind == "heading" or (unit.kind == "code" and not procedure):
-                continue  # a heading names a topic; a code block answers "how do I …", not "how fast"
+            if unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not procedure):
+                continue  # a heading or a table's header names a topic; a code block answers "how do I …", not "how fast"
             tokens = set(tokenizer.tokens(unit.quote))
             label = unit.header or unit.section
             scored_tokens = expand_tokens((tokens | set(tokenizer.tokens(label)) if label else tokens) | named, forms)
@@ -301,6 +302,14 @@ class LocalExtractive:
             return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                            "source mentions it")
         scored = named
+        # "Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
+        # ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not.
+        if superlative(question) is not None:
+            stating = [row for row in scored if states_extreme(row[1].quote)]
+            if not stating:
+                return self._none_fits(scored, "the question asks which is the most or the least, no candidate unit "
+                                               "says so and no table comparison was possible")
+            scored = stating
         scored, moved = definition_first(context, scored)
         scored, moved = whole_list_first(question, scored, self.min_support, moved)
         best_score, best, _, _ = scored[0]

@@ -61,6 +61,16 @@ def superlative(question: str) -> Superlative | None:
     return None
 
 
+# A unit that says which is the most or the least, or gives a bound: "the largest", "fewest", "up to $10,505", 最多.
+# (Any word ending in -est counts: "forest" lets a unit through, never keeps one out.)
+_EXTREME = re.compile(r"\b(?:most|least|fewest|best|worst|\w{3,}est|maximum|minimum|max|min|top|record|leading|"
+                      r"up to|at most|at least|no more than|no less than|not exceed|exceeds?)\b|最|之最", _I)
+
+
+def states_extreme(text: str) -> bool:
+    return _EXTREME.search(text) is not None
+
+
 @dataclass(frozen=True)
 class Row:
     page: int | None

@@ -30,10 +30,13 @@ def fields(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+_AMOUNT_IN_WORDS = re.compile(r"[$€£¥]\s*\d|\d,\d{3}")  # "Up to $3,790": a value written with words
+
+
 def is_header(text: str) -> bool:
     """A row whose fields are mostly words (column names), not figures."""
     cells = fields(text)
-    wordy = sum(1 for f in cells if not _NUMERIC_FIELD.fullmatch(f))
+    wordy = sum(1 for f in cells if not _NUMERIC_FIELD.fullmatch(f) and not _AMOUNT_IN_WORDS.search(f))
     return len(cells) >= 2 and wordy >= 0.75 * len(cells)
 
 

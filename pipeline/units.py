@@ -56,6 +56,7 @@ class Unit:
     header: str = ""  # a table row's header line (shown beside it, scored with it)
     section: str = ""  # a list's or list item's Markdown heading ("## Requirements" over "- Python 3.11"), or the start of
     # the sentence a page's first sentence finishes (PackedSource.continues): scored with it, never quoted
+    names_columns: bool = False  # a table's header row: it names what the rows below hold, it answers nothing
 
     def marker(self) -> str:
         return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
@@ -266,7 +267,7 @@ def units_of(source: PackedSource) -> list[Unit]:
             marked_header = kind == "header-row" or marked_header
             quote = "\n".join(line.text for line in block)
             units.append(Unit(source, block[0].number, block[-1].number, quote, kind="row",
-                              header="" if is_header_row else header))
+                              header="" if is_header_row else header, names_columns=is_header_row))
         elif kind == "code":
             marked_header = False
             units.extend(_code_units(source, block, units[-1] if units else None))

@@ -85,3 +85,12 @@ def test_heading_above_walks_over_cell_text_wrapped_between_rows_but_not_over_pr
     assert heading_above(lines, 6) == ""  # wrapped text with no row below it
     prose = header + ["D1\t01/02\t5.00", "A paragraph of prose", "that runs over", "three lines.", "D2\t01/03\t7.00"]
     assert heading_above(prose, 6) == ""  # more than two lines between rows: another table
+
+
+def test_a_row_of_amounts_written_with_words_is_no_header():
+    from pipeline.tables import is_header
+
+    assert is_header("Action\tLabor cost\tParts cost\tCost per product\tCost on U.S. operators")
+    # "Up to $3,790": a value, even with words around it (a cost table's row had been taken for a stacked header).
+    assert not is_header("Stabilizer wiring change ....\tUp to 79 work-hours × $85 per hour =\tUp to $3,790 ...\t"
+                         "Up to $10,505 ...\tUp to $766,865.")
