@@ -35,7 +35,10 @@ from .judge_cache import EmbeddingCache
 from .judge_data import Pair, judge_units, load_pairs
 from .judge_fit import POLARITY_L2, RELEVANCE_L2, SELECTOR_L2, fit_decision, fit_selector
 
-TARGET_RECALL = 0.72  # the rule to beat verifies 0.68 of SUPPORT pairs; keep a margin above it
+# The rule to beat verifies 0.68 of SUPPORT pairs; keep a margin above it. Checked on the training side only
+# (nested: the whole procedure, threshold rule included, rerun without one fifth of the training claims and
+# measured on them; three outer splits): recall 0.722, 0.735, 0.744, so the rule does not overshoot.
+TARGET_RECALL = 0.72
 FOLDS = 5
 # Out-of-fold figures move with the assignment of claims to folds (the chosen threshold from 0.299
 # to 0.329 over ten assignments): the threshold is the median of five assignments' choices.
