@@ -222,7 +222,7 @@ _CUES = ("negation_mismatch", "direction_conflict", "polarity_conflict", "null_m
 PAIR_FEATURE_NAMES = (
     *(f"best_{name}" for name in FEATURE_NAMES),
     "max_cosine", "top2_cosine", "cosine_above_median", "max_claim_coverage", "span_claim_coverage",
-    "selector_confidence", *(f"top2_any_{cue}" for cue in _CUES),
+    "selector_confidence", *(f"top2_any_{cue}" for cue in _CUES), "selector_weighted_flip_margin",
 )
 _COLUMN = {name: index for index, name in enumerate(FEATURE_NAMES)}
 
@@ -232,21 +232,29 @@ def pair_features(matrix: np.ndarray, selector_logits: np.ndarray, span_claim_co
     order = np.argsort(-selector_logits, kind="stable")
     best = int(order[0])
     weights = np.exp(selector_logits - selector_logits.max())
+    weights /= weights.sum()
     cosines = np.sort(matrix[:, _COLUMN["cosine"]])[::-1]
     top2 = matrix[order[:2]]
     row = np.concatenate([
         matrix[best],
         [cosines[0], cosines[:2].mean(), cosines[0] - np.median(cosines), matrix[:, _COLUMN["claim_coverage"]].max(),
-         span_claim_coverage, weights.max() / weights.sum()],
+         span_claim_coverage, weights.max()],
         [top2[:, _COLUMN[cue]].max() for cue in _CUES],
+        # the flip margin averaged under the selector's softmax: a wrong pick does not decide the polarity alone
+        # (out of fold: false-verification rate at recall 0.66-0.74 0.233 -> 0.222)
+        [weights @ matrix[:, _COLUMN["flip_margin"]]],
     ])
     return row, best
 
 
 # The selector also sees where a sentence stands among the others: abstracts state findings
 # late, and evidence sits next to other sentences close to the claim. Out of fold on SciFact
-# training claims these lifted "the picked sentence is a gold rationale" from 0.67 to 0.73.
-SELECTOR_CONTEXT_NAMES = ("position", "is_last", "is_top_cosine", "neighbour_cosine", "coverage_below_best")
+# training claims these lifted "the picked sentence is a gold rationale" from 0.67 to 0.73. How far
+# a sentence stands above its own span's typical sentence (z-scores within the span) lifted it
+# again, from 0.735 to 0.750 (mean of five fold assignments).
+_STANDARDISED = ("cosine", "flip_margin", "claim_coverage", "char3_containment", "partial_ratio")
+SELECTOR_CONTEXT_NAMES = ("position", "is_last", "is_top_cosine", "neighbour_cosine", "coverage_below_best",
+                          *(f"{name}_in_span" for name in _STANDARDISED))
 SELECTOR_FEATURE_NAMES = FEATURE_NAMES + SELECTOR_CONTEXT_NAMES
 
 
@@ -255,8 +263,10 @@ def selector_matrix(matrix: np.ndarray) -> np.ndarray:
     count = len(matrix)
     cosines, coverage = matrix[:, _COLUMN["cosine"]], matrix[:, _COLUMN["claim_coverage"]]
     neighbours = np.maximum(np.r_[0.0, cosines[:-1]], np.r_[cosines[1:], 0.0])
+    columns = matrix[:, [_COLUMN[name] for name in _STANDARDISED]]
+    standardised = (columns - columns.mean(axis=0)) / (columns.std(axis=0) + 1e-6)
     context = np.column_stack([np.arange(count) / max(count - 1, 1), np.arange(count) == count - 1,
-                               cosines == cosines.max(), neighbours, coverage - coverage.max()])
+                               cosines == cosines.max(), neighbours, coverage - coverage.max(), standardised])
     return np.hstack([matrix, context.astype(np.float64)])
 
 
@@ -286,14 +296,24 @@ _NOT = re.compile(r"\b(?:not|no|never)\s+|n't\b|不|没有", re.IGNORECASE)
 _AUXILIARY = re.compile(r"\b(?:is|are|was|were|can|could|does|do|did|has|have|had|will|may|might|should|must)\b", re.IGNORECASE)
 
 
+def flip_kind(claim: str) -> str:
+    """How flipped() turns the claim over: "swap" (antonyms), "negation" (removed), "auxiliary" or "prefix" (added)."""
+    if _SWAP_WORD.search(claim):
+        return "swap"
+    if _NOT.search(claim):
+        return "negation"
+    return "auxiliary" if _AUXILIARY.search(claim) else "prefix"
+
+
 def flipped(claim: str) -> str:
     """The claim's opposite, mechanically: antonyms swapped, else a negation removed or added."""
-    if _SWAP_WORD.search(claim):
+    kind = flip_kind(claim)
+    if kind == "swap":
         return _SWAP_WORD.sub(lambda m: _match_case(m.group(), _SWAP[m.group().lower()]), claim)
-    if _NOT.search(claim):
+    if kind == "negation":
         return _NOT.sub("", claim, count=1)
-    auxiliary = _AUXILIARY.search(claim)
-    if auxiliary:
+    if kind == "auxiliary":
+        auxiliary = _AUXILIARY.search(claim)
         return claim[: auxiliary.end()] + " not" + claim[auxiliary.end() :]
     return "It is not true that " + claim[:1].lower() + claim[1:]
 

@@ -9,7 +9,8 @@ closer the sentence is to the claim than to the claim's mechanical opposite (fli
 small models, trained by pipeline/evaluate/train_judge.py on SciFact training claims (weights
 in support_judge.json), then decide: a selector (which sentence is the evidence: the
 highlight; it also sees each sentence's place in the span) and a decision (does the span
-support the claim: score against the threshold). The verdict
+support the claim: the probability that it holds evidence on the claim times the probability
+that this evidence supports rather than contradicts it, against the threshold). The verdict
 names the supporting sentences (best first) as code-point spans inside the span.
 
 Fast path: a claim contained verbatim in one (non-instruction) sentence is supported without
@@ -52,6 +53,18 @@ def sigmoid(z):
     return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
 
 
+DECISION_PARTS = ("relevance", "polarity")
+
+
+def decision_score(decision: dict[str, tuple], rows: np.ndarray) -> np.ndarray:
+    """P(evidence on the claim) × P(the evidence supports it): the two regressions of pipeline.evaluate.judge_fit."""
+    score = np.ones(len(rows))
+    for part in DECISION_PARTS:
+        mean, scale, coef, intercept = decision[part]
+        score = score * sigmoid(((rows - mean) / scale) @ coef + intercept)
+    return score
+
+
 class LearnedJudge:
     """`LearnedJudge(weights=DEFAULT_WEIGHTS, threshold=None, embedder=None, tokenizer=None)`.
 
@@ -68,8 +81,12 @@ class LearnedJudge:
                 or tuple(spec.get("selector_features", ())) != SELECTOR_FEATURE_NAMES):
             raise ValueError(f"{weights}: trained on other features; retrain with pipeline.evaluate.train_judge")
         selector, decision = spec["selector"], spec["decision"]
+        if not all(part in decision for part in DECISION_PARTS):
+            raise ValueError(f"{weights}: a decision of one regression (before relevance x polarity); "
+                             "retrain with pipeline.evaluate.train_judge")
         self.selector = tuple(np.asarray(selector[k]) for k in ("mean", "scale", "coef"))
-        self.decision = (*(np.asarray(decision[k]) for k in ("mean", "scale", "coef")), float(decision["intercept"]))
+        self.decision = {part: (*(np.asarray(decision[part][k]) for k in ("mean", "scale", "coef")),
+                                float(decision[part]["intercept"])) for part in DECISION_PARTS}
         self.threshold = float(spec["threshold"] if threshold is None else threshold)
         self.mode = spec["embedding_mode"]
         self._embedder = embedder
@@ -116,8 +133,7 @@ class LearnedJudge:
         matrix = np.vstack([features(claim_profile, p, float(c), float(m)) for p, c, m in zip(profiles, cosines, margins)])
         logits = selector_logits(self.selector, matrix)
         row, _ = pair_features(matrix, logits, span_claim_coverage(claim_profile, profiles))
-        mean, scale, coef, intercept = self.decision
-        return float(sigmoid(((row - mean) / scale) @ coef + intercept)), logits
+        return float(decision_score(self.decision, row[None, :])[0]), logits
 
     def __call__(self, claim: str, span: str) -> SupportVerdict:
         claim = claim.strip()

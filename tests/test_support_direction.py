@@ -51,7 +51,10 @@ def test_the_selector_sees_each_sentences_place_among_the_others():
     assert list(context["is_top_cosine"]) == [0, 1, 0, 0]
     assert list(context["neighbour_cosine"]) == [0.9, 0.5, 0.9, 0.5]
     assert context["coverage_below_best"] == pytest.approx([-0.7, -0.4, 0.0, -0.8])
-    assert selector_matrix(rows[:1])[0, len(FEATURE_NAMES):].tolist() == [0, 1, 1, 0, 0]
+    # how far each sentence stands above its own span: z-scores within the span (0 for a lone sentence)
+    assert context["cosine_in_span"] == pytest.approx((rows[:, cosine] - 0.425) / (rows[:, cosine].std() + 1e-6))
+    assert context["claim_coverage_in_span"].argmax() == 2 and context["flip_margin_in_span"].tolist() == [0] * 4
+    assert selector_matrix(rows[:1])[0, len(FEATURE_NAMES):].tolist() == [0, 1, 1, 0, 0, 0, 0, 0, 0, 0]
 
 
 def test_weights_trained_without_the_selectors_context_are_refused(tmp_path):

@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..support_features import sentence_units
 from . import data
 
 HELD_OUT_FIFTHS = 2  # of 5 buckets
@@ -45,3 +46,16 @@ def load_pairs(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data
                 pairs.append(Pair(claim.id, claim.claim, abstracts[doc_id], claim.evidence.get(doc_id, "NOEVIDENCE"),
                                   claim.rationales.get(doc_id, ())))
     return pairs
+
+
+def judge_units(pair: Pair) -> tuple[list[str], list[int]]:
+    """The sentences the judge sees when this abstract is cited, and the SciFact sentence each comes from (-1: title).
+
+    At run time the judge splits a cited span (one line per SciFact sentence, title first:
+    data.sentence_document) with support_features.sentence_units, which cuts a few SciFact
+    "sentences" further ("… 4 y. Gastric bypass …"); training on the same pieces keeps the
+    features (positions, neighbours) the same as those it is measured and used on.
+    """
+    text = "\n".join([pair.abstract.title or "(untitled)", *pair.abstract.sentences])
+    units = sentence_units(text)
+    return [text[start:end] for start, end in units], [text.count("\n", 0, start) - 1 for start, _ in units]

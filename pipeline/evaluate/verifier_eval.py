@@ -26,7 +26,8 @@ from .common import request, word_overlap_verified
 from .judge_data import load_pairs
 from .metrics import rounded
 
-CURVE_THRESHOLDS = (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+# The judge's score is P(evidence) x P(it supports), so its useful range sits lower than one probability's.
+CURVE_THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 def pairs(claims_path: Path, corpus_path: Path, limit: int | None = None, split: str = "held_out"):
@@ -127,7 +128,8 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
         figures["learned_judge"]["highlight_is_rationale"] = (sum(highlight_hits) / len(highlight_hits)
                                                               if highlight_hits else 0.0)
         figures["learned_judge"]["highlights_checked"] = len(highlight_hits)
-        figures["learned_judge"]["curve"] = curve(np.asarray(judge_scores), np.asarray(others_pass), labels)
+        thresholds = sorted({*CURVE_THRESHOLDS, round(judge.threshold, 4)})  # the shipped point is always a row
+        figures["learned_judge"]["curve"] = curve(np.asarray(judge_scores), np.asarray(others_pass), labels, thresholds)
     return {"verifier": rounded(figures), "_coverage": list(zip(coverage, labels))}
 
 
@@ -144,10 +146,11 @@ def _seed_from_disk(judge, abstracts) -> None:
         judge.remember(known, cache.embed(known))
 
 
-def curve(judge_scores: np.ndarray, others_pass: np.ndarray, labels: list[str]) -> list[dict]:
+def curve(judge_scores: np.ndarray, others_pass: np.ndarray, labels: list[str],
+          thresholds=CURVE_THRESHOLDS) -> list[dict]:
     """Threshold → recall and false-verification rates, the deterministic checks applied as in the verifier."""
     rows = []
-    for threshold in CURVE_THRESHOLDS:
+    for threshold in thresholds:
         decisions = [bool(ok and s >= threshold) for s, ok in zip(judge_scores, others_pass)]
         figures = scores(decisions, labels)
         rows.append({"threshold": threshold, "recall": figures["recall"],
