@@ -177,7 +177,7 @@ def rows_for_table(figures: dict) -> list[tuple[str, object, object]]:
     rows = [
         ("answerable answered correctly", f"{frac(figures['answerable'])} ({figures['answerable_correct']:.3f})", None),
         ("  of which citing the gold source/page or lines", f"{figures['answerable_right_place']:.3f}", None),
-        ("  table-aggregate (can only cite the row)", frac(figures["table_aggregate"]), None),
+        ("  table-aggregate (which row holds the most: a comparison over the table)", frac(figures["table_aggregate"]), None),
         ("unanswerable refused", f"{frac(figures['unanswerable'])} ({figures['unanswerable_refused']:.3f})", None),
         ("wrong + false answers / items",
          f"{figures['answered_wrong']} + {figures['answered_false']} = {figures['wrong_plus_false_rate']:.3f}", None),
