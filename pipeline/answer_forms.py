@@ -12,7 +12,10 @@ import re
 from .answer_model import defined_term, defines
 from .contracts import Context
 from .footnotes import marks_of, opens_note
-from .units import Unit, units_of
+from .about import SUMMARY_LABEL
+from .units import Unit, exact_between, units_of
+
+SUMMARY_LENGTH = 600  # code points: a summary answer runs on over whole sentences up to about this long
 
 
 def compared_row(context: Context) -> Unit | None:
@@ -23,6 +26,43 @@ def compared_row(context: Context) -> Unit | None:
     return next((unit for source in context.sources if source.source_id == comparison.source_id
                  and source.page == comparison.page for unit in units_of(source)
                  if unit.kind == "row" and unit.start_line == comparison.line), None)
+
+
+def summary_unit(context: Context) -> tuple[Unit, str] | None:
+    """For "What is this document about?": the packed passage that says so — a summary or an abstract (its first
+    sentences), else the opening sentences of the passage retrieval ranked first (a document's opening, for such a
+    question) — with how it was chosen; None when nothing quotable was packed."""
+    for source in context.sources:
+        units = [u for u in units_of(source) if u.kind != "list"]
+        labelled = next((i for i, u in enumerate(units) if SUMMARY_LABEL.match(u.quote)), None)
+        if labelled is None:
+            continue
+        label = units[labelled]
+        start = labelled + 1 if label.kind == "heading" or SUMMARY_LABEL.fullmatch(label.quote.strip()) else labelled
+        if start < len(units):  # a label alone ("Abstract", "## Summary") heads the passage below it
+            return _run_on(units, start), f"document summary: the passage under {label.quote.splitlines()[0][:40]!r}"
+    if not context.sources:
+        return None
+    first = context.sources[0]
+    units = [u for u in units_of(first) if u.kind not in ("list", "heading", "row", "code")]
+    if not units:
+        return None
+    return _run_on(units, 0), (f"document summary: no summary or abstract was found; the opening sentences of the "
+                               f"passage ranked first ({first.source_id} lines {first.start_line}-{first.end_line})")
+
+
+def _run_on(units: list[Unit], start: int) -> Unit:
+    """The unit at `start` with the following sentences on the lines right after it, up to SUMMARY_LENGTH."""
+    first = last = units[start]
+    for unit in units[start + 1:]:
+        if unit.kind != "sentence" or unit.start_line > last.end_line + 1 or unit.end_line < last.end_line:
+            break
+        if len(exact_between(first, unit)) > SUMMARY_LENGTH:
+            break
+        last = unit
+    if last is first:
+        return first
+    return Unit(first.source, first.start_line, last.end_line, exact_between(first, last), kind="sentence")
 
 
 def definition_first(context: Context, scored: list) -> tuple[list, str]:

@@ -20,14 +20,16 @@ from collections.abc import Callable
 import numpy as np
 
 from .abbreviations import expand_tokens
-from .answer_forms import compared_row, definition_first, first_defining, rows_best_first, source_text, whole_list_first
+from .about import asks_about_document
+from .answer_forms import (compared_row, definition_first, first_defining, rows_best_first, source_text, summary_unit,
+                           whole_list_first)
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, feature_matrix,
                            found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .table_compare import states_extreme, superlative
 from .tables import asked_cells, asked_unit, named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
-from .units import Unit, citation_marker, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
+from .units import Unit, citation_marker, exact_between, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
@@ -175,18 +177,6 @@ def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: Answer
 VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
 
 
-def _exact_between(first: Unit, last: Unit) -> str:
-    """The exact source text from the start of `first` to the end of `last` (same source, in order)."""
-    lines = [line.text for line in first.source.lines if first.start_line <= line.number <= last.end_line]
-    head, tail = first.quote.split("\n")[0], last.quote.split("\n")[-1]
-    start = max(lines[0].find(head), 0)
-    end = lines[-1].rfind(tail)
-    end = len(lines[-1]) if end < 0 else end + len(tail)
-    if len(lines) == 1:
-        return lines[0][start:end]
-    return "\n".join([lines[0][start:], *lines[1:-1], lines[-1][:end]])
-
-
 def with_value(best: Unit, question: str) -> Unit:
     """The best unit, extended to a following unit of its source that holds the value it lacks.
 
@@ -206,7 +196,7 @@ def with_value(best: Unit, question: str) -> Unit:
         if unit.kind == "row" or unit.end_line < best.end_line:
             break
         if new_numerals(question, unit.quote) and any(t in found_types(unit.quote) for t in wanted):
-            return Unit(best.source, best.start_line, unit.end_line, _exact_between(best, unit), kind="sentence")
+            return Unit(best.source, best.start_line, unit.end_line, exact_between(best, unit), kind="sentence")
     return best
 
 
@@ -274,6 +264,9 @@ class LocalExtractive:
     def __call__(self, context: Context) -> Proposal:
         if not context.sources:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
+        if asks_about_document(context.question) and (summary := summary_unit(context)) is not None:
+            unit, how = summary
+            return self._answer(unit, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(unit)})
         if (row := compared_row(context)) is not None:  # computed over the whole table: the row answers, unless tied
             fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(row)}
             if context.comparison.tied_with:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from .about import asks_about_document, opens_summary
 from .answer_model import defined_term, defines_anywhere
 from .contracts import Candidate, Document, Request, Retrieval, Settings, TableComparison
 from .footnotes import holds_note, marks_of
@@ -42,6 +43,7 @@ class Scores:
     dense_search: str | None = None  # "brute-force" or "chroma-hnsw"
     defining: np.ndarray | None = None  # for "what is X?": 1.0 where a chunk holds a sentence defining X
     on_page: np.ndarray | None = None  # for "… on the last page": 1.0 where a chunk is on the page the question names
+    summary: np.ndarray | None = None  # for "What is this document about?": 1.5 a summary's chunk, 1.0 a document's opening
 
 
 def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Scores:
@@ -74,7 +76,8 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
         dense, dense_search = _dense_scores(corpus, request, lexical.rows, lexical.vectors, query_vector)
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
                   dense_search=dense_search, defining=_defining(corpus, lexical.rows, request.question),
-                  on_page=_on_named_page(corpus, lexical.rows, request.question))
+                  on_page=_on_named_page(corpus, lexical.rows, request.question),
+                  summary=_summaries(corpus, lexical.rows, request.question))
 
 
 def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -112,6 +115,26 @@ def _on_named_page(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarra
     pages = {sid: reference.page_of(document) for sid, document in corpus.documents.items()}
     return np.fromiter(((chunk := corpus.chunks[row]).parent.page is not None and chunk.parent.page == pages[chunk.source_id]
                         for row in rows), dtype=np.float64, count=len(rows))
+
+
+def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:
+    """For a question about a document as a whole, the chunks that say what it is about: a summary or abstract
+    (1.5), else each document's opening window (1.0)."""
+    if not asks_about_document(question) or not len(rows):
+        return None
+    chunks = [corpus.chunks[row] for row in rows]
+    first: dict[str, int] = {}  # per document, where its first window on its first page (or body) starts
+    for chunk in chunks:
+        if chunk.kind == "window" and chunk.parent.page in (None, 1):
+            first[chunk.source_id] = min(first.get(chunk.source_id, chunk.start), chunk.start)
+
+    def weight(chunk) -> float:
+        if opens_summary(chunk.text):
+            return 1.5
+        opening = chunk.kind == "window" and chunk.parent.page in (None, 1) and chunk.start == first.get(chunk.source_id)
+        return 1.0 if opening else 0.0
+
+    return np.fromiter((weight(chunk) for chunk in chunks), dtype=np.float64, count=len(rows))
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,
@@ -193,11 +216,15 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
         fused = fused + scores.defining / (settings.rrf_k + 1)
     if scores.on_page is not None:  # "… on the last page": so does a chunk of that page
         fused = fused + scores.on_page / (settings.rrf_k + 1)
+    if scores.summary is not None:  # "What is this about?": a summary, then an opening, ahead of whatever its words match
+        fused = fused + 2 * scores.summary / (settings.rrf_k + 1)
     passes = scores.coverage >= settings.min_lexical
     if has_dense:
         passes = passes | (scores.dense >= settings.min_dense)
     if scores.defining is not None:  # a chunk that defines the asked term is relevant whatever its scores
         passes = passes | (scores.defining > 0)
+    if scores.summary is not None:
+        passes = passes | (scores.summary > 0)
     source = corpus.chunk_source[scores.rows]
     eligible = corpus.sources.eligible(request.date, request.topic)[source]
     updated = corpus.sources.updated[source]

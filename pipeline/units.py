@@ -337,3 +337,15 @@ def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | No
 def _mostly_markup(quote: str) -> bool:
     markup = sum(len(m) for m in _MARKUP.findall(quote))
     return markup > 0.5 * len(quote.strip())
+
+
+def exact_between(first: Unit, last: Unit) -> str:
+    """The exact source text from the start of `first` to the end of `last` (same source, in order)."""
+    lines = [line.text for line in first.source.lines if first.start_line <= line.number <= last.end_line]
+    head, tail = first.quote.split("\n")[0], last.quote.split("\n")[-1]
+    start = max(lines[0].find(head), 0)
+    end = lines[-1].rfind(tail)
+    end = len(lines[-1]) if end < 0 else end + len(tail)
+    if len(lines) == 1:
+        return lines[0][start:end]
+    return "\n".join([lines[0][start:], *lines[1:-1], lines[-1][:end]])
