@@ -112,9 +112,14 @@ def _on_named_page(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarra
     reference = page_reference(question)
     if reference is None or not len(rows):
         return None
-    pages = {sid: reference.page_of(document) for sid, document in corpus.documents.items()}
-    return np.fromiter(((chunk := corpus.chunks[row]).parent.page is not None and chunk.parent.page == pages[chunk.source_id]
-                        for row in rows), dtype=np.float64, count=len(rows))
+    pages: dict[str, int | None] = {}  # per document met, its named page (a question costs one pass per document)
+
+    def on_page(chunk) -> bool:
+        if chunk.source_id not in pages:
+            pages[chunk.source_id] = reference.page_of(corpus.documents[chunk.source_id])
+        return chunk.parent.page is not None and chunk.parent.page == pages[chunk.source_id]
+
+    return np.fromiter((on_page(corpus.chunks[row]) for row in rows), dtype=np.float64, count=len(rows))
 
 
 def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:
@@ -250,8 +255,7 @@ def _compare_tables(corpus: Corpus, request: Request, scores: Scores, ranked: _R
     documents = list(dict.fromkeys(chunk.source_id for chunk in chunks))
     tables = {sid: document_tables(corpus.documents[sid]) for sid in documents}
     holding = [table for chunk in chunks for table in tables[chunk.source_id]
-               if any(row.page == chunk.parent.page and chunk.parent.start_line <= row.line <= chunk.parent.end_line
-                      for row in table.rows)]
+               if table.overlaps(chunk.parent.page, chunk.parent.start_line, chunk.parent.end_line)]
     ordered = list({id(table): table for table in holding + [t for sid in documents for t in tables[sid]]}.values())
     comparison = compare(request.question, ordered, corpus.tokenizer.tokens, corpus.tokenizer.query_tokens, corpus.documents)
     if comparison is None:

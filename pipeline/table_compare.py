@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from .contracts import Document, TableComparison
 from .index import BoundedCache, document_names
@@ -85,6 +86,20 @@ class Table:
     header: str
     caption: str
     rows: tuple[Row, ...]
+
+    @cached_property
+    def _extent(self) -> dict[int | None, tuple[int, int]]:
+        """Per page, the first and last line of the table's rows on it."""
+        extent: dict[int | None, tuple[int, int]] = {}
+        for row in self.rows:
+            low, high = extent.get(row.page, (row.line, row.line))
+            extent[row.page] = (min(low, row.line), max(high, row.line))
+        return extent
+
+    def overlaps(self, page: int | None, start_line: int, end_line: int) -> bool:
+        """Do the lines `start_line`..`end_line` of `page` reach into the table's rows?"""
+        low, high = self._extent.get(page, (0, -1))
+        return start_line <= high and low <= end_line
 
     @property
     def names(self) -> list[str]:

@@ -182,3 +182,12 @@ def test_without_a_comparison_only_a_unit_that_says_which_is_most_answers(make_c
                                         "guide.txt")])
     stated = _ask(engine, prose, "Which town has the most museums?")  # the real scorer
     assert stated.answer.status == "answered" and stated.answer.answer.startswith("York has the most museums")
+
+
+def test_a_table_knows_the_lines_its_rows_span():
+    from pipeline.table_compare import Table
+
+    table = Table("t", "Town\tVisitors", "", (Row(1, 5, ("York", "1"), ""), Row(1, 9, ("Bath", "2"), ""),
+                                             Row(2, 1, ("Hull", "3"), "")))
+    assert table.overlaps(1, 8, 12) and table.overlaps(2, 1, 1) and table.overlaps(1, 1, 5)
+    assert not table.overlaps(1, 10, 20) and not table.overlaps(1, 1, 4) and not table.overlaps(3, 1, 99)
