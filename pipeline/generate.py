@@ -261,21 +261,22 @@ class LocalExtractive:
             return row, f"table lookup: the question asks for {unit[0]}s and only the row {key!r} {named} holds a value in {unit[1]}"
         return row, f"table lookup: the question names the row {key!r} {named}"
 
-    def __call__(self, context: Context) -> Proposal:
-        if not context.sources:
-            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
+    def _whole_answer(self, context: Context) -> Proposal | None:
+        """An answer the evidence's form gives before any unit is scored: a document's summary for "What is this
+        about?", the row a table comparison chose (computed over the whole table; a tie abstains)."""
         if asks_about_document(context.question) and (summary := summary_unit(context)) is not None:
             unit, how = summary
             return self._answer(unit, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(unit)})
-        if (row := compared_row(context)) is not None:  # computed over the whole table: the row answers, unless tied
-            fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(row)}
-            if context.comparison.tied_with:
-                return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note=context.comparison.describe(),
-                                **fields)
-            return self._answer(row, context.comparison.describe(), fields)
-        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.known_vectors)
-        if not scored:
-            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
+        if (row := compared_row(context)) is None:
+            return None
+        fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(row)}
+        if context.comparison.tied_with:
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note=context.comparison.describe(),
+                            **fields)
+        return self._answer(row, context.comparison.describe(), fields)
+
+    def _gated(self, context: Context, scored: list) -> list | Proposal:
+        """The scored units that can answer the question's kind, or the abstention saying none can."""
         # A how-much/when question is answered only by a unit (with the value sentence after it)
         # that holds such a value: the sentence that names the thing is not the answer.
         question = context.question
@@ -284,25 +285,35 @@ class LocalExtractive:
         if not typed:
             wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
             return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
-        scored = typed
         # A place or name the question gives must be in the cited source: 上海的住宿限额 was answered with the
         # Beijing policy's limit (the units matched 住宿 and 限额, not 上海), "… in Beijing?" with Shanghai's.
         places, names = chinese_place_names(question), english_names(question)
         texts = {source.n: source_text(source) for source in context.sources} if places or names else {}
-        named = [row for row in scored if all(place in texts[row[1].source.n] for place in places)
-                 and not unmentioned_names(names, texts[row[1].source.n])] if texts else scored
+        named = [row for row in typed if all(place in texts[row[1].source.n] for place in places)
+                 and not unmentioned_names(names, texts[row[1].source.n])] if texts else typed
         if not named:
-            return self._none_fits(scored, f"the question names {'、'.join(places + names)} and no candidate unit's "
-                                           "source mentions it")
-        scored = named
+            return self._none_fits(typed, f"the question names {'、'.join(places + names)} and no candidate unit's "
+                                          "source mentions it")
         # "Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
         # ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not.
-        if superlative(question) is not None:
-            stating = [row for row in scored if states_extreme(row[1].quote)]
-            if not stating:
-                return self._none_fits(scored, "the question asks which is the most or the least, no candidate unit "
-                                               "says so and no table comparison was possible")
-            scored = stating
+        if superlative(question) is None:
+            return named
+        stating = [row for row in named if states_extreme(row[1].quote)]
+        return stating or self._none_fits(named, "the question asks which is the most or the least, no candidate unit "
+                                                 "says so and no table comparison was possible")
+
+    def __call__(self, context: Context) -> Proposal:
+        if not context.sources:
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
+        if (whole := self._whole_answer(context)) is not None:
+            return whole
+        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.known_vectors)
+        if not scored:
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
+        scored = self._gated(context, scored)
+        if isinstance(scored, Proposal):
+            return scored
+        question = context.question
         scored, moved = definition_first(context, scored)
         scored, moved = whole_list_first(question, scored, self.min_support, moved)
         best_score, best, _, _ = scored[0]
