@@ -12,6 +12,7 @@ sibling sources are checked by the engine (conflicts.py), not here.
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from dataclasses import replace
 from collections import OrderedDict
@@ -21,7 +22,7 @@ import numpy as np
 
 from .abbreviations import expand_tokens
 from .about import asks_about_document
-from .answer_forms import (compared_row, definition_first, first_defining, rows_best_first, source_text, summary_unit,
+from .answer_forms import (ASKS_SEVERAL, compared_row, definition_first, first_defining, rows_best_first, source_text, summary_unit,
                            whole_list_first)
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, feature_matrix,
                            found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
@@ -126,6 +127,8 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
             if unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not procedure):
                 continue  # a heading or a table's header names a topic; a code block answers "how do I …", not "how fast"
             tokens = set(tokenizer.tokens(unit.quote))
+            if not tokens - question_terms and "yesno" not in wanted:
+                continue  # it only repeats the question ("伊维卡·奥利奇（，；"); a yes/no question's answer may
             label = unit.header or unit.section
             scored_tokens = expand_tokens((tokens | set(tokenizer.tokens(label)) if label else tokens) | named, forms)
             matched = frozenset(t for t in weights if t in scored_tokens or same_word_family(t, scored_tokens))
@@ -200,13 +203,28 @@ def with_value(best: Unit, question: str) -> Unit:
     return best
 
 
-def with_what_follows(best: Unit) -> Unit:
-    """A unit that announces a list or a command ("中文句子使用全角标点，例如：") answers together with it."""
-    if not introduces(best):
+# "操场的种类大约分成两种。", "There are three kinds of pass.": a sentence that counts the kinds it is about to name.
+_COUNTS_KINDS = re.compile(r"(?:分为|分成|分作|有|包括)[约大]*[一二两三四五六七八九十几\d]+(?:种|类|个部分|个方面|部分|方面)[。.]?\s*$"
+                           r"|\b(?:two|three|four|five|six|several|\d+)\s+(?:\w+\s+)?(?:kinds|types|categories|classes|groups|ways|forms)"
+                           r"\b[^.]{0,40}\.\s*$", re.IGNORECASE)
+
+
+def with_what_follows(best: Unit, question: str = "") -> Unit:
+    """A unit that announces a list or a command ("中文句子使用全角标点，例如：") answers together with it; asked for
+    several things, a sentence that only counts them ("操场的种类大约分成两种。") answers with the next sentence, which
+    names them ("一种位于室内，一种位于室外。")."""
+    if introduces(best):
+        following = [u for u in units_of(best.source) if u.kind in ("list", "code") and u.start_line == best.start_line
+                     and u.end_line > best.end_line and u.quote.startswith(best.quote)]
+        return max(following, key=lambda u: u.end_line, default=best)
+    if best.kind != "sentence" or not ASKS_SEVERAL.search(question) or not _COUNTS_KINDS.search(best.quote):
         return best
-    following = [u for u in units_of(best.source) if u.kind in ("list", "code") and u.start_line == best.start_line
-                 and u.end_line > best.end_line and u.quote.startswith(best.quote)]
-    return max(following, key=lambda u: u.end_line, default=best)
+    units = [u for u in units_of(best.source) if u.kind == "sentence"]
+    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
+    after = units[position + 1] if position is not None and position + 1 < len(units) else None
+    if after is None or after.start_line > best.end_line + 1 or after.end_line < best.end_line:
+        return best
+    return Unit(best.source, best.start_line, after.end_line, exact_between(best, after), kind="sentence")
 
 
 class LocalExtractive:
@@ -335,7 +353,7 @@ class LocalExtractive:
             best, how = found
             how += f" (the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})"
         else:
-            best = with_value(with_what_follows(best), question)
+            best = with_value(with_what_follows(best, question), question)
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
             if best.section and best.section == best.source.continues:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"

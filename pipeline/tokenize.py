@@ -124,9 +124,15 @@ class Tokenizer:
 _PLACE_TAG = "ns"  # jieba's tag for a place name
 
 
+# jieba tags "两国" ("the two countries") as a place: a number or a quantifier before 国/地/省/市 … names none
+# (多伦多 and 外滩 still do).
+_COUNTED = re.compile(r"^[一二两三四五六七八九十几多各全本该此外诸邻][国地方省市州县岸]$")
+
+
 def chinese_place_names(text: str) -> list[str]:
-    """The place names jieba's dictionary tags in the Han runs of `text` (上海, 北京)."""
-    names = [word for run in _HAN_RUN.findall(text) for word, tag in rjieba.tag(run) if tag == _PLACE_TAG and len(word) >= 2]
+    """The place names jieba's dictionary tags in the Han runs of `text` (上海, 北京; not 两国)."""
+    names = [word for run in _HAN_RUN.findall(text) for word, tag in rjieba.tag(run)
+             if tag == _PLACE_TAG and len(word) >= 2 and not _COUNTED.match(word)]
     return list(dict.fromkeys(names))
 
 

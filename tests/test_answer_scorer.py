@@ -270,6 +270,27 @@ def test_a_chinese_place_is_found_by_jiebas_place_tag():
     from pipeline.tokenize import chinese_place_names
 
     assert chinese_place_names("上海的住宿限额是多少？") == ["上海"]
+    # "两国" (the two countries) is tagged a place by jieba, and names none.
+    assert chinese_place_names("美洲版本在哪两国收看？") == ["美洲"]
+
+
+def test_a_unit_that_only_repeats_the_question_is_no_candidate(make_corpus):
+    from tests.fakes import HashedWordsTestEmbedder
+
+    from pipeline.contracts import Request
+    from pipeline.generate import candidate_pairs
+    from pipeline.pack import pack
+    from pipeline.retrieve import retrieve
+    from pipeline.tokenize import Tokenizer
+
+    corpus = make_corpus(("player.txt", "---\nid: player\n---\nIvica Olić (;\nIvica Olić is a footballer who plays as a forward.\n"))
+    for question, echo_kept in [("What is Ivica Olić's position?", False), ("Is Ivica Olić?", True)]:
+        request = Request(question=question, date=REQUEST_DATE)
+        retrieval = retrieve(corpus, request, Settings(min_lexical=0.0))
+        context = pack(retrieval.selected, corpus.documents, request, Settings(), retrieval.term_weights)
+        units = candidate_pairs(context, Tokenizer(), HashedWordsTestEmbedder(), 16)[0]
+        assert any("footballer" in u.quote for u in units)
+        assert any(u.quote.strip() == "Ivica Olić (;" for u in units) == echo_kept  # a yes/no answer may repeat it
 
 
 @pytest.mark.parametrize("name, text, elsewhere, place, here, amount", [

@@ -4,6 +4,8 @@ knows it is code."""
 
 from __future__ import annotations
 
+import pytest
+
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.contracts import PackedLine, PackedSource
 from pipeline.units import opens_inside_code, units_of
@@ -142,6 +144,19 @@ def test_a_sentence_that_announces_a_list_answers_with_the_list():
     assert (answer.kind, answer.start_line, answer.end_line) == ("list", 1, 4)
     plain = next(u for u in units if u.quote == "其他内容。")
     assert with_what_follows(plain) is plain
+
+
+@pytest.mark.parametrize("lines, question, expected", [
+    (["操场的种类大约分成两种。一种位于室内，一种位于室外。"], "操场的种类有哪些？", "操场的种类大约分成两种。一种位于室内，一种位于室外。"),
+    (["There are two kinds of harbour pass.", "A day pass and a season pass are sold at pier 4."],
+     "Which harbour passes are there?", "There are two kinds of harbour pass.\nA day pass and a season pass are sold at pier 4."),
+])
+def test_a_sentence_that_counts_the_kinds_asked_for_answers_with_the_next(lines, question, expected):
+    from pipeline.generate import with_what_follows
+
+    counting = units_of(_source(lines))[0]
+    assert with_what_follows(counting, question).quote == expected
+    assert with_what_follows(counting, "How big is the playground?") is counting  # not asked for several things
 
 
 HTTP_CLIENT = ("---\nid: httpx\n---\n# HTTPX\n\nHTTPX is an HTTP library for Python.\n\n## Contribute\n\n"
