@@ -4,10 +4,10 @@
 answered by one row, but only a comparison over every row of the table shows which: the windows
 retrieval ranks hold a few rows each, and the packed context a few windows. So retrieval compares
 the whole table in the document (this module), packs the winning row first, and the composer cites
-that row with the comparison stated (column, rows compared, runner-up) — computed, never guessed:
-a column is read only where its position in the row is certain, a word the question adds must
-select rows ("airfare"), and a question the table cannot answer (a word in no row, no column to
-compare, a tie) gets no comparison.
+that row with the comparison stated (column, rows compared, runner-up) so it can be checked: a
+cell is read by its position (from the nearer end when a PDF row is narrower than its header), a
+word the question adds must select rows ("airfare"), and a question the table cannot answer (a
+word in no row, no column to compare, fewer than two figures) gets no comparison; a tie is said.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from functools import cached_property
 
 from .contracts import Document, TableComparison
 from .index import BoundedCache, document_names
-from .tables import WRAPPED_LINES, column_words, fields, is_table_row, names_columns
+from .tables import FOOTNOTE_MARK, KEY_TRIM, WRAPPED_LINES, column_words, fields, is_table_row, names_columns
 
 _I = re.IGNORECASE
 _MOST_COST = re.compile(r"\bthe most expensive\b|\bcostliest\b|\bpriciest\b|\bhighest[- ](?:paid|priced|cost)\b|最贵", _I)
@@ -39,8 +39,6 @@ _TOTAL_COLUMN = re.compile(r"^(?:grand\s+)?totals?\b|^合计|^总计|^总数", _
 _AGGREGATE_ROW = re.compile(r"^(?:grand\s+)?(?:totals?|sum|all|average|mean)\b|^合计|^总计|^总数|^平均", _I)
 _MONEY_COLUMN = re.compile(r"amount|cost|price|fee|paid|payment|expense|spend|salary|\$|€|£|¥|金额|费用|价格|工资", _I)
 _VALUE = re.compile(r"^\(?[-−]?\s*[$€£¥]?\s*(\d{1,3}(?:[,\s]\d{3})+|\d+)(\.\d+)?\s*%?\)?$")
-_FOOTNOTE_MARK = re.compile(r"\s+(?=\*)")
-_KEY_TRIM = " *†‡:"
 CAPTION_LINES = 3  # lines above a table's header that name what it counts ("NICS Firearm Background Checks")
 
 
@@ -106,7 +104,7 @@ class Table:
         """The column names of the widest header row, key column first; a cell that runs names together at their
         footnote marks ("Long Gun *Other **Multiple") names three columns."""
         widest = max((fields(row) for row in self.header.split("\n")), key=len)
-        return [name.strip(_KEY_TRIM) for cell in widest for name in _FOOTNOTE_MARK.split(cell) if name.strip(_KEY_TRIM)]
+        return [name.strip(KEY_TRIM) for cell in widest for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
 
 
 def document_tables(document: Document) -> list[Table]:
@@ -222,7 +220,7 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
     width = len(table.names)
     values = []
     for row in kept:
-        key = row.cells[0].strip(_KEY_TRIM) if row.cells else ""
+        key = row.cells[0].strip(KEY_TRIM) if row.cells else ""
         if _AGGREGATE_ROW.match(key):
             continue
         cell = read_cell(row, index, width)

@@ -74,8 +74,8 @@ def heading_above(lines: Sequence[str], first: int) -> str:
 
 # --------------------------------------------------------------------------- a row the question names
 
-_FOOTNOTE_MARK = re.compile(r"\s+(?=\*)")  # "Long Gun *Other **Multiple": PDF cells run together at footnote marks
-_KEY_TRIM = " *†‡:"
+FOOTNOTE_MARK = re.compile(r"\s+(?=\*)")  # "Long Gun *Other **Multiple": PDF cells run together at footnote marks
+KEY_TRIM = " *†‡:"
 
 
 def _column_names(header: str) -> list[str]:
@@ -83,8 +83,8 @@ def _column_names(header: str) -> list[str]:
     cells ("Pre-Pawn  Redemption … Rentals" over "State  Permit  Handgun …") names columns from its first cell."""
     rows = [fields(row) for row in header.split("\n")]
     widest = max((len(cells) for cells in rows), default=0)
-    return [name.strip(_KEY_TRIM) for cells in rows for cell in (cells if len(cells) < widest else cells[1:])
-            for name in _FOOTNOTE_MARK.split(cell) if name.strip(_KEY_TRIM)]
+    return [name.strip(KEY_TRIM) for cells in rows for cell in (cells if len(cells) < widest else cells[1:])
+            for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
 
 
 def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:
@@ -106,7 +106,7 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
     whole, by_words, by_names, by_cells = [], [], [], []
     for row in rows:
         cells = fields(row.quote)
-        key = cells[0].strip(_KEY_TRIM) if cells else ""
+        key = cells[0].strip(KEY_TRIM) if cells else ""
         if not row.header or sum(c.isalpha() for c in key) < 2 or len(key) > 60:
             continue
         if re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
@@ -147,7 +147,7 @@ def _rows_in_asked_unit(question: str, rows: Sequence) -> list[tuple[object, str
     if unit is None:
         return []
     symbol = re.escape(unit[1])
-    found = [(row, cells[0].strip(_KEY_TRIM)) for row in rows if row.header and len(cells := fields(row.quote)) == 2
+    found = [(row, cells[0].strip(KEY_TRIM)) for row in rows if row.header and len(cells := fields(row.quote)) == 2
              and re.search(rf"\d\s*{symbol}\b", cells[1])]
     return found if len(found) == 1 else []
 
@@ -188,6 +188,6 @@ def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
     cells = fields(row.quote.split("\n")[0])
     if len(widest) != len(cells):
         return []
-    names = [name.strip(_KEY_TRIM) for name in widest]
+    names = [name.strip(KEY_TRIM) for name in widest]
     return [(name, cell) for name, cell in zip(names, cells) if name in columns]
 
