@@ -30,7 +30,7 @@ from .contracts import Context, Proposal, ProposedCitation
 from .table_compare import states_extreme, superlative
 from .tables import asked_cells, asked_unit, named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
-from .units import Unit, citation_marker, exact_between, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
+from .units import PERSON_PRONOUN, Unit, citation_marker, exact_between, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
@@ -209,6 +209,16 @@ _COUNTS_KINDS = re.compile(r"(?:分为|分成|分作|有|包括)[约大]*[一二
                            r"\b[^.]{0,40}\.\s*$", re.IGNORECASE)
 
 
+def with_antecedent(best: Unit, question: str) -> Unit:
+    """A who-question's answer that opens with a pronoun ("He appointed … and made Ralph the Timid earl") runs back
+    over the sentence before it, which says who ("Edward the Confessor …") — the pair is a unit of its own."""
+    if "who" not in wanted_types(question) or best.kind != "sentence" or not PERSON_PRONOUN.match(best.quote.lstrip()):
+        return best
+    pair = [u for u in units_of(best.source) if u.kind == "sentence" and u.end_line == best.end_line
+            and u.start_line <= best.start_line and u.quote.endswith(best.quote) and len(u.quote) > len(best.quote)]
+    return min(pair, key=lambda u: len(u.quote), default=best)
+
+
 def with_what_follows(best: Unit, question: str = "") -> Unit:
     """A unit that announces a list or a command ("中文句子使用全角标点，例如：") answers together with it; asked for
     several things, a sentence that only counts them ("操场的种类大约分成两种。") answers with the next sentence, which
@@ -353,7 +363,7 @@ class LocalExtractive:
             best, how = found
             how += f" (the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})"
         else:
-            best = with_value(with_what_follows(best, question), question)
+            best = with_antecedent(with_value(with_what_follows(best, question), question), question)
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
             if best.section and best.section == best.source.continues:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"

@@ -182,3 +182,13 @@ def test_a_centred_title_of_a_plain_text_is_a_heading_not_an_answer():
     kinds = {u.quote.strip(): u.kind for u in units}
     assert kinds["Apache License"] == "heading" and kinds["Version 2.0, January 2004"] == "heading"
     assert all(u.kind != "heading" for u in units if "shall mean" in u.quote or "x = y" in u.quote)
+
+
+def test_a_who_answer_that_opens_with_a_pronoun_runs_back_to_who_it_is():
+    from pipeline.generate import with_antecedent
+
+    units = units_of(_source(["Edward the Confessor returned from exile in 1041. He made Ralph the Timid earl of Hereford."]))
+    he = next(u for u in units if u.quote.startswith("He made"))
+    assert with_antecedent(he, "Who made Ralph earl?").quote == ("Edward the Confessor returned from exile in 1041. "
+                                                               "He made Ralph the Timid earl of Hereford.")
+    assert with_antecedent(he, "What did Ralph become?") is he  # not a who-question
