@@ -21,8 +21,12 @@ def marks_of(term: str, text: str) -> frozenset[str]:
     return frozenset(m.group(1) or m.group(2) for m in _marked(term).finditer(text))
 
 
+# A note opens a line with its mark and no space after it ("*Refers to …"; "* item" is a bullet).
+NOTE_OPENING = re.compile(rf"^[ \t]*{_MARK}(?=[^\s*†‡§])")
+
+
 def _note(mark: str) -> re.Pattern:
-    # The note opens a line with exactly that mark and no space after it ("*Refers to …"; "* item" is a bullet).
+    """A line opened as the note of exactly this mark ("*Refers …" for "*", not "**Multiple …")."""
     return re.compile(rf"(?m)^[ \t]*{re.escape(mark)}(?![*†‡§\s])")
 
 

@@ -274,7 +274,8 @@ class LocalExtractive:
         "what does X mean?" asks about ('To "convey" a work means …'), or the table row and column it names."""
         question = context.question
         term = defined_term(question)
-        defining = first_defining(term, scored, context) if term else None
+        # definition_first has already put the unit that defines the term (if any) first
+        defining = first_defining(term, scored[:1], context) if term else None
         if defining is not None:
             return defining[1], f"definition: the unit defines {term!r}"
         lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)

@@ -23,7 +23,6 @@ _REFERENCE = re.compile(
 @dataclass(frozen=True)
 class PageReference:
     number: int  # 1-based; negative counts from the end (-1: the last page)
-    words: str  # as the question writes it
 
     def page_of(self, document: Document) -> int | None:
         """The referenced page of a PDF, or None (a text document has no pages; the PDF is shorter)."""
@@ -39,13 +38,13 @@ def page_reference(question: str) -> PageReference | None:
     if found is None:
         return None
     if found.group("zh_last"):
-        return PageReference(-1, found.group())
+        return PageReference(-1)
     ordinal = found.group("ordinal")
     if ordinal:
         number = _ORDINALS.get(ordinal.lower()) or int(re.match(r"\d+", ordinal).group())
     else:
         number = int(found.group("number") or found.group("short") or found.group("zh"))
-    return PageReference(number, found.group()) if number else None
+    return PageReference(number) if number else None
 
 
 def without_page_reference(question: str) -> str:

@@ -34,6 +34,16 @@ _BLAS = ThreadpoolController()
 
 
 @dataclass(frozen=True)
+class Boost:
+    """A ranking of a question's kind's own, fused with BM25 and dense: the chunks a form of question points at
+    ("What is X?": those defining X) rank first in it, whatever their words' scores."""
+
+    values: np.ndarray  # per scored row: 0, or how strongly the chunk is pointed at (1.0; a summary 1.5)
+    votes: float = 1.0  # a value of 1.0 counts as this many first places in the fusion
+    passes: bool = False  # a chunk pointed at passes the minimum score (its form makes it relevant)
+
+
+@dataclass(frozen=True)
 class Scores:
     rows: np.ndarray  # corpus chunk indices that were scored (the readable ones)
     bm25: np.ndarray
@@ -41,9 +51,7 @@ class Scores:
     dense: np.ndarray | None  # NaN where HNSW returned no score
     term_weights: dict[str, float]
     dense_search: str | None = None  # "brute-force" or "chroma-hnsw"
-    defining: np.ndarray | None = None  # for "what is X?": 1.0 where a chunk holds a sentence defining X
-    on_page: np.ndarray | None = None  # for "… on the last page": 1.0 where a chunk is on the page the question names
-    summary: np.ndarray | None = None  # for "What is this document about?": 1.5 a summary's chunk, 1.0 a document's opening
+    boosts: tuple[Boost, ...] = ()  # the question's kind's own rankings: definitions, a named page, summaries
 
 
 def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Scores:
@@ -75,9 +83,10 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
         query_vector = query_vector / max(float(np.linalg.norm(query_vector)), 1e-12)
         dense, dense_search = _dense_scores(corpus, request, lexical.rows, lexical.vectors, query_vector)
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
-                  dense_search=dense_search, defining=_defining(corpus, lexical.rows, request.question),
-                  on_page=_on_named_page(corpus, lexical.rows, request.question),
-                  summary=_summaries(corpus, lexical.rows, request.question))
+                  dense_search=dense_search, boosts=tuple(boost for boost in (
+                      _defining(corpus, lexical.rows, request.question),
+                      _on_named_page(corpus, lexical.rows, request.question),
+                      _summaries(corpus, lexical.rows, request.question)) if boost is not None))
 
 
 def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -89,7 +98,7 @@ def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray
     return {token: names[token][sources] for token in weights if token in names}
 
 
-def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:
+def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
     """For a definition question, which readable chunks define its term ("RapidFuzz is a fast string matching
     library …"): when the term is the document's subject, every chunk names it and neither BM25 nor meaning
     picks out the one that says what it is."""
@@ -102,12 +111,12 @@ def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | N
         chunk = corpus.chunks[row]
         if found := marks_of(term, chunk.search_text):
             marks[chunk.source_id] = marks.get(chunk.source_id, frozenset()) | found
-    return np.fromiter((defines_anywhere(term, (chunk := corpus.chunks[row]).text)
-                        or (chunk.source_id in marks and holds_note(marks[chunk.source_id], chunk.text)) for row in rows),
-                       dtype=np.float64, count=len(rows))
+    return Boost(np.fromiter((defines_anywhere(term, (chunk := corpus.chunks[row]).text)
+                              or (chunk.source_id in marks and holds_note(marks[chunk.source_id], chunk.text)) for row in rows),
+                             dtype=np.float64, count=len(rows)), passes=True)
 
 
-def _on_named_page(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:
+def _on_named_page(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
     """For a question that names a page ("the proposal on the last page"), the chunks on that page of each PDF."""
     reference = page_reference(question)
     if reference is None or not len(rows):
@@ -119,10 +128,10 @@ def _on_named_page(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarra
             pages[chunk.source_id] = reference.page_of(corpus.documents[chunk.source_id])
         return chunk.parent.page is not None and chunk.parent.page == pages[chunk.source_id]
 
-    return np.fromiter((on_page(corpus.chunks[row]) for row in rows), dtype=np.float64, count=len(rows))
+    return Boost(np.fromiter((on_page(corpus.chunks[row]) for row in rows), dtype=np.float64, count=len(rows)))
 
 
-def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | None:
+def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
     """For a question about a document as a whole, the chunks that say what it is about: a summary or abstract
     (1.5), else each document's opening window (1.0)."""
     if not asks_about_document(question) or not len(rows):
@@ -139,7 +148,8 @@ def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> np.ndarray | 
         opening = chunk.kind == "window" and chunk.parent.page in (None, 1) and chunk.start == first.get(chunk.source_id)
         return 1.0 if opening else 0.0
 
-    return np.fromiter((weight(chunk) for chunk in chunks), dtype=np.float64, count=len(rows))
+    # ahead of whatever the question's words match: two first places for an opening, three for a summary
+    return Boost(np.fromiter((weight(chunk) for chunk in chunks), dtype=np.float64, count=len(rows)), votes=2.0, passes=True)
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,
@@ -217,19 +227,13 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
     dense_ranks = ranks(scores.dense, ~np.isnan(scores.dense)) if has_dense else np.zeros(n, dtype=np.int64)
     rankings = {"bm25": [bm25_ranks], "dense": [dense_ranks], "hybrid": [bm25_ranks, dense_ranks]}
     fused = reciprocal_rank_fusion(rankings[settings.retrieval], settings.rrf_k) if n else np.zeros(0)
-    if scores.defining is not None:  # "What is X?": a chunk that defines X ranks as first in a third ranking
-        fused = fused + scores.defining / (settings.rrf_k + 1)
-    if scores.on_page is not None:  # "… on the last page": so does a chunk of that page
-        fused = fused + scores.on_page / (settings.rrf_k + 1)
-    if scores.summary is not None:  # "What is this about?": a summary, then an opening, ahead of whatever its words match
-        fused = fused + 2 * scores.summary / (settings.rrf_k + 1)
     passes = scores.coverage >= settings.min_lexical
     if has_dense:
         passes = passes | (scores.dense >= settings.min_dense)
-    if scores.defining is not None:  # a chunk that defines the asked term is relevant whatever its scores
-        passes = passes | (scores.defining > 0)
-    if scores.summary is not None:
-        passes = passes | (scores.summary > 0)
+    for boost in scores.boosts:  # "What is X?", "… on the last page", "What is this about?": a ranking of their own
+        fused = fused + boost.votes * boost.values / (settings.rrf_k + 1)
+        if boost.passes:
+            passes = passes | (boost.values > 0)
     source = corpus.chunk_source[scores.rows]
     eligible = corpus.sources.eligible(request.date, request.topic)[source]
     updated = corpus.sources.updated[source]
@@ -248,7 +252,8 @@ def _compare_tables(corpus: Corpus, request: Request, scores: Scores, ranked: _R
     of first; only eligible, readable documents take part (the chunks come from the scored, readable rows). Like a
     defining chunk, the row that wins passes the minimum score: a table whose column and rows the question names
     is relevant ("the cheapest airfare": "cheapest" is in no document, so word coverage stays low)."""
-    if superlative(request.question) is None or not len(ranked.order):
+    wanted = superlative(request.question)
+    if wanted is None or not len(ranked.order):
         return None
     usable = ranked.order[ranked.eligible[ranked.order]][:COMPARED_DOCUMENTS_FROM]
     chunks = [corpus.chunks[scores.rows[position]] for position in usable]
@@ -257,7 +262,8 @@ def _compare_tables(corpus: Corpus, request: Request, scores: Scores, ranked: _R
     holding = [table for chunk in chunks for table in tables[chunk.source_id]
                if table.overlaps(chunk.parent.page, chunk.parent.start_line, chunk.parent.end_line)]
     ordered = list({id(table): table for table in holding + [t for sid in documents for t in tables[sid]]}.values())
-    comparison = compare(request.question, ordered, corpus.tokenizer.tokens, corpus.tokenizer.query_tokens, corpus.documents)
+    comparison = compare(request.question, wanted, ordered, corpus.tokenizer.tokens, corpus.tokenizer.query_tokens,
+                         corpus.documents)
     if comparison is None:
         return None
     source = corpus.source_order.index(comparison.source_id)

@@ -19,7 +19,8 @@ from functools import cached_property
 
 from .contracts import Document, TableComparison
 from .index import BoundedCache, document_names
-from .tables import FOOTNOTE_MARK, KEY_TRIM, WRAPPED_LINES, column_words, fields, is_table_row, names_columns
+from .tables import (FOOTNOTE_MARK, KEY_TRIM, WRAPPED_LINES, column_words, fields, is_table_row, names_columns,
+                     widest_header_row)
 
 _I = re.IGNORECASE
 _MOST_COST = re.compile(r"\bthe most expensive\b|\bcostliest\b|\bpriciest\b|\bhighest[- ](?:paid|priced|cost)\b|最贵", _I)
@@ -103,8 +104,8 @@ class Table:
     def names(self) -> list[str]:
         """The column names of the widest header row, key column first; a cell that runs names together at their
         footnote marks ("Long Gun *Other **Multiple") names three columns."""
-        widest = max((fields(row) for row in self.header.split("\n")), key=len)
-        return [name.strip(KEY_TRIM) for cell in widest for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
+        return [name.strip(KEY_TRIM) for cell in widest_header_row(self.header) for name in FOOTNOTE_MARK.split(cell)
+                if name.strip(KEY_TRIM)]
 
 
 def document_tables(document: Document) -> list[Table]:
@@ -190,12 +191,10 @@ def _compared_column(table: Table, asked: set[str], wanted: Superlative, questio
     return None
 
 
-def compare(question: str, tables: Sequence[Table], tokens: Callable[[str], list[str]], query_tokens: Callable[[str], list[str]],
-            documents: dict[str, Document]) -> TableComparison | None:
-    """The first table (in the order given: the best-ranked first) that answers the superlative question, compared."""
-    wanted = superlative(question)
-    if wanted is None:
-        return None
+def compare(question: str, wanted: Superlative, tables: Sequence[Table], tokens: Callable[[str], list[str]],
+            query_tokens: Callable[[str], list[str]], documents: dict[str, Document]) -> TableComparison | None:
+    """The first table (in the order given: the best-ranked first) that answers the superlative question
+    (`wanted`: `superlative(question)`), compared."""
     asked = set(query_tokens(question)) - set(tokens(wanted.words)) - set(tokens(_FRAME))
     for table in tables:
         found = _compare_table(table, question, wanted, asked, tokens, documents)

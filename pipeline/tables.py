@@ -178,13 +178,18 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
     return [] if len(fields(row.quote)) == 2 and len(columns) == 1 else None
 
 
+def widest_header_row(header: str) -> list[str]:
+    """The cells of a (stacked) header's widest row: the one that names every column."""
+    return max((fields(line) for line in header.split("\n")), key=len)
+
+
 def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
     """(column, cell) for each asked column of `row`, read off by position; [] when the row's cells do not line
     up one to one with its header's widest row (an empty cell left out, a cell split in two): a cell is
     pointed at only when it is certain."""
     if not row.header or not columns:
         return []
-    widest = max((fields(line) for line in row.header.split("\n")), key=len)
+    widest = widest_header_row(row.header)
     cells = fields(row.quote.split("\n")[0])
     if len(widest) != len(cells):
         return []

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from .citations import marker
 from .contracts import PackedLine, PackedSource
+from .footnotes import NOTE_OPENING
 from .tables import fields, is_header, is_table_row, names_columns
 from .tokenize import has_cjk, is_cjk_char
 
@@ -165,7 +167,7 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
             blocks.append(("heading", [line]))
         elif LIST_ITEM.match(text):
             blocks.append(("item", [line]))
-        elif FOOTNOTE_OPENING.match(text):  # "*Refers to …", "**Multiple (…)": each note of a table its own
+        elif NOTE_OPENING.match(text):  # "*Refers to …", "**Multiple (…)": each note of a table its own
             blocks.append(("prose", [line]))
         elif (last_kind in ("prose", "item") and (not plain_text or _wraps(last_lines[-1].text, text))
               and not _ends_note(last_lines[0].text, text)):
@@ -196,12 +198,11 @@ def _ends_sentence(text: str) -> bool:
     return text.rstrip().endswith((".", "!", "?", "。", "！", "？", ":", ";", "；"))
 
 
-FOOTNOTE_OPENING = re.compile(r"^[ \t]*[*†‡§]+(?=[^\s*†‡§])")  # a mark then the note ("* item" is a bullet)
 
 
 def _ends_note(first: str, line: str) -> bool:
     """Does `line` follow a note (a block opened by a footnote mark) without continuing its sentence?"""
-    return bool(FOOTNOTE_OPENING.match(first)) and not line.strip()[:1].islower()
+    return bool(NOTE_OPENING.match(first)) and not line.strip()[:1].islower()
 
 
 WRAP_WIDTH = 50  # a line this long that stops mid-sentence was wrapped by the writer
@@ -245,10 +246,18 @@ def _sentences(source: PackedSource, block: list[PackedLine], kind: str) -> list
 
 
 def units_of(source: PackedSource) -> list[Unit]:
-    """Every quotable unit of a packed source, in reading order."""
+    """Every quotable unit of a packed source, in reading order.
+
+    Found once per source (the composer asks for a source's units while scoring, then again to extend, look up
+    or compare its best one); a source is immutable, so equal sources share their units."""
+    return list(_units_of(source))
+
+
+@lru_cache(maxsize=256)
+def _units_of(source: PackedSource) -> tuple[Unit, ...]:
     if source.support_span:
         quote = "\n".join(line.text for line in source.lines)
-        return [Unit(source, source.start_line, source.end_line, quote, kind="span")]
+        return (Unit(source, source.start_line, source.end_line, quote, kind="span"),)
     units: list[Unit] = []
     header = source.heading  # the header rows above the packed lines, if they are table rows
     section = ""
@@ -286,7 +295,7 @@ def units_of(source: PackedSource) -> list[Unit]:
         first = next((line.number for line in source.lines if line.text.strip() and not line.furniture), None)
         units = [replace(u, section=source.continues) if u.kind == "sentence" and u.start_line == first else u
                  for u in units]
-    return [unit for unit in units if not _mostly_markup(unit.quote)]
+    return tuple(unit for unit in units if not _mostly_markup(unit.quote))
 
 
 MAX_LIST_ITEMS = 15

@@ -9,6 +9,7 @@ import pytest
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.evaluate.data import EVAL_DIR
 from pipeline.table_compare import Row, number_in_cell, read_cell, superlative
+from tests.conftest import needs_public_pdfs
 
 # More rows than one ~800-code-point window holds: the winner is far from the question's words.
 CITIES = [("Aberdeen", "12,400"), ("Bath", "8,150"), ("Cardiff", "41,930"), ("Derby", "9,004"), ("Exeter", "15,222"),
@@ -121,7 +122,7 @@ def test_rows_are_selected_by_the_words_the_question_adds(make_corpus, logic_eng
 PDFS = EVAL_DIR / "pdfs"
 
 
-@pytest.mark.skipif(not (PDFS / "nics-background-checks-2015-11.pdf").exists(), reason="needs ../shared/eval/pdfs")
+@needs_public_pdfs  # the shared marker: it says why (the public PDFs live beside the repository)
 def test_a_pdf_table_with_stacked_headers_is_compared(engine):
     corpus = engine.corpus(engine.parse_paths([PDFS / "nics-background-checks-2015-11.pdf"]))
     handgun = _ask(engine, corpus, "Which state had the most handgun checks?")
