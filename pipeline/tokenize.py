@@ -40,7 +40,7 @@ _QUESTION = re.compile(r"\?\s*$|^\W*(?:what|when|where|who|whom|whose|which|why|
                        r"did|is|are|was|were|will|would|shall|has|have|had)\b", re.IGNORECASE)
 # "what time does it leave?" = when; "What is the comment deadline?" asks when, too: documents write the date
 # ("by September 21, 2020"), rarely the word.
-_WHAT_TIME = re.compile(r"\b(?:what|which) time\b|\bat what time\b|\bdeadlines?\b", re.IGNORECASE)
+_ASKS_WHEN = re.compile(r"\b(?:what|which) time\b|\bat what time\b|\bdeadlines?\b", re.IGNORECASE)
 # A preposition left at the end of a question ("What license is it under?", "Who is it for?") belongs to its frame;
 # inside a question it may locate the answer ("children under 12").
 _STRANDED = re.compile(r"\b(?:under|over|about|for|with|from|to|in|on|at|of|by|into|onto|after|before|through|"
@@ -112,7 +112,7 @@ class Tokenizer:
     def query_tokens(self, question: str) -> list[str]:
         """Distinct query tokens, without the words that only shape a question."""
         seen: dict[str, None] = {}
-        framed = _STRANDED.sub("?", _WHAT_TIME.sub("when", _HOW_DEGREE.sub("how", question)))
+        framed = _STRANDED.sub("?", _ASKS_WHEN.sub("when", _HOW_DEGREE.sub("how", question)))
         # In a statement ("Taking aspirin lowers …") a light verb is content.
         dropped = self._dropped_from_questions if _QUESTION.search(framed) else self._dropped
         for token in self.tokens(framed):
