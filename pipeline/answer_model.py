@@ -38,7 +38,7 @@ import numpy as np
 
 WEIGHTS = Path(__file__).with_name("answer_model.json")
 FEATURES = ("bias", "dense", "dense_gap", "lexical", "lexical_gap", "type_wanted", "type_found", "new_value", "novel",
-            "length", "row", "few_units")
+            "length", "row", "few_units", "negation_unmatched")
 
 _I = re.IGNORECASE
 # Date questions besides "when …": shared by the answer type and by `_ASKS_WHEN` below.
@@ -172,6 +172,7 @@ class Pair:
     length: int
     row: bool
     new_value: bool = False  # the unit holds a numeral the question does not
+    negation_unmatched: bool = False  # the question is negated ("Who did not …?"), the unit negates nothing
 
     def to_json(self) -> dict:
         return {**self.__dict__, "wanted": list(self.wanted), "found": sorted(self.found)}
@@ -182,6 +183,15 @@ class Pair:
 
 
 _NUMERAL = re.compile(r"\d+(?:[.,:/]\d+)*")
+# A question asked in the negative ("Which fees are not refunded?"), and any negation a unit may answer it with.
+_NEGATED_QUESTION = re.compile(r"\b(?:not|never|no|none|nothing|nobody|neither|nor)\b|n't\b|不是|没有|并非|从未|不会|不能|不得", _I)
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nothing|nobody|neither|nor|without|cannot|fail(?:s|ed)?|lack\w*|"
+                       r"non-\w+|ex(?:clud|cept)\w*|refus\w*|den(?:y|ied|ies)|prohibit\w*|forbid\w*)\b|n't\b|[不没未非无禁]", _I)
+
+
+def negation_unmatched(question: str, unit: str) -> bool:
+    """A negated question ("Who did not sign?") that a unit negating nothing cannot answer as asked."""
+    return bool(_NEGATED_QUESTION.search(question)) and not _NEGATION.search(unit)
 
 
 def new_numerals(question: str, unit: str) -> bool:
@@ -305,6 +315,7 @@ def feature_matrix(pairs: list[Pair]) -> np.ndarray:
             1.0, pair.dense, pair.dense - best_dense, pair.lexical, pair.lexical - best_lexical,
             float(bool(pair.wanted)), type_found, float(wants_value and pair.new_value),
             math.log1p(pair.novel_terms) / 3.0, math.log1p(pair.length) / 6.0, float(pair.row), 1.0 / len(pairs),
+            float(pair.negation_unmatched),
         ])
     return np.asarray(rows, dtype=np.float64)
 
@@ -336,9 +347,9 @@ def model_from_json(payload: dict) -> AnswerModel:
 # Used only until a trained model is shipped (and by the training script as its start):
 # meaning and words, the expected type.
 UNTRAINED = AnswerModel(
-    weights=np.array([0.0, 1.2, 0.8, 1.0, 0.5, 0.0, 0.6, 0.6, 0.3, 0.0, 0.0, 0.0]),
-    mean=np.array([0, 0.8, -0.03, 0.5, -0.2, 0.5, 0.3, 0.2, 0.5, 0.8, 0.1, 0.1]),
-    scale=np.array([1, 0.05, 0.03, 0.3, 0.2, 0.5, 0.4, 0.4, 0.3, 0.2, 0.3, 0.2]), threshold=0.5, prefilter=16,
+    weights=np.array([0.0, 1.2, 0.8, 1.0, 0.5, 0.0, 0.6, 0.6, 0.3, 0.0, 0.0, 0.0, 0.0]),
+    mean=np.array([0, 0.8, -0.03, 0.5, -0.2, 0.5, 0.3, 0.2, 0.5, 0.8, 0.1, 0.1, 0.0]),
+    scale=np.array([1, 0.05, 0.03, 0.3, 0.2, 0.5, 0.4, 0.4, 0.3, 0.2, 0.3, 0.2, 1.0]), threshold=0.5, prefilter=16,
 )
 
 

@@ -25,7 +25,7 @@ from .about import asks_about_document
 from .answer_forms import (ASKS_SEVERAL, compared_row, definition_first, first_defining, rows_best_first, source_text, summary_unit,
                            whole_list_first)
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, feature_matrix,
-                           found_types, holds_wanted_value, new_numerals, shipped_model, states_count, wanted_types)
+                           found_types, holds_wanted_value, negation_unmatched, new_numerals, shipped_model, states_count, wanted_types)
 from .contracts import Context, Proposal, ProposedCitation
 from .table_compare import states_extreme, superlative
 from .tables import asked_cells, asked_unit, named_row
@@ -136,7 +136,8 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
             found = found_types(unit.quote)
             pair = Pair(dense=0.0, lexical=lexical, wanted=wanted, found=found, novel_terms=len(tokens - question_terms),
                         rank=source.n, length=len(unit.quote), row=unit.kind == "row",
-                        new_value=new_numerals(context.question, unit.quote))
+                        new_value=new_numerals(context.question, unit.quote),
+                        negation_unmatched=negation_unmatched(context.question, unit.quote))
             type_hit = sum(1 for t in wanted if t in found) / len(wanted) if wanted else 0.0
             rows.append((lexical + 0.25 * type_hit + 0.1 / source.n, pair, unit, matched))
     if not rows:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -544,3 +546,50 @@ def test_a_definition_question_retrieves_and_answers_with_the_unit_that_spells_t
                        Settings(min_lexical=1.0, min_dense=1.0))  # only the definition can pass these gates
     assert trace.answer.status == "answered", trace.explanation
     assert trace.answer.answer.startswith("The angle of attack (or AOA)")
+
+
+def test_a_negated_question_is_not_answered_as_asked_by_a_unit_that_negates_nothing():
+    from pipeline.answer_model import FEATURES, Pair, feature_matrix, negation_unmatched
+
+    assert negation_unmatched("Which fees are not refunded?", "Booking fees are refunded within 14 days.")
+    assert not negation_unmatched("Which fees are not refunded?", "Booking fees are not refunded.")
+    assert not negation_unmatched("Which fees are not refunded?", "Refunds exclude the booking fee.")
+    assert not negation_unmatched("Which fees are refunded?", "Booking fees are refunded within 14 days.")
+    assert negation_unmatched("哪些费用不能报销？", "出租车费用可以报销。")
+    assert not negation_unmatched("哪些费用不能报销？", "个人娱乐费用不予报销。")
+    pair = Pair(dense=0.86, lexical=0.6, wanted=(), found=frozenset(), novel_terms=4, rank=1, length=70, row=False)
+    unmatched = replace(pair, negation_unmatched=True)
+    assert feature_matrix([unmatched])[0, FEATURES.index("negation_unmatched")] == 1.0
+    # The shipped weights learned it from SQuAD 2.0's negated unanswerables: the mismatch lowers the score.
+    model = shipped_model()
+    assert model.probability(feature_matrix([unmatched]))[0] < model.probability(feature_matrix([pair]))[0]
+
+
+def _training_script():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "train_answer_model.py"
+    spec = importlib.util.spec_from_file_location("train_answer_model", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_shipped_threshold_rule_weighs_a_wrong_answer_twice_a_needless_abstention():
+    script = _training_script()
+
+    def point(threshold, right, wrong, false):
+        return {"threshold": threshold, "answered_correct": right, "wrong": wrong, "false": false}
+
+    # right − 2 × errors: 30, 31, 31, 26 → the tie goes to the higher (safer) threshold.
+    curve = [point(0.07, 40, 3, 2), point(0.10, 39, 3, 1), point(0.11, 39, 3, 1), point(0.16, 32, 2, 1)]
+    assert script.engine_threshold(curve) == 0.11
+    assert script.engine_threshold([point(0.07, 45, 3, 2), *curve[1:]]) == 0.07  # five more right answers pay for one error
+
+
+def test_the_questions_the_evaluation_asks_are_not_trained_on():
+    script = _training_script()
+    records = [{"qid": f"squad-{n}"} for n in (1, 150, 151, 900)] + [{"qid": "squad-removal-151"}]
+    assert [r["qid"] for r in records if script.question_number(r) > 150] == ["squad-151", "squad-900", "squad-removal-151"]
+    shipped = json.loads((Path(__file__).resolve().parents[1] / "pipeline" / "answer_model.json").read_text("utf-8"))
+    assert "--held-out 150" in shipped["training"]["command"]
