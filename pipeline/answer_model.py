@@ -184,14 +184,21 @@ class Pair:
 
 _NUMERAL = re.compile(r"\d+(?:[.,:/]\d+)*")
 # A question asked in the negative ("Which fees are not refunded?"), and any negation a unit may answer it with.
-_NEGATED_QUESTION = re.compile(r"\b(?:not|never|no|none|nothing|nobody|neither|nor)\b|n't\b|不是|没有|并非|从未|不会|不能|不得", _I)
+# Not a negation that only sets a condition ("What happens if I don't pay?"), nor a why/how question ("Why
+# can't I log in?" is answered by a cause, "How do I stop it if it doesn't …?" by steps: neither need negate).
+_NEGATED_QUESTION = re.compile(r"\b(?:not|never|no|none|nothing|nobody|neither|nor)\b|\b(?:did|was|were|does|do|is|are|has|"
+                               r"have|had|won)n't\b|不是|没有|并非|从未|不会|不得", _I)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|in case)\b[^,?;]*|如果[^，？]*|要是[^，？]*", _I)
+_WHY_OR_HOW = re.compile(r"^\W*(?:why|how)\b|为什么|为何|怎么|如何", _I)
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nothing|nobody|neither|nor|without|cannot|fail(?:s|ed)?|lack\w*|"
                        r"non-\w+|ex(?:clud|cept)\w*|refus\w*|den(?:y|ied|ies)|prohibit\w*|forbid\w*)\b|n't\b|[不没未非无禁]", _I)
 
 
 def negation_unmatched(question: str, unit: str) -> bool:
     """A negated question ("Who did not sign?") that a unit negating nothing cannot answer as asked."""
-    return bool(_NEGATED_QUESTION.search(question)) and not _NEGATION.search(unit)
+    if _WHY_OR_HOW.search(question) or not _NEGATED_QUESTION.search(_CONDITION.sub(" ", question)):
+        return False
+    return not _NEGATION.search(unit)
 
 
 def new_numerals(question: str, unit: str) -> bool:

@@ -19,7 +19,7 @@ from functools import cached_property
 
 from .contracts import Document, TableComparison
 from .index import BoundedCache, document_names
-from .tables import (FOOTNOTE_MARK, KEY_TRIM, WRAPPED_LINES, column_words, fields, is_table_row, names_columns,
+from .tables import (FOOTNOTE_MARK, KEY_TRIM, WRAPPED_LINES, column_words, fields, is_table_row, is_table_rule, names_columns,
                      widest_header_row)
 
 _I = re.IGNORECASE
@@ -28,6 +28,11 @@ _LEAST_COST = re.compile(r"\bcheapest\b|\bthe least expensive\b|\blowest[- ](?:p
 # "the most checks" compares; "most travellers" is a share.
 _MOST = re.compile(r"\bthe most\b|\b(?:highest|largest|biggest|greatest)\b|最多|最高|最大", _I)
 _LEAST = re.compile(r"\bthe (?:least|fewest)\b|\b(?:lowest|smallest)\b|最少|最低|最小", _I)
+_FASTEST = re.compile(r"\b(?:fastest|quickest)\b|最快", _I)
+_SLOWEST = re.compile(r"\bslowest\b|最慢", _I)
+# A column of durations: the fastest row holds the least of it ("Time (s)", "Latency", "耗时").
+_DURATION_COLUMN = re.compile(r"\b(?:time|times|duration|latency|delay|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|ms|s)\b"
+                              r"|时间|耗时|延迟|秒|分钟|小时", _I)
 # Not a comparison between rows: a limit ("at most"), a share ("most of"), a ranking no figure holds.
 _NOT_COMPARING = re.compile(r"\bat (?:the )?(?:most|least)\b|\bmost of\b|\b(?:least|most) (?:one|recent(?:ly)?|likely|"
                             r"common|important|popular|often|frequent(?:ly)?)\b", _I)
@@ -39,7 +44,8 @@ _OVERALL = re.compile(r"\boverall\b|\bin total\b|\baltogether\b|\bcombined\b|总
 _TOTAL_COLUMN = re.compile(r"^(?:grand\s+)?totals?\b|^合计|^总计|^总数", _I)
 _AGGREGATE_ROW = re.compile(r"^(?:grand\s+)?(?:totals?|sum|all|average|mean)\b|^合计|^总计|^总数|^平均", _I)
 _MONEY_COLUMN = re.compile(r"amount|cost|price|fee|paid|payment|expense|spend|salary|\$|€|£|¥|金额|费用|价格|工资", _I)
-_VALUE = re.compile(r"^\(?[-−]?\s*[$€£¥]?\s*(\d{1,3}(?:[,\s]\d{3})+|\d+)(\.\d+)?\s*%?\)?$")
+# A figure, with its unit if it has one ("1700 MB/s", "12 ms", "3.5 kg"): rows are compared only in one unit.
+_VALUE = re.compile(r"^\(?[-−]?\s*[$€£¥]?\s*(\d{1,3}(?:[,\s]\d{3})+|\d+)(\.\d+)?\s*(%|[A-Za-zµ°]{1,5}(?:/[A-Za-z]{1,3})?)?\)?$")
 CAPTION_LINES = 3  # lines above a table's header that name what it counts ("NICS Firearm Background Checks")
 
 
@@ -48,6 +54,7 @@ class Superlative:
     highest: bool
     money: bool  # "most expensive", "cheapest": compares an amount of money
     words: str  # the words that ask for it ("most expensive")
+    speed: bool = False  # "fastest", "slowest": the highest speed, or the lowest time when the column holds times
 
 
 def superlative(question: str) -> Superlative | None:
@@ -55,9 +62,9 @@ def superlative(question: str) -> Superlative | None:
     if _NOT_COMPARING.search(question):
         return None
     for pattern, highest, money in ((_MOST_COST, True, True), (_LEAST_COST, False, True), (_MOST, True, False),
-                                    (_LEAST, False, False)):
+                                    (_LEAST, False, False), (_FASTEST, True, False), (_SLOWEST, False, False)):
         if found := pattern.search(question):
-            return Superlative(highest, money, found.group())
+            return Superlative(highest, money, found.group(), speed=pattern in (_FASTEST, _SLOWEST))
     return None
 
 
@@ -125,6 +132,8 @@ def _tables_of(document: Document) -> list[Table]:
         lines = [line for line in page.lines if line.text.strip() and line.number not in page.furniture]
         for index, line in enumerate(lines):
             text = line.text
+            if is_table_rule(text):
+                continue  # the rule under the header
             if names_columns(text):
                 header = header + [text] if header and rows is None and len(header) < 3 else [text]
                 if len(header) == 1:
@@ -153,6 +162,12 @@ def number_in_cell(cell: str) -> float | None:
     return -value if "-" in cell or "−" in cell or cell.strip().startswith("(") else value
 
 
+def unit_in_cell(cell: str) -> str:
+    """The unit written after a cell's figure ("MB/s", "%"), case-folded; "" when there is none."""
+    match = _VALUE.match(cell.strip())
+    return (match.group(3) or "").casefold() if match else ""
+
+
 def read_cell(row: Row, position: int, width: int) -> str | None:
     """The row's cell in column `position` of `width` named columns: by position in a row as wide as its header;
     else counted from the nearer end (a PDF row drops an empty cell, a header cell spans two columns: the cells
@@ -169,7 +184,8 @@ def _compared_column(table: Table, asked: set[str], wanted: Superlative, questio
                      tokens: Callable[[str], list[str]]) -> tuple[int, str, str] | None:
     """(position, column name, why) of the column to compare; None when the question names none the table has."""
     columns = list(enumerate(table.names))[1:]  # the first column holds each row's key
-    asked = column_words(asked)
+    # "the quickest to pack" asks about the time (or the speed) of packing: a column so named is named by it.
+    asked = column_words(asked | (set(tokens("time speed")) if wanted.speed else set()))
     named = [(i, name) for i, name in columns if (words := set(tokens(name))) and words <= asked]
     if named:
         index, name = named[0]
@@ -217,7 +233,7 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
     if not kept:
         return None  # the question asks about something no row lists ("the most expensive hotel" of a list of airfares)
     width = len(table.names)
-    values = []
+    values, units = [], set()
     for row in kept:
         key = row.cells[0].strip(KEY_TRIM) if row.cells else ""
         if _AGGREGATE_ROW.match(key):
@@ -226,9 +242,11 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
         figure = number_in_cell(cell) if cell is not None else None
         if figure is not None:
             values.append((figure, row, key, cell))
-    if len(values) < (1 if selecting else 2):  # rows the question's words select: one of them is the only one
-        return None
-    values.sort(key=lambda item: item[0], reverse=wanted.highest)
+            units.add(unit_in_cell(cell))
+    if len(values) < (1 if selecting else 2) or len(units) > 1:  # one row the words select is the only one;
+        return None  # figures in different units ("1.2 GB", "900 MB") are not compared
+    highest = wanted.highest != (wanted.speed and bool(_DURATION_COLUMN.search(name)))  # the fastest takes least time
+    values.sort(key=lambda item: item[0], reverse=highest)
     best, row, key, cell = values[0]
     second_key, second_cell = (values[1][2], values[1][3]) if len(values) > 1 else ("none", "-")
     tied = [other_key for figure, _, other_key, _ in values[1:] if figure == best]
@@ -236,5 +254,5 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
         second_key, second_cell = next(((k, c) for figure, _, k, c in values if figure != best), ("none", "-"))
     return TableComparison(
         source_id=table.source_id, page=row.page, line=row.line, key=key, column=name, value=cell,
-        highest=wanted.highest, rows_compared=len(values), runner_up=f"{second_key} ({second_cell})",
+        highest=highest, rows_compared=len(values), runner_up=f"{second_key} ({second_cell})",
         selected_by=tuple(sorted(selecting)), why=why, tied_with=tuple(tied))

@@ -16,13 +16,22 @@ from collections.abc import Sequence
 from .tokenize import english_names, unmentioned_names
 
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
+# A table without outer bars ("uid   | name   | description"): two or more bars with spaces around them.
+_BARE_TABLE = re.compile(r"^\s*[^|\s][^|]*(?:\s\|\s[^|]*){2,}$")
+# The rule under a table's header: "| --- | :--: |", "------+--------+-----".
+TABLE_RULE = re.compile(r"^\s*[|+]?\s*:?-{3,}:?\s*(?:[|+]\s*:?-{3,}:?\s*)*[|+]?\s*$")
 _NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
 HEADER_ROWS = 3  # at most this many stacked header rows (a two-level header plus a title row)
 WRAPPED_LINES = 2  # at most this many lines of wrapped cell text between two rows of a table
 
 
 def is_table_row(text: str) -> bool:
-    return text.count("\t") >= 2 or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3)
+    return text.count("\t") >= 2 or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3) or bool(_BARE_TABLE.match(text))
+
+
+def is_table_rule(text: str) -> bool:
+    """The rule under a table's header (with bars or "+" joints; a bare "-----" is a heading's underline)."""
+    return bool(TABLE_RULE.match(text)) and ("|" in text or "+" in text)
 
 
 def fields(text: str) -> list[str]:
@@ -31,12 +40,15 @@ def fields(text: str) -> list[str]:
 
 
 _AMOUNT_IN_WORDS = re.compile(r"[$€£¥]\s*\d|\d,\d{3}")  # "Up to $3,790": a value written with words
+# A measurement with its unit symbol ("530 MB/s", "2200 W", "12 ms", "3.5 kg") is a figure, not a column name.
+_MEASUREMENT = re.compile(r"[\d\s.,]*\d\s*(?:[KMGTP]i?B(?:/s)?|[kMG]?bps|[kMG]?Hz|[mµun]?s|k?W|k?V|mAh|[mk]?g|m?[lL]|[mck]?m|°[CF])")
 
 
 def is_header(text: str) -> bool:
     """A row whose fields are mostly words (column names), not figures."""
     cells = fields(text)
-    wordy = sum(1 for f in cells if not _NUMERIC_FIELD.fullmatch(f) and not _AMOUNT_IN_WORDS.search(f))
+    wordy = sum(1 for f in cells if not _NUMERIC_FIELD.fullmatch(f) and not _AMOUNT_IN_WORDS.search(f)
+                and not _MEASUREMENT.fullmatch(f))
     return len(cells) >= 2 and wordy >= 0.75 * len(cells)
 
 

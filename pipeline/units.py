@@ -31,19 +31,19 @@ from functools import lru_cache
 from .citations import marker
 from .contracts import PackedLine, PackedSource
 from .footnotes import NOTE_OPENING
-from .tables import fields, is_header, is_table_row, names_columns
+from .tables import fields, is_header, is_table_row, is_table_rule, names_columns
 from .tokenize import has_cjk, is_cjk_char
 
 _CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!?]+$")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 PERSON_PRONOUN = re.compile(r"(?:He|She|They|His|Her|Their)\b|(?:他们|她们|他|她)")  # "He appointed …" names no one
 _ANAPHOR = re.compile(r"(?:They|It|This|These|Those|He|She|Its|Their|His|Her|Such)\b|(?:他们|她们|它们|他|她|它|这|该|其|此)")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _UNDERLINE = re.compile(r"^\s{0,3}([=\-~^*+#`])\1{2,}\s*$")
 _MARKUP_ONLY = re.compile(r"^\s*(?:<[^<>]*>\s*)+$")
+_INDENTED = re.compile(r"^(?: {2,}|\t)\S")
 _MARKUP = re.compile(r"<[^<>]*>|\]\([^()\s]*\)|https?://\S+")  # tags, Markdown link targets, bare URLs
 
 
@@ -136,20 +136,34 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
     in_code = plain_text and starts_in_code
     if in_code:
         blocks.append(("code", []))
+    gap: list[PackedLine | None] = []  # the empty lines since the last line of text (None: a layout line)
     for line in lines:
         text = line.text
         if in_code:
             blocks[-1][1].append(line)
             in_code = not _FENCE.match(text)  # a fence inside a block closes it
             continue
+        if not text.strip() or line.furniture or (plain_text and _MARKUP_ONLY.match(text)):
+            blocks.append(("blank", []))
+            gap.append(None if text.strip() or line.furniture else line)
+            continue
+        after_gap, gap = gap, []
         if plain_text and _FENCE.match(text):
             blocks.append(("code", [line]))
             in_code = True
             continue
-        if not text.strip() or line.furniture or (plain_text and _MARKUP_ONLY.match(text)):
-            blocks.append(("blank", []))
-            continue
-        if _MD_RULE.match(text) and "|" in text:
+        if plain_text and _INDENTED.match(text) and not is_table_row(text) and not is_table_rule(text):
+            item = _item_above(blocks, _indent(text)) if after_gap and None not in after_gap else None
+            if item is not None:  # a Markdown item's indented paragraph or command is part of the item
+                item.extend([*after_gap, line])
+                continue
+            if _literal_block_goes_on(blocks, _indent(text)):
+                if blocks[-1][0] == "literal":
+                    blocks[-1][1].append(line)
+                else:
+                    blocks.append(("literal", [line]))
+                continue
+        if is_table_rule(text):
             if blocks and blocks[-1][0] == "row":  # the row above a Markdown rule is the table's header
                 blocks[-1] = ("header-row", blocks[-1][1])
             blocks.append(("blank", []))
@@ -174,7 +188,38 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
             last_lines.append(line)
         else:
             blocks.append(("prose", [line]))
-    return [(kind, block) for kind, block in blocks if block]
+    # An indented literal block is code to the units (a command shown after "… then you can run:").
+    return [("code" if kind == "literal" else kind, block) for kind, block in blocks if block]
+
+
+def _indent(text: str) -> int:
+    return len(text.expandtabs(4)) - len(text.expandtabs(4).lstrip())
+
+
+def _item_above(blocks: list[tuple[str, list[PackedLine]]], indent: int) -> list[PackedLine] | None:
+    """The lines of the list item that the empty lines just passed follow, if an item is what they follow and a
+    line indented by `indent` sits inside it (as deep as the item's text: an RFC's paragraph after "   o  item"
+    does not)."""
+    before = next((block for block in reversed(blocks) if block[1]), None)
+    if before is None or before[0] != "item":
+        return None
+    marker = LIST_ITEM.match(before[1][0].text.expandtabs(4))
+    # Markdown indents an item's paragraphs to its text ("1. Create" → 3); an RFC's numbered heading
+    # ("1.  Introduction") has its body at 3 < 4.
+    return before[1] if marker is not None and indent >= marker.end() else None
+
+
+def _literal_block_goes_on(blocks: list[tuple[str, list[PackedLine]]], indent: int) -> bool:
+    """In plain text, a line indented deeper than a paragraph announcing it ("… you can run:"), after an empty
+    line, opens a literal block (READMEs, Debian notes, an RFC's examples under its indented prose); an indented
+    line right under one goes on with it."""
+    if blocks and blocks[-1][0] == "literal":
+        return True
+    if not blocks or blocks[-1][0] != "blank":
+        return False
+    before = next((block for block in reversed(blocks) if block[1]), None)
+    return (before is not None and before[0] in ("prose", "item") and before[1][-1].text.rstrip().endswith((":", "："))
+            and indent > _indent(before[1][-1].text))
 
 
 def _underlined_title(blocks: list[tuple[str, list[PackedLine]]]) -> None:

@@ -277,7 +277,7 @@ def main() -> int:
     cache.mkdir(parents=True, exist_ok=True)
     vectors = cache / "unit-vectors.npz"
     settings = Settings()
-    tag = f"p{args.prefilter}-v7"  # v2: quantity nouns; v3: abbreviations, word families; v7: negated questions
+    tag = f"p{args.prefilter}-v8"  # v2: quantity nouns; v3: abbreviations, word families; v8: negated questions
     squad_articles = lambda: data.load_squad(data.SQUAD2)  # noqa: E731
     cmrc_articles = lambda: pooled(data.load_squad(data.CMRC)[: args.cmrc])  # noqa: E731
     held = args.held_out

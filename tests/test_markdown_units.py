@@ -37,6 +37,54 @@ def test_a_block_without_a_colon_before_it_stands_alone():
     assert [(u.kind, u.start_line, u.end_line) for u in units] == [("sentence", 1, 1), ("code", 2, 4)]
 
 
+def test_an_indented_block_announced_by_a_colon_is_a_literal_block_of_code():
+    """RFCs, READMEs and Debian notes show commands indented under "… then you can run:"."""
+    units = units_of(_source([
+        "If you want systemd to listen on port 22 itself, then you can run:", "",
+        "  systemctl disable --now ssh.service", "  systemctl start ssh.socket", "",
+        "To roll back this change, run the", "  commands in reverse order.",
+    ]))
+    code = [u for u in units if u.kind == "code"]
+    assert [(u.start_line, u.end_line) for u in code] == [(3, 4), (1, 4)]
+    assert code[1].quote.endswith("run:\n\n  systemctl disable --now ssh.service\n  systemctl start ssh.socket")
+    assert not any(u.kind == "sentence" and 3 <= u.start_line <= 4 for u in units)
+    # An indented line that only continues a wrapped sentence (no colon, no blank line before it) stays prose.
+    assert units[-1].kind == "sentence" and units[-1].quote == "To roll back this change, run the\n  commands in reverse order."
+
+
+def test_an_items_indented_command_after_an_empty_line_is_part_of_the_item():
+    units = units_of(_source([
+        "### How to:", "", "1. Create the dictionary", "", "   `zstd --train samples/* -o dict`", "",
+        "2. Compress with it", "", "   `zstd -D dict FILE`", "", "It works best on small files.",
+    ]))
+    items = [u for u in units if u.kind == "item" and "\n" in u.quote]
+    assert [(u.start_line, u.end_line) for u in items] == [(3, 5), (7, 9)]
+    assert items[0].quote == "1. Create the dictionary\n\n   `zstd --train samples/* -o dict`"  # exact, empty line kept
+    listed = [u for u in units if u.kind == "list"]
+    assert len(listed) == 1 and (listed[0].start_line, listed[0].end_line) == (1, 9)
+    assert [u.quote for u in units if u.kind == "sentence"] == ["It works best on small files."]
+
+
+def test_an_rfcs_indented_prose_stays_prose_and_only_its_deeper_example_is_literal():
+    units = units_of(_source([
+        "1.  Introduction", "", "   The protocol is stateless.  A request looks as follows:", "",
+        "      GET /index.html HTTP/1.1", "      Host: www.example.com", "",
+        "   This document defines the following terms:", "",
+        "   client  A program that establishes connections.", "",
+        "   o  A server accepts connections.", "", "   Servers listen on port 80.",
+    ]))
+    code = [u for u in units if u.kind == "code"]
+    assert [(u.start_line, u.end_line) for u in code] == [(5, 6), (3, 6)]
+    sentences = [u.quote for u in units if u.kind == "sentence"]
+    assert "client  A program that establishes connections." in sentences  # as deep as the colon's paragraph: prose
+    assert "Servers listen on port 80." in sentences  # as deep as the item's marker: not inside the item
+
+
+def test_an_indented_paragraph_without_an_announcing_colon_stays_prose():
+    units = units_of(_source(["The tool is fast.", "", "    It was written in Go.", "    It has no dependencies."]))
+    assert {u.kind for u in units} == {"sentence"} and units[1].quote == "It was written in Go."
+
+
 def test_html_layout_and_link_lists_are_not_units():
     units = units_of(_source([
         '<div align="center">', "<table>", "<tr>", "<td>",

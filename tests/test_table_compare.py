@@ -71,6 +71,42 @@ def test_the_row_with_the_most_is_compared_over_the_whole_table_and_cited(make_c
     assert least.answer.status == "answered" and least.answer.answer.startswith("Ullapool\t1,204")
 
 
+BENCHMARK = """---
+id: bench
+---
+Compressors tested on one desktop.
+
+| Compressor name | Ratio | Compression | Decompress. | Time to pack 1 GB |
+| --------------- | ----- | ----------- | ----------- | ----------------- |
+| **zippy 1.5 -1** | 2.887 | 530 MB/s | 1700 MB/s | 1.9 s |
+| [zlib] 1.2.11 -1 | 2.743 | 95 MB/s | 400 MB/s | 10.5 s |
+| brotli 1.0.9 -0 | 2.702 | 395 MB/s | 450 MB/s | 2.5 s |
+| [lz4] 1.9.3 | 2.101 | 740 MB/s | 4500 MB/s | 1.4 s |
+| snappy 1.1.9 | 2.073 | 550 MB/s | 1750 MB/s | 1.8 s |
+"""
+
+
+def test_figures_with_units_are_rows_and_the_fastest_is_the_highest_speed_or_the_least_time(make_corpus, logic_engine):
+    from pipeline.tables import is_header
+
+    assert not is_header("| **zippy 1.5 -1** | 2.887 | 530 MB/s | 1700 MB/s |") and is_header("| Name | Ratio | Speed |")
+    assert superlative("Which compressor has the fastest decompression?").speed
+    corpus = make_corpus(("bench.md", BENCHMARK))
+    fastest = _ask(logic_engine, corpus, "Which compressor has the fastest decompression?")
+    assert fastest.retrieval.comparison.column == "Decompress." and fastest.retrieval.comparison.key == "[lz4] 1.9.3"
+    assert fastest.answer.status == "answered" and "4500 MB/s" in fastest.answer.answer
+    # A column of times: the fastest row takes the least of it.
+    quickest = _ask(logic_engine, corpus, "Which compressor is the quickest to pack 1 GB?").retrieval.comparison
+    assert (quickest.column, quickest.key, quickest.highest) == ("Time to pack 1 GB", "[lz4] 1.9.3", False)
+    assert _ask(logic_engine, corpus, "Which has the highest ratio?").retrieval.comparison.key == "zippy 1.5 -1"
+
+
+def test_figures_in_different_units_are_not_compared(make_corpus, logic_engine):
+    text = BENCHMARK.replace("| 4500 MB/s |", "| 4.5 GB/s |")
+    trace = _ask(logic_engine, make_corpus(("bench.md", text)), "Which compressor has the fastest decompression?")
+    assert trace.retrieval.comparison is None
+
+
 def test_a_tie_abstains_and_names_the_rows(make_corpus, logic_engine):
     text = _visitors().replace("Ullapool\t1,204", "Ullapool\t1,980")  # Oban, Ullapool and Wells share the least
     trace = _ask(logic_engine, make_corpus(("visitors.txt", text)), "Which town had the fewest visitors?")
