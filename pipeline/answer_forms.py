@@ -28,11 +28,30 @@ def compared_row(context: Context) -> Unit | None:
                  if unit.kind == "row" and unit.start_line == comparison.line), None)
 
 
-def summary_unit(context: Context) -> tuple[Unit, str] | None:
+def summary_units(context: Context) -> tuple[list[Unit], str] | None:
     """For "What is this document about?": the packed passage that says so — a summary or an abstract (its first
     sentences), else the opening sentences of the passage retrieval ranked first (a document's opening, for such a
-    question) — with how it was chosen; None when nothing quotable was packed."""
-    for source in context.sources:
+    question) — with how it was chosen; None when nothing quotable was packed. When the packed sources come from
+    several documents ("What are these documents about?" over a collection), one such passage per document, in
+    rank order, each shorter: which one the person meant, the question does not say."""
+    documents = list(dict.fromkeys(source.source_id for source in context.sources))
+    # "What is this report about?" over a crane report and a ferry guide: a word that names a document picks it.
+    named = [d for d in documents if any(term in source.names.casefold() for source in context.sources
+                                         if source.source_id == d for term in context.term_weights)]
+    documents = named or documents
+    if len(documents) > 1:
+        found = [_summary_of([s for s in context.sources if s.source_id == d], SUMMARY_LENGTH // 2) for d in documents]
+        units = [unit for unit, _ in filter(None, found)]
+        if len(units) > 1:
+            return units, (f"document summaries: the packed sources come from {len(documents)} documents; the summary "
+                           "or opening sentences of each, in rank order")
+    found = _summary_of([s for s in context.sources if s.source_id == documents[0]], SUMMARY_LENGTH) if documents else None
+    return ([found[0]], found[1]) if found else None
+
+
+def _summary_of(sources: list, length: int) -> tuple[Unit, str] | None:
+    """The summary passage among `sources` (of one document, best first), else the first one's opening sentences."""
+    for source in sources:
         units = [u for u in units_of(source) if u.kind != "list"]
         labelled = next((i for i, u in enumerate(units) if SUMMARY_LABEL.match(u.quote)), None)
         if labelled is None:
@@ -40,24 +59,24 @@ def summary_unit(context: Context) -> tuple[Unit, str] | None:
         label = units[labelled]
         start = labelled + 1 if label.kind == "heading" or SUMMARY_LABEL.fullmatch(label.quote.strip()) else labelled
         if start < len(units):  # a label alone ("Abstract", "## Summary") heads the passage below it
-            return _run_on(units, start), f"document summary: the passage under {label.quote.splitlines()[0][:40]!r}"
-    if not context.sources:
+            return _run_on(units, start, length), f"document summary: the passage under {label.quote.splitlines()[0][:40]!r}"
+    if not sources:
         return None
-    first = context.sources[0]
+    first = sources[0]
     units = [u for u in units_of(first) if u.kind not in ("list", "heading", "row", "code")]
     if not units:
         return None
-    return _run_on(units, 0), (f"document summary: no summary or abstract was found; the opening sentences of the "
-                               f"passage ranked first ({first.source_id} lines {first.start_line}-{first.end_line})")
+    return _run_on(units, 0, length), (f"document summary: no summary or abstract was found; the opening sentences of "
+                                       f"the passage ranked first ({first.source_id} lines {first.start_line}-{first.end_line})")
 
 
-def _run_on(units: list[Unit], start: int) -> Unit:
-    """The unit at `start` with the following sentences on the lines right after it, up to SUMMARY_LENGTH."""
+def _run_on(units: list[Unit], start: int, length: int = SUMMARY_LENGTH) -> Unit:
+    """The unit at `start` with the following sentences on the lines right after it, up to `length` code points."""
     first = last = units[start]
     for unit in units[start + 1:]:
         if unit.kind != "sentence" or unit.start_line > last.end_line + 1 or unit.end_line < last.end_line:
             break
-        if len(exact_between(first, unit)) > SUMMARY_LENGTH:
+        if len(exact_between(first, unit)) > length:
             break
         last = unit
     if last is first:

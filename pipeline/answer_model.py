@@ -48,7 +48,7 @@ ANSWER_TYPES: dict[str, re.Pattern] = {
     "date": re.compile(r"\bwhen\b|" + _ASKS_DATE, _I),
     # "What is the daily meal allowance?" asks for an amount as surely as "how much": a quantity noun
     # within a few words of "what is the" (or "which … version") wants a number.
-    "number": re.compile(r"\bhow (?:many|much|long|far|old|big|large|high|often)\b|\bwhat (?:is|was|are|were) (?:the|a|an) "
+    "number": re.compile(r"\bhow (?:many|much|long|far|old|big|large|high|often)\b|\bwhat(?:'s|’s| is| was| are| were) (?:the|a|an) "
                          r"(?:[\w-]+\s){0,3}(?:amount|number|cost|price|limit|rate|percentage|size|total|allowance|fee|"
                          r"budget|weight|salary|fine|penalty|capacity|speed|distance|duration|length|height|population|"
                          r"maximum|minimum|age)s?\b|\b(?:which|what) (?:[\w-]+\s)?version\b|\bcost\b|\bprice\b"

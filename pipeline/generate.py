@@ -22,7 +22,7 @@ import numpy as np
 
 from .abbreviations import expand_tokens
 from .about import asks_about_document
-from .answer_forms import (ASKS_SEVERAL, compared_row, definition_first, first_defining, rows_best_first, source_text, summary_unit,
+from .answer_forms import (ASKS_SEVERAL, compared_row, definition_first, first_defining, rows_best_first, source_text, summary_units,
                            whole_list_first)
 from .answer_model import (VALUE_TYPES, AnswerModel, Pair, asks_procedure, defined_term, feature_matrix,
                            found_types, holds_wanted_value, negation_unmatched, new_numerals, shipped_model, states_count, wanted_types)
@@ -294,9 +294,9 @@ class LocalExtractive:
     def _whole_answer(self, context: Context) -> Proposal | None:
         """An answer the evidence's form gives before any unit is scored: a document's summary for "What is this
         about?", the row a table comparison chose (computed over the whole table; a tie abstains)."""
-        if asks_about_document(context.question) and (summary := summary_unit(context)) is not None:
-            unit, how = summary
-            return self._answer(unit, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(unit)})
+        if asks_about_document(context.question) and (summary := summary_units(context)) is not None:
+            units, how = summary
+            return self._answer(units, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
         if (row := compared_row(context)) is None:
             return None
         fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(row)}
@@ -371,18 +371,19 @@ class LocalExtractive:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
         return self._answer(best, how, fields)
 
-    def _answer(self, best: Unit, how: str, fields: dict) -> Proposal:
+    def _answer(self, best: Unit | list[Unit], how: str, fields: dict) -> Proposal:
+        """The proposal quoting `best` (or each of several units, one cited passage after the other)."""
+        units = best if isinstance(best, list) else [best]
         return Proposal(
             producer=self.name,
             # A command or a list keeps its lines: joined into one, a command would not run.
-            answer=f"{best.quote if best.kind in ('code', 'list') else join_lines(best.quote)} {best.marker()}",
+            answer="\n".join(f"{u.quote if u.kind in ('code', 'list') else join_lines(u.quote)} {u.marker()}" for u in units),
             citations=[
-                ProposedCitation(
-                    source_id=best.source.source_id, page=best.source.page,
-                    start_line=best.start_line, end_line=best.end_line, quote=best.quote,
-                )
+                ProposedCitation(source_id=u.source.source_id, page=u.source.page, start_line=u.start_line,
+                                 end_line=u.end_line, quote=u.quote)
+                for u in units
             ],
-            note=how + (f"; table header: {' '.join(best.header.split())}" if best.header else ""),
+            note=how + (f"; table header: {' '.join(units[0].header.split())}" if units[0].header else ""),
             **fields,
         )
 

@@ -44,3 +44,17 @@ def test_the_summary_answers_and_the_opening_when_there_is_none(make_corpus, log
     opening = logic_engine.ask(alone, Request(question="What is this about?", date=REQUEST_DATE), Settings())
     assert opening.answer.answer.startswith("This guide explains how to travel to the island by ferry. It lists")
     assert "no summary or abstract was found" in opening.proposal.note
+
+
+def test_over_several_documents_each_one_s_summary_or_opening_answers_unless_a_word_names_one(make_corpus, logic_engine):
+    corpus = make_corpus(("report.md", REPORT), ("guide.md", NO_SUMMARY))
+    ask = lambda q: logic_engine.ask(corpus, Request(question=q, date=REQUEST_DATE), Settings())  # noqa: E731
+    trace = ask("What are these documents about?")
+    assert trace.answer.status == "answered", trace.explanation
+    answer = trace.answer.answer
+    assert len(trace.answer.citations) == 2 and {c.source_id for c in trace.answer.citations} == {"crane-report", "ferry-guide"}
+    assert "SUMMARY: The port authority found corrosion" in answer and "This guide explains how to travel" in answer
+    assert all(c.verified for c in trace.answer.citations) and "from 2 documents" in trace.proposal.note
+    # A word that names one document ("report" in crane-report) picks it.
+    one = ask("What is this report about?")
+    assert {c.source_id for c in one.answer.citations} == {"crane-report"}

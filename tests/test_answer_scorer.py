@@ -49,6 +49,7 @@ def test_expected_answer_types():
     assert "number" in wanted_types("北京住宿标准是多少？")
     # A quantity noun after "what is the" asks for an amount; a plain "what is the X" does not.
     assert "number" in wanted_types("What is the daily meal allowance?")
+    assert "number" in wanted_types("What's the minimum password length?")  # as people type it
     assert "number" in wanted_types("Which software version must be installed?")
     assert "number" not in wanted_types("What is the capital of France?")
     assert {"number"} <= found_types("180 yuan per day")
