@@ -22,7 +22,7 @@ _ASKS_ABOUT = re.compile(
     r"|^\s*(?:概括|总结)(?:一下)?(?:这|这篇|这份|本)?(?:文档|文章|文件|报告)?(?:的内容)?[。.？?]?\s*$", _I)
 # A line that opens a summary: its label, alone or before the text ("SUMMARY: The FAA …", "Abstract", "## Overview").
 SUMMARY_LABEL = re.compile(r"^\s*(?:#{1,6}\s*)?(?:executive\s+summary|summary|abstract|overview|synopsis|about|"
-                           r"摘要|概述|简介|内容提要)\s*(?:[:：.—–-]|$)", _I)
+                           r"摘要|概述|简介|内容提要)\s*¶?\s*(?:[:：.—–-]|$)", _I)  # "Abstract¶": Sphinx's text output
 
 
 def asks_about_document(question: str) -> bool:

@@ -21,7 +21,7 @@ from .errors import InputError
 from .metadata import check_cards_against_pages, meta_from_mapping
 from .page_furniture import running_lines_of_text
 
-TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
+TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst"}  # reStructuredText (PEPs, Sphinx docs) reads as plain text
 PDF_SUFFIXES = {".pdf"}
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
 MAX_TEXT_BYTES = 20 * 1024 * 1024
@@ -119,11 +119,11 @@ def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
 
 
 class TextParser:
-    """Text and Markdown with optional YAML front matter."""
+    """Text, Markdown and reStructuredText with optional YAML front matter."""
 
     name = "text"
-    suffixes = (".txt", ".md", ".markdown")
-    media_types = ("text/plain", "text/markdown")
+    suffixes = tuple(sorted(TEXT_SUFFIXES))
+    media_types = ("text/plain", "text/markdown", "text/x-rst")
 
     def sniff(self, data: bytes) -> bool:
         return False  # text has no signature; it is chosen by its name

@@ -57,7 +57,8 @@ class Unit:
     quote: str
     kind: str = "sentence"  # sentence | item | list | row | code | heading | span
     header: str = ""  # a table row's header line (shown beside it, scored with it)
-    section: str = ""  # a list's or list item's Markdown heading ("## Requirements" over "- Python 3.11"), or the start of
+    section: str = ""  # the heading over a list, a list item or a label line ("## Requirements" over "- Python 3.11",
+    # "max_queue_size" over "**Default** - ``1000``"), or the start of
     # the sentence a page's first sentence finishes (PackedSource.continues): scored with it, never quoted
     names_columns: bool = False  # a table's header row: it names what the rows below hold, it answers nothing
 
@@ -152,7 +153,8 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
             blocks.append(("code", [line]))
             in_code = True
             continue
-        if plain_text and _INDENTED.match(text) and not is_table_row(text) and not is_table_rule(text):
+        if (plain_text and _INDENTED.match(text) and not LIST_ITEM.match(text) and not is_table_row(text)
+                and not is_table_rule(text)):  # an indented list or table under "…:" stays a list or a table
             item = _item_above(blocks, _indent(text)) if after_gap and None not in after_gap else None
             if item is not None:  # a Markdown item's indented paragraph or command is part of the item
                 item.extend([*after_gap, line])
@@ -331,7 +333,7 @@ def _units_of(source: PackedSource) -> tuple[Unit, ...]:
             if kind == "heading":
                 section = block[0].text.strip().lstrip("#").strip()
             found = _sentences(source, block, kind)
-            units.extend(replace(u, section=section) if u.kind == "item" else u for u in found)
+            units.extend(replace(u, section=section) if u.kind == "item" or _is_label_line(u) else u for u in found)
         open_list = _track_list(lists, open_list, kind, block, units)
     made = (_list_unit(source, intro, items) for intro, items in lists if len(items) >= 2)
     units.extend(replace(unit, section=_section_at(units, unit.start_line)) for unit in made
@@ -344,6 +346,12 @@ def _units_of(source: PackedSource) -> tuple[Unit, ...]:
 
 
 MAX_LIST_ITEMS = 15
+LABEL_LINE_WORDS = 5  # "**Default** - ``10``", "Price: $20": a line this short says what it is about in its heading
+
+
+def _is_label_line(unit: Unit) -> bool:
+    """A one-line sentence of a few words (a label and its value) under a heading: scored with the heading."""
+    return unit.kind == "sentence" and unit.start_line == unit.end_line and len(unit.quote.split()) <= LABEL_LINE_WORDS
 MAX_LIST_LENGTH = 1500  # code points: a longer list is a section, not an answer
 
 

@@ -30,6 +30,7 @@ def test_other_questions_are_not(question):
 
 def test_summary_labels_open_a_summary():
     assert opens_summary("SUMMARY: The FAA proposes …") and opens_summary("## Abstract") and opens_summary("摘要：本文…")
+    assert opens_summary("Abstract¶")  # a Sphinx page saved as text marks its headings
     assert not opens_summary("In summary, the fees rise.")
 
 

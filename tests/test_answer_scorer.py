@@ -598,3 +598,14 @@ def test_the_questions_the_evaluation_asks_are_not_trained_on():
     assert [r["qid"] for r in records if script.question_number(r) > 150] == ["squad-151", "squad-900", "squad-removal-151"]
     shipped = json.loads((Path(__file__).resolve().parents[1] / "pipeline" / "answer_model.json").read_text("utf-8"))
     assert "--held-out 150" in shipped["training"]["command"]
+
+
+def test_a_default_stated_on_a_label_line_under_its_setting_answers(real_corpus, engine):
+    text = ("Settings\n========\n\nmax_concurrent_requests\n-----------------------\n\n**Default** - ``10``\n\n"
+            "The transfer commands are multithreaded and many requests are in flight at once.\n\n"
+            "max_queue_size\n--------------\n\n**Default** - ``1000``\n\n"
+            "The task queue is capped to a specific size to avoid unbounded growth.\n")
+    corpus = real_corpus(("s3-config.rst", text))
+    trace = engine.ask(corpus, Request(question="What is the default max queue size?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert trace.answer.answer.startswith("**Default** - ``1000``") and trace.answer.citations[0].start_line == 14

@@ -240,3 +240,22 @@ def test_a_who_answer_that_opens_with_a_pronoun_runs_back_to_who_it_is():
     assert with_antecedent(he, "Who made Ralph earl?").quote == ("Edward the Confessor returned from exile in 1041. "
                                                                "He made Ralph the Timid earl of Hereford.")
     assert with_antecedent(he, "What did Ralph become?") is he  # not a who-question
+
+
+def test_a_short_label_line_is_scored_with_the_heading_it_sits_under():
+    units = units_of(_source([
+        "max_queue_size", "--------------", "", "**Default** - ``1000``", "",
+        "The AWS CLI internally uses a producer consumer model, where we queue up tasks.",
+    ]))
+    label = next(u for u in units if u.quote == "**Default** - ``1000``")
+    assert label.kind == "sentence" and label.section == "max_queue_size"
+    prose = next(u for u in units if u.quote.startswith("The AWS CLI"))
+    assert prose.section == ""  # a sentence that says what it is about keeps its own words
+
+
+def test_an_indented_list_under_a_colon_stays_a_list():
+    units = units_of(_source(["  Authors:", "", "      * Neil Schemenauer", "      * Matthias Klose", "",
+                              "The policy is free software."]))
+    assert not any(u.kind == "code" for u in units)
+    listed = [u for u in units if u.kind == "list"]
+    assert len(listed) == 1 and "Neil Schemenauer" in listed[0].quote and "Matthias Klose" in listed[0].quote

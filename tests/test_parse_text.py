@@ -128,3 +128,19 @@ def test_huge_text_files_are_refused(monkeypatch):
 def test_metadata_from_an_upload_form_overrides_front_matter():
     document = parse((FRONT + BODY).encode(), "travel.md", metadata={"topic": "lodging", "valid_to": "2026-12-31"})
     assert document.meta.topic == "lodging" and document.meta.valid_to == dt.date(2026, 12, 31)
+
+
+def test_restructured_text_is_read_as_text_with_its_titles_and_literal_blocks():
+    from pipeline.contracts import PackedLine, PackedSource
+    from pipeline.units import units_of
+
+    text = ("Configuration Values\n====================\n\nBelow is an example configuration::\n\n"
+            "    [profile development]\n    max_concurrent_requests = 20\n\nThe values are optional.\n")
+    document = parse(text.encode("utf-8"), "s3-config.rst")
+    assert document.kind == "text" and document.source_id == "s3-config"
+    lines = document.pages[0].lines
+    source = PackedSource(n=1, source_id="s3-config", version=None, page=None, start_line=1, end_line=len(lines),
+                          support_span=False, dated="", sibling_group="",
+                          lines=tuple(PackedLine(number=line.number, text=line.text) for line in lines))
+    kinds = {(u.kind, u.start_line, u.end_line) for u in units_of(source)}
+    assert ("heading", 1, 1) in kinds and ("code", 4, 7) in kinds and ("sentence", 9, 9) in kinds

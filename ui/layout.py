@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import gradio as gr
 
 from pipeline import ANSWER_HELP, Settings
+from pipeline.parse import TEXT_SUFFIXES
 
 from . import endpoints, export, handlers, history, panels, replace, viewer, views
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
@@ -28,7 +29,7 @@ DEFAULTS = Settings()
 UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
 ANSWER_CONCURRENCY = 2
 EMBEDDING_POLL_S = 1.5  # how often the page refreshes "embedding n of m" while a session's vectors are computed
-TEXT_TYPES = [".pdf", ".md", ".markdown", ".txt"]
+TEXT_TYPES = [".pdf", *sorted(TEXT_SUFFIXES)]
 ELIGIBILITY = [("before the top-k cut-off (filter, then rank)", "before_cutoff"),
                ("after selection (baseline: rank, then filter)", "after_selection")]
 TITLE = "Auditable RAG — cited answers you can audit"
