@@ -31,7 +31,7 @@ _EXPORTS = {
     ".citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer", "strip_markers"],
     ".scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
                    "scenario_request", "scenario_settings"],
-    ".parse": ["document_warnings", "sha256"],
+    ".parse": ["TEXT_SUFFIXES", "document_warnings", "sha256"],
     ".parse_pdf": ["PdfLimits"],
     ".render": ["highlight_for", "render_text_html"],
     ".render_pdf": ["render_pdf_page"],

@@ -13,8 +13,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from pipeline import ANSWER_HELP, Settings
-from pipeline.parse import TEXT_SUFFIXES
+from pipeline import ANSWER_HELP, TEXT_SUFFIXES, Settings
 
 from . import endpoints, export, handlers, history, panels, replace, viewer, views
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
