@@ -190,8 +190,22 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
             last_lines.append(line)
         else:
             blocks.append(("prose", [line]))
-    # An indented literal block is code to the units (a command shown after "… then you can run:").
-    return [("code" if kind == "literal" else kind, block) for kind, block in blocks if block]
+    # An indented literal block is code to the units (a command shown after "… then you can run:"), unless it
+    # reads as prose (an RFC's definitions under "… as described in RFC 2119:").
+    return [(("prose" if _reads_as_prose(block) else "code") if kind == "literal" else kind, block)
+            for kind, block in blocks if block]
+
+
+_SENTENCE_END = re.compile(r"[a-z]{2,}[.!?](?:\s|$)")
+_CODE_START = re.compile(r"^\s*(?:[$#>{}<\[(]|//)")
+
+
+def _reads_as_prose(block: list[PackedLine]) -> bool:
+    """Words ending in a sentence, no line opening like a prompt, a comment, a tag or a bracket."""
+    text = " ".join(line.text.strip() for line in block)
+    letters = sum(1 for char in text if char.isalpha() or char == " ")
+    return (letters >= 0.85 * len(text) and _SENTENCE_END.search(text) is not None
+            and not any(_CODE_START.match(line.text) for line in block))
 
 
 def _indent(text: str) -> int:
@@ -349,9 +363,14 @@ MAX_LIST_ITEMS = 15
 LABEL_LINE_WORDS = 5  # "**Default** - ``10``", "Price: $20": a line this short says what it is about in its heading
 
 
+_LABEL_VALUE = re.compile(r"\S(?::|：|\s[-–—=]|\s*=)\s+\S")  # "Default - 10", "Price: $20", "timeout = 30"
+
+
 def _is_label_line(unit: Unit) -> bool:
-    """A one-line sentence of a few words (a label and its value) under a heading: scored with the heading."""
-    return unit.kind == "sentence" and unit.start_line == unit.end_line and len(unit.quote.split()) <= LABEL_LINE_WORDS
+    """A one-line label and its value, a few words long, under a heading: scored with the heading (a short sentence
+    such as "See systemd.socket(5) for details." is not one)."""
+    return (unit.kind == "sentence" and unit.start_line == unit.end_line and len(unit.quote.split()) <= LABEL_LINE_WORDS
+            and _LABEL_VALUE.search(unit.quote) is not None)
 MAX_LIST_LENGTH = 1500  # code points: a longer list is a section, not an answer
 
 

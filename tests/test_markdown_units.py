@@ -78,6 +78,10 @@ def test_an_rfcs_indented_prose_stays_prose_and_only_its_deeper_example_is_liter
     sentences = [u.quote for u in units if u.kind == "sentence"]
     assert "client  A program that establishes connections." in sentences  # as deep as the colon's paragraph: prose
     assert "Servers listen on port 80." in sentences  # as deep as the item's marker: not inside the item
+    # A deeper block that reads as prose (definitions, a quotation) stays prose.
+    defined = units_of(_source(["   The key words are to be interpreted as described in RFC 2119:", "",
+                                "      MUST   This word means that the definition is an absolute requirement."]))
+    assert [u.kind for u in defined] == ["sentence", "sentence"]
 
 
 def test_an_indented_paragraph_without_an_announcing_colon_stays_prose():
@@ -251,6 +255,8 @@ def test_a_short_label_line_is_scored_with_the_heading_it_sits_under():
     assert label.kind == "sentence" and label.section == "max_queue_size"
     prose = next(u for u in units if u.quote.startswith("The AWS CLI"))
     assert prose.section == ""  # a sentence that says what it is about keeps its own words
+    short = units_of(_source(["max_queue_size", "--------------", "", "See the task guide for details."]))
+    assert short[-1].quote == "See the task guide for details." and short[-1].section == ""  # a sentence, not a label
 
 
 def test_an_indented_list_under_a_colon_stays_a_list():
