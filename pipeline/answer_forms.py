@@ -13,7 +13,7 @@ from .answer_model import defined_term, defines
 from .contracts import Context
 from .footnotes import marks_of, opens_note
 from .about import SUMMARY_LABEL
-from .units import Unit, exact_between, units_of
+from .units import Unit, exact_between, joined, units_of
 
 SUMMARY_LENGTH = 600  # code points: a summary answer runs on over whole sentences up to about this long
 
@@ -81,7 +81,7 @@ def _run_on(units: list[Unit], start: int, length: int = SUMMARY_LENGTH) -> Unit
         last = unit
     if last is first:
         return first
-    return Unit(first.source, first.start_line, last.end_line, exact_between(first, last), kind="sentence")
+    return joined(first, last)
 
 
 def definition_first(context: Context, scored: list) -> tuple[list, str]:

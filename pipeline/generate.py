@@ -30,7 +30,7 @@ from .contracts import Context, Proposal, ProposedCitation
 from .table_compare import states_extreme, superlative
 from .tables import asked_cells, asked_unit, named_row
 from .tokenize import Tokenizer, chinese_place_names, english_names, has_cjk, unmentioned_names
-from .units import PERSON_PRONOUN, Unit, citation_marker, exact_between, introduces, join_lines, sentence_spans, units_of  # noqa: F401 (re-exported)
+from .units import PERSON_PRONOUN, Unit, citation_marker, introduces, join_lines, joined, sentence_spans, units_of  # noqa: F401 (re-exported)
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
@@ -200,7 +200,7 @@ def with_value(best: Unit, question: str) -> Unit:
         if unit.kind == "row" or unit.end_line < best.end_line:
             break
         if new_numerals(question, unit.quote) and any(t in found_types(unit.quote) for t in wanted):
-            return Unit(best.source, best.start_line, unit.end_line, exact_between(best, unit), kind="sentence")
+            return joined(best, unit)
     return best
 
 
@@ -235,7 +235,7 @@ def with_what_follows(best: Unit, question: str = "") -> Unit:
     after = units[position + 1] if position is not None and position + 1 < len(units) else None
     if after is None or after.start_line > best.end_line + 1 or after.end_line < best.end_line:
         return best
-    return Unit(best.source, best.start_line, after.end_line, exact_between(best, after), kind="sentence")
+    return joined(best, after)
 
 
 class LocalExtractive:
@@ -303,7 +303,7 @@ class LocalExtractive:
         if context.comparison.tied_with:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note=context.comparison.describe(),
                             **fields)
-        return self._answer(row, context.comparison.describe(), fields)
+        return self._answer([row], context.comparison.describe(), fields)
 
     def _gated(self, context: Context, scored: list) -> list | Proposal:
         """The scored units that can answer the question's kind, or the abstention saying none can."""
@@ -369,11 +369,10 @@ class LocalExtractive:
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
             if best.section and best.section == best.source.continues:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
-        return self._answer(best, how, fields)
+        return self._answer([best], how, fields)
 
-    def _answer(self, best: Unit | list[Unit], how: str, fields: dict) -> Proposal:
-        """The proposal quoting `best` (or each of several units, one cited passage after the other)."""
-        units = best if isinstance(best, list) else [best]
+    def _answer(self, units: list[Unit], how: str, fields: dict) -> Proposal:
+        """The proposal quoting each unit, one cited passage after the other (one unit, but for a collection's summaries)."""
         return Proposal(
             producer=self.name,
             # A command or a list keeps its lines: joined into one, a command would not run.

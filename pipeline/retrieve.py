@@ -26,7 +26,7 @@ from .answer_model import defined_term, defines_anywhere
 from .contracts import Candidate, Document, Request, Retrieval, Settings, TableComparison
 from .footnotes import holds_note, marks_of
 from .index import Corpus, sibling_key
-from .page_refs import page_reference, without_page_reference
+from .page_refs import PageReference, page_reference, without_page_reference
 from .table_compare import compare, document_tables, superlative
 
 
@@ -59,7 +59,8 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
     readable = corpus.readable_sources(request.groups)
     lexical = corpus.lexical_index(readable)
     question = request.question
-    if page_reference(question) is not None and any(document.paged for document in corpus.documents.values()):
+    reference = page_reference(question)
+    if reference is not None and any(document.paged for document in corpus.documents.values()):
         question = without_page_reference(question)  # "on the last page" locates; in a text, "page" may be content
     query_tokens = corpus.tokenizer.query_tokens(question)
     weights = {token: lexical.idf(token) for token in query_tokens}
@@ -85,7 +86,7 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
                   dense_search=dense_search, boosts=tuple(boost for boost in (
                       _defining(corpus, lexical.rows, request.question),
-                      _on_named_page(corpus, lexical.rows, request.question),
+                      _on_named_page(corpus, lexical.rows, reference),
                       _summaries(corpus, lexical.rows, request.question)) if boost is not None))
 
 
@@ -116,9 +117,8 @@ def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
                              dtype=np.float64, count=len(rows)), passes=True)
 
 
-def _on_named_page(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
+def _on_named_page(corpus: Corpus, rows: np.ndarray, reference: PageReference | None) -> Boost | None:
     """For a question that names a page ("the proposal on the last page"), the chunks on that page of each PDF."""
-    reference = page_reference(question)
     if reference is None or not len(rows):
         return None
     pages: dict[str, int | None] = {}  # per document met, its named page (a question costs one pass per document)

@@ -153,19 +153,21 @@ def _tables_of(document: Document) -> list[Table]:
     return [Table(document.source_id, key, caption, tuple(rows)) for key, (caption, rows) in found.items() if len(rows) >= 2]
 
 
-def number_in_cell(cell: str) -> float | None:
-    """The figure a cell holds ("1,112.00", "98 452", "$70", "12%"); None for text, dates or an empty cell."""
+def figure_in_cell(cell: str) -> tuple[float, str] | None:
+    """The figure a cell holds and its unit, case-folded ("1,112.00" → (1112.0, ""), "1700 MB/s" → (1700.0, "mb/s"),
+    "12%" → (12.0, "%")); None for text, dates or an empty cell."""
     match = _VALUE.match(cell.strip())
     if match is None:
         return None
     value = float(re.sub(r"[,\s]", "", match.group(1)) + (match.group(2) or ""))
-    return -value if "-" in cell or "−" in cell or cell.strip().startswith("(") else value
+    value = -value if "-" in cell or "−" in cell or cell.strip().startswith("(") else value
+    return value, (match.group(3) or "").casefold()
 
 
-def unit_in_cell(cell: str) -> str:
-    """The unit written after a cell's figure ("MB/s", "%"), case-folded; "" when there is none."""
-    match = _VALUE.match(cell.strip())
-    return (match.group(3) or "").casefold() if match else ""
+def number_in_cell(cell: str) -> float | None:
+    """The figure a cell holds ("1,112.00", "98 452", "$70", "12%"); None for text, dates or an empty cell."""
+    found = figure_in_cell(cell)
+    return found[0] if found else None
 
 
 def read_cell(row: Row, position: int, width: int) -> str | None:
@@ -239,10 +241,10 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
         if _AGGREGATE_ROW.match(key):
             continue
         cell = read_cell(row, index, width)
-        figure = number_in_cell(cell) if cell is not None else None
-        if figure is not None:
-            values.append((figure, row, key, cell))
-            units.add(unit_in_cell(cell))
+        found = figure_in_cell(cell) if cell is not None else None
+        if found is not None:
+            values.append((found[0], row, key, cell))
+            units.add(found[1])
     if len(values) < (1 if selecting else 2) or len(units) > 1:  # one row the words select is the only one;
         return None  # figures in different units ("1.2 GB", "900 MB") are not compared
     highest = wanted.highest != (wanted.speed and bool(_DURATION_COLUMN.search(name)))  # the fastest takes least time

@@ -212,11 +212,16 @@ def _indent(text: str) -> int:
     return len(text.expandtabs(4)) - len(text.expandtabs(4).lstrip())
 
 
+def _last_text_block(blocks: list[tuple[str, list[PackedLine]]]) -> tuple[str, list[PackedLine]] | None:
+    """The last block that holds lines (empty lines are blocks without any)."""
+    return next((block for block in reversed(blocks) if block[1]), None)
+
+
 def _item_above(blocks: list[tuple[str, list[PackedLine]]], indent: int) -> list[PackedLine] | None:
     """The lines of the list item that the empty lines just passed follow, if an item is what they follow and a
     line indented by `indent` sits inside it (as deep as the item's text: an RFC's paragraph after "   o  item"
     does not)."""
-    before = next((block for block in reversed(blocks) if block[1]), None)
+    before = _last_text_block(blocks)
     if before is None or before[0] != "item":
         return None
     marker = LIST_ITEM.match(before[1][0].text.expandtabs(4))
@@ -233,7 +238,7 @@ def _literal_block_goes_on(blocks: list[tuple[str, list[PackedLine]]], indent: i
         return True
     if not blocks or blocks[-1][0] != "blank":
         return False
-    before = next((block for block in reversed(blocks) if block[1]), None)
+    before = _last_text_block(blocks)
     return (before is not None and before[0] in ("prose", "item") and before[1][-1].text.rstrip().endswith((":", "："))
             and indent > _indent(before[1][-1].text))
 
@@ -257,8 +262,6 @@ def opens_inside_code(texts: list[str]) -> bool:
 
 def _ends_sentence(text: str) -> bool:
     return text.rstrip().endswith((".", "!", "?", "。", "！", "？", ":", ";", "；"))
-
-
 
 
 def _ends_note(first: str, line: str) -> bool:
@@ -360,9 +363,8 @@ def _units_of(source: PackedSource) -> tuple[Unit, ...]:
 
 
 MAX_LIST_ITEMS = 15
+MAX_LIST_LENGTH = 1500  # code points: a longer list is a section, not an answer
 LABEL_LINE_WORDS = 5  # "**Default** - ``10``", "Price: $20": a line this short says what it is about in its heading
-
-
 _LABEL_VALUE = re.compile(r"\S(?::|：|\s[-–—=]|\s*=)\s+\S")  # "Default - 10", "Price: $20", "timeout = 30"
 
 
@@ -371,7 +373,6 @@ def _is_label_line(unit: Unit) -> bool:
     such as "See systemd.socket(5) for details." is not one)."""
     return (unit.kind == "sentence" and unit.start_line == unit.end_line and len(unit.quote.split()) <= LABEL_LINE_WORDS
             and _LABEL_VALUE.search(unit.quote) is not None)
-MAX_LIST_LENGTH = 1500  # code points: a longer list is a section, not an answer
 
 
 def introduces(unit: Unit) -> bool:
@@ -419,6 +420,11 @@ def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | No
 def _mostly_markup(quote: str) -> bool:
     markup = sum(len(m) for m in _MARKUP.findall(quote))
     return markup > 0.5 * len(quote.strip())
+
+
+def joined(first: Unit, last: Unit) -> Unit:
+    """`first` through `last` (same source, in order) as one sentence unit quoting the exact text between."""
+    return Unit(first.source, first.start_line, last.end_line, exact_between(first, last), kind="sentence")
 
 
 def exact_between(first: Unit, last: Unit) -> str:
