@@ -271,9 +271,18 @@ _DATE_SHAPED = re.compile(UNIT_TYPES["date"].pattern + r"|(?<![\d.,])\d{3,4}s?(?
                           r"|\b\d{1,2}\s?[ap]\.?m\b|\b\d+\s*(?:BC|AD|BCE|CE|B\.C\.|A\.D\.)", _I)
 
 
-def _dated_numerals(text: str) -> list[str]:
-    """The numerals of `text` that sit inside a date- or time-shaped expression."""
-    return [n for found in _DATE_SHAPED.finditer(text) for n in _NUMERAL.findall(found.group(0))]
+# A question for a day ("What's the deadline?", "By what date …?") is not answered by a year alone: a day is
+# written with its month, as a numeric date, a weekday or an ordinal ("September 21, 2020", "21/09", "Monday", 21st).
+_ASKS_DAY = re.compile(r"\bdeadline\b|\b(?:what|which|by what) (?:date|day)\b|\b(?:until|till|by) when\b|几号|日期", _I)
+_DAY_SHAPED = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?\b"
+                         rf"|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\b|\d+\s*[月日号]"
+                         r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day", _I)
+
+
+def _dated_numerals(text: str, day: bool = False) -> list[str]:
+    """The numerals of `text` that sit inside a date- or time-shaped expression (`day`: one that names a day)."""
+    shaped = _DAY_SHAPED if day else _DATE_SHAPED
+    return [n for found in shaped.finditer(text) for n in _NUMERAL.findall(found.group(0))]
 
 
 def holds_wanted_value(question: str, text: str, money_asked: bool | None = None) -> bool:
@@ -299,7 +308,7 @@ def holds_wanted_value(question: str, text: str, money_asked: bool | None = None
         return bool(_FREQUENCY.search(text))
     if _NUMERAL.search(text):
         if wanted == ["date"] and _ASKS_CALENDAR.search(question):  # not answered by "14 CFR 11.43"
-            return new_numerals(question, " ".join(_dated_numerals(text)))
+            return new_numerals(question, " ".join(_dated_numerals(text, day=bool(_ASKS_DAY.search(question)))))
         # "What would it cost …?" is not answered by "… the 737 MAX horizontal stabilizer …": numbers, no money.
         if money_asked is None:
             money_asked = bool(_ASKS_MONEY.search(question))

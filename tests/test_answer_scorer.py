@@ -383,6 +383,11 @@ def test_a_date_question_wants_a_date_shaped_value_not_any_new_numeral():
     assert holds_wanted_value("大桥哪一年建成？", "大桥于1993年建成。")
     assert not holds_wanted_value("On what date was the 2019 rule changed?", "The 2019 rule was changed.")  # an echo
     assert holds_wanted_value("How many people died?", "The crash left 189 dead.")  # not a date question: any numeral
+    # A question for a day is not answered by an address whose numbers look like years ("1200 New Jersey Avenue").
+    addresses = "Mail: Docket Operations, Room W12–140, 1200 New Jersey Avenue SE, Washington, DC 20590. Fax: (202) 493–2251."
+    assert not holds_wanted_value("What's the deadline for sending comments to the FAA?", addresses)
+    assert holds_wanted_value("What's the deadline for sending comments?", "The FAA must receive comments by September 21, 2020.")
+    assert holds_wanted_value("What date is the hearing?", "The hearing is on Monday.")
 
 
 def test_words_of_one_family_match_though_their_stems_differ():
