@@ -29,6 +29,15 @@ def asks_about_document(question: str) -> bool:
     return _ASKS_ABOUT.search(question) is not None
 
 
+# "this document", "the report", 这篇文档: one document, the one retrieval ranks first ("What is this about?" and
+# "these documents" leave it open).
+_ONE_DOCUMENT = re.compile(rf"\b(?:this|the)\s+{_DOCUMENT}\b(?!s)|这篇|这份|本(?:文档|文章|文件|报告)", _I)
+
+
+def asks_about_one_document(question: str) -> bool:
+    return _ONE_DOCUMENT.search(question) is not None
+
+
 def opens_summary(text: str) -> bool:
     """Does a line of `text` open a summary ("SUMMARY: …", "Abstract")?"""
     return any(SUMMARY_LABEL.match(line) for line in text.split("\n"))

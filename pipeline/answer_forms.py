@@ -12,7 +12,7 @@ import re
 from .answer_model import defined_term, defines
 from .contracts import Context
 from .footnotes import marks_of, opens_note
-from .about import SUMMARY_LABEL
+from .about import SUMMARY_LABEL, asks_about_one_document
 from .units import Unit, exact_between, joined, units_of
 
 SUMMARY_LENGTH = 600  # code points: a summary answer runs on over whole sentences up to about this long
@@ -33,12 +33,15 @@ def summary_units(context: Context) -> tuple[list[Unit], str] | None:
     sentences), else the opening sentences of the passage retrieval ranked first (a document's opening, for such a
     question) — with how it was chosen; None when nothing quotable was packed. When the packed sources come from
     several documents ("What are these documents about?" over a collection), one such passage per document, in
-    rank order, each shorter: which one the person meant, the question does not say."""
+    rank order, each shorter: which one the person meant, the question does not say ("this document" says one:
+    the first ranked; a word that names a document picks it)."""
     documents = list(dict.fromkeys(source.source_id for source in context.sources))
     # "What is this report about?" over a crane report and a ferry guide: a word that names a document picks it.
     named = [d for d in documents if any(term in source.names.casefold() for source in context.sources
                                          if source.source_id == d for term in context.term_weights)]
     documents = named or documents
+    if asks_about_one_document(context.question):
+        documents = documents[:1]  # "What is this document about?": the document retrieval ranks first
     if len(documents) > 1:
         found = [_summary_of([s for s in context.sources if s.source_id == d], SUMMARY_LENGTH // 2) for d in documents]
         units = [unit for unit, _ in filter(None, found)]

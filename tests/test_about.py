@@ -59,3 +59,6 @@ def test_over_several_documents_each_one_s_summary_or_opening_answers_unless_a_w
     # A word that names one document ("report" in crane-report) picks it.
     one = ask("What is this report about?")
     assert {c.source_id for c in one.answer.citations} == {"crane-report"}
+    # "This document" is one document: the one retrieval ranks first; "What is this about?" leaves it open.
+    assert len(ask("What is this document about?").answer.citations) == 1
+    assert len(ask("What is this about?").answer.citations) == 2
