@@ -22,7 +22,8 @@ from .contracts import Abstention, Document, EvidenceSpan, Proposal, Request
 from .generate import sentence_spans
 from .index import sibling_key
 from .retrieve import ineligibility
-from .tokenize import Tokenizer, numbers_in
+from .numbers import stated_numbers
+from .tokenize import Tokenizer
 
 # Disagreement cues; "prohibited"/"forbidden" count here (a rule and its ban are a conflict).
 _NEGATION = re.compile(r"\b(?:not|no|never|none|without|prohibited|forbidden)\b|不|没有|禁止|无", re.IGNORECASE)
@@ -135,7 +136,7 @@ class ConflictCheck:
             if found is None or found[1] != unit_terms:
                 continue
             other = found[0]
-            numbers_differ = sorted(numbers_in(other.text)) != sorted(numbers_in(unit.text))
+            numbers_differ = sorted(stated_numbers(other.text)) != sorted(stated_numbers(unit.text))
             negation_differs = bool(_NEGATION.search(other.text)) != bool(_NEGATION.search(unit.text))
             if numbers_differ or negation_differs:
                 what = "numbers" if numbers_differ else "negation"

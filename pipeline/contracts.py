@@ -553,7 +553,7 @@ class SupportVerdict(_Frozen):
 
 CheckName = Literal[
     "source_exists", "source_eligible", "lines_exist", "quote_exact",
-    "claim_supported", "numbers_match", "support_span_covered",
+    "claim_supported", "numbers_match", "names_match", "support_span_covered",
 ]
 CHECK_NAMES: tuple[str, ...] = CheckName.__args__  # type: ignore[attr-defined]
 

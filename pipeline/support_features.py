@@ -23,7 +23,8 @@ from rapidfuzz import fuzz
 
 from .generate import sentence_spans
 from .support_direction import Move, move_match, moves
-from .tokenize import Tokenizer, numbers_in
+from .numbers import stated_numbers
+from .tokenize import Tokenizer
 
 FEATURE_NAMES = (
     "cosine", "claim_coverage", "sentence_coverage", "char3_containment", "partial_ratio", "token_set_ratio",
@@ -124,7 +125,7 @@ class Profiler:
         entities = frozenset(e.casefold() for e in _ENTITY.findall(text) if not _starts_sentence(text, e))
         return Profile(
             text=flat, tokens=frozenset(self.tokenizer.tokens(text)), char3=_char3(flat),
-            numbers=frozenset(numbers_in(text)), negated=bool(_NEGATION.search(flat)),
+            numbers=frozenset(stated_numbers(text)), negated=bool(_NEGATION.search(flat)),
             null_effect=bool(_NULL_EFFECT.search(flat)), asks=bool(_ASKS.search(flat)),
             reports=bool(_REPORTS.search(flat)), heading=not flat.rstrip("\"')”’)]").endswith((".", "!", "。", "！", ";", "；")),
             directions=tuple(sorted(_directions(flat).items())),

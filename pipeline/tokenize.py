@@ -19,7 +19,6 @@ from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_HAN}]+|\d+(?:[.,]\d+)*|[^\W\d_]+", re.UNICODE)
 _HAN_RUN = re.compile(rf"[{_HAN}]+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 # Words that shape a question but never locate its answer.
 QUESTION_WORDS = {
@@ -55,10 +54,6 @@ def normalize_number(text: str) -> str:
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
         text = text.replace(",", "")
     return text
-
-
-def numbers_in(text: str) -> list[str]:
-    return [normalize_number(n) for n in _NUMBER.findall(unicodedata.normalize("NFKC", text))]
 
 
 def is_cjk_char(char: str) -> bool:
@@ -161,6 +156,29 @@ def english_names(text: str) -> list[str]:
         if kept:
             names.append(" ".join(kept))
     return list(dict.fromkeys(names))
+
+
+# A claim's proper names: capitalised alphabetic words ("Guangzhou", "Monday"), not acronyms or gene-like codes
+# ("FAA", "NLRP3", "c-Myc"), which scientific claims define and abbreviate in their own way.
+_PROPER_WORD = re.compile(r"[A-Z][a-z]{2,}")
+_FIRST_POSSESSIVE = re.compile(r"\W*([A-Z][a-z]{2,})['’]s\b")
+
+
+def defined_abbreviation(claim: str, name: str) -> str | None:
+    """The abbreviation a claim defines for a name: "Apolipoprotein E4 (APOE4)" → "APOE4"."""
+    found = re.search(rf"{re.escape(name)}[\w\s-]{{0,40}}?\(([A-Za-z][\w-]{{1,12}})\)", claim)
+    return found.group(1) if found else None
+
+
+def proper_names(claim: str) -> list[str]:
+    """The proper names a claim states: past its first word (english_names), and a first word in the possessive
+    ("Guangzhou's allowance …")."""
+    names = [" ".join(w for w in name.split() if _PROPER_WORD.fullmatch(w.removesuffix("'s").removesuffix("’s")))
+             for name in english_names(claim)]
+    first = _FIRST_POSSESSIVE.match(claim)
+    # "c-Myc", "PD-1+Eomes+CD8", "β1/Ketel": a word inside a code is part of the code
+    names = [n for n in names if n and not re.search(rf"[-–+/]{re.escape(n)}|{re.escape(n)}[+/]", claim)]
+    return list(dict.fromkeys(([first.group(1)] if first else []) + names))
 
 
 def _fold(text: str) -> str:

@@ -6,7 +6,9 @@ Checks, by name (a failed citation is dropped with the names it failed):
 - lines_exist           the cited page and lines exist
 - quote_exact           a given quote is an exact copy from the cited lines
 - claim_supported       the sentence it supports is supported by the span (a `SupportJudge` decides)
-- numbers_match         every number in that sentence appears in the span
+- numbers_match         every number in that sentence is stated in the span ("two" = "2", "8 am" = "08:00")
+- names_match           every place or proper name in that sentence is in the span or names the document
+                        (its id, title, topic or authority)
 - support_span_covered  a citation into an annotated support span covers all of it
 An answer stands only if every claim keeps at least one verified citation; otherwise it
 abstains with `ineligible_citation`, `incomplete_source` or `unsupported_claim`.
@@ -14,15 +16,18 @@ abstains with `ineligible_citation`, `incomplete_source` or `unsupported_claim`.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 from .citations import Claim, split_claims, strip_markers
 from .contracts import (CHECK_NAMES, CheckResult, CitationCheck, Document, Page, Proposal, ProposedCitation, Request,
                         SupportSentence, SupportVerdict)
+from .index import document_names
 from .interfaces import SupportJudge
 from .retrieve import ineligibility
 from .support import ContainmentJudge
-from .tokenize import numbers_in
+from .numbers import numbers_missing
+from .tokenize import chinese_place_names, defined_abbreviation, proper_names, unmentioned_names
 
 __all__ = ["CHECK_NAMES", "Verifier", "abstention_for", "claims_without_support", "verify"]
 
@@ -60,11 +65,13 @@ class Verifier:
         results.append(_quote_check(citation, span))
         support, verdict = self._support(claim, span)
         results.append(support)
-        missing_numbers = [n for n in numbers_in(claim) if n not in set(numbers_in(span))]
+        missing_numbers = numbers_missing(claim, span)
         results.append(CheckResult(
             name="numbers_match", passed=not missing_numbers,
             detail=f"not in the span: {', '.join(missing_numbers)}" if missing_numbers else "every number appears in the span",
         ))
+        names = f"{document_names(document)} {(document.meta.authority or '').replace('-', ' ')}"
+        results.append(_names_check(claim, f"{names}\n{span}"))
         results.append(_support_span_check(document, citation))
         # Only a verified citation names its supporting sentences: a highlight must never say "supports" for a
         # citation that a deterministic check dropped (e.g. the judge agreed but a number differs).
@@ -97,6 +104,28 @@ def _quote_check(citation: ProposedCitation, span: str) -> CheckResult:
     exact = citation.quote in span or " ".join(citation.quote.split()) in " ".join(span.split())
     return CheckResult(name="quote_exact", passed=exact,
                        detail="an exact copy of the cited lines" if exact else "the quote is not in the cited lines")
+
+
+_HAN_CHAR = re.compile(r"[\u3400-\u9fff]")
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+
+
+def _names_check(claim: str, source: str) -> CheckResult:
+    """A place or name the claim states must be in what it cites: "In Guangzhou the allowance is 180 yuan" citing
+    "180 yuan per day in Beijing and Shanghai" is not supported, however close the words. Names are compared
+    within one script: an English claim's "Beijing" is not looked for in a Chinese span's 北京."""
+    han, latin = len(_HAN_CHAR.findall(source)), len(_LATIN_LETTER.findall(source))
+    missing = [name for name in (unmentioned_names(proper_names(claim), source) if latin >= han else [])
+               if not _abbreviation_in(defined_abbreviation(claim, name), source)]
+    if han:
+        missing += [place for place in chinese_place_names(claim) if place not in source]
+    return CheckResult(name="names_match", passed=not missing,
+                       detail=f"not in the span: {', '.join(missing)}" if missing else "every name appears in the span")
+
+
+def _abbreviation_in(abbreviation: str | None, source: str) -> bool:
+    """A name the claim abbreviates ("Apolipoprotein E4 (APOE4)") is cited when the source uses the abbreviation."""
+    return bool(abbreviation) and not unmentioned_names([abbreviation], source)  # "APOE4" is cited by "APOE"
 
 
 def _support_span_check(document: Document, citation: ProposedCitation) -> CheckResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pipeline.chunk import WINDOW_OVERLAP, WINDOW_SIZE, card_chunks, line_chunks, retrieval_chunks, window_chunks
 from pipeline.parse import parse
-from pipeline.tokenize import Tokenizer, numbers_in
+from pipeline.tokenize import Tokenizer
 
 
 def _long_document():
@@ -63,10 +63,6 @@ def test_chinese_is_segmented_into_words_or_bigrams():
     assert Tokenizer("jieba").tokens("北京住宿限额") == ["北京", "住宿", "限额"]
     assert Tokenizer("bigram").tokens("北京住宿") == ["北京", "京住", "住宿"]
     assert Tokenizer().query_tokens("北京住宿是多少？") == ["北京", "住宿"]
-
-
-def test_numbers_are_normalised():
-    assert numbers_in("１,２００ yuan, 8.30 and 2026-01-01") == ["1200", "8.30", "2026", "01", "01"]
 
 
 def test_words_that_only_frame_a_question_are_not_query_terms():

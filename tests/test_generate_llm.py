@@ -108,6 +108,26 @@ def test_a_contradicted_number_fails_numbers_match(sample_corpus):
     assert "numbers_match" in trace.checks[0].failed_checks
 
 
+def test_a_number_written_in_words_is_checked_like_digits(sample_corpus):
+    """A model writes numbers in words: 'two hundred yuan' against a span saying 180 had stated no number to check."""
+    trace, _ = _ask(sample_corpus, [json_reply("The allowance is two hundred yuan per day in Beijing. [meals-allowance:5]",
+                                               CITE_5)])
+    assert trace.answer.status == "abstained", trace.answer.answer
+    assert "numbers_match" in trace.checks[0].failed_checks
+    assert "not in the span: 200" in next(c.detail for c in trace.checks[0].checks if c.name == "numbers_match")
+    trace, _ = _ask(sample_corpus, [json_reply("The allowance is one hundred and eighty yuan per day in Beijing. "
+                                               "[meals-allowance:5]", CITE_5)])
+    assert "numbers_match" not in trace.checks[0].failed_checks
+
+
+def test_a_place_the_span_does_not_name_fails_names_match(sample_corpus):
+    """Same words, same number, another city (the learned judge scores this 0.57, over its threshold): dropped."""
+    trace, _ = _ask(sample_corpus, [json_reply("In Guangzhou the allowance is 180 yuan per day. [meals-allowance:5]",
+                                               CITE_5)])
+    assert trace.answer.status == "abstained" and trace.answer.reason_code == "unsupported_claim"
+    assert "names_match" in trace.checks[0].failed_checks
+
+
 @pytest.mark.parametrize("source_id, failed", [("travel-v9", "source_exists"), ("travel-v1", "source_eligible")])
 def test_a_citation_to_an_unknown_or_expired_source_is_dropped(sample_corpus, source_id, failed):
     reply = json_reply(f"The lodging limit is 600 yuan. [{source_id}:3]",

@@ -1,0 +1,127 @@
+"""The numbers a text states, as comparable values: what the verifier's numbers_match check compares.
+
+A model paraphrases: it writes "two bags" for "2 bags", "8 am" for "08:00", "2 September
+2024" for "2024-09-02". Compared as raw digit strings these were false drops ("2" is not in
+"two"), and a claim of "three bags" against "two bags" stated no number at all, so a wrong
+count could be verified. Values here are canonical: thousands separators removed, leading
+zeros dropped, English number words (two to ninety-nine, hundred, thousand, dozen) and
+Chinese numerals before a measure word ("两件", "十五天") read as digits, and clock times
+("08:00", "8 am", "5:30 p.m.") as one 24-hour "H:MM" value. "one" is left out: it is a
+pronoun as often as a count ("one of", "no one").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .tokenize import normalize_number
+
+_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+          "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+          "seventeen": 17, "eighteen": 18, "nineteen": 19}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_SCALES = {"hundred": 100, "thousand": 1000, "dozen": 12}
+_NUMBER_WORDS = {**_SMALL, **_TENS, "one": 1}
+_LETTERS = re.compile(r"[a-z]+")
+_FRACTION = re.compile(r"halves|half|thirds?|quarters?|(?:four|fif|six|seven|eigh|nin|ten)ths?")
+_CLOCK = re.compile(
+    r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<half>[ap])\.?\s?m\b\.?"  # 8 am, 5:30 p.m.
+    r"|\b(?P<hour24>[01]?\d|2[0-3]):(?P<minute24>[0-5]\d)(?!\d|[.,]\d)",  # 08:00, 17:30
+    re.IGNORECASE)
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_HAN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_HAN_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+# Measure words after which a Chinese numeral is a count ("两件", "三天", "十五公斤"), not part of a word ("统一").
+_MEASURE = "个件次天日晚夜名位人年月周岁元块角张条项倍公斤千克克小时分钟秒层号座辆份间家本页种顿餐箱包"
+_HAN_NUMBER = re.compile(rf"[零一二两三四五六七八九十百千万]+(?=[{_MEASURE}])")
+
+
+def _han_value(numeral: str) -> int | None:
+    """'十五' → 15, '二十' → 20, '一百零五' → 105, '两' → 2; None for what is not a numeral."""
+    total, current = 0, 0
+    for char in numeral:
+        if char in _HAN_DIGITS:
+            current = _HAN_DIGITS[char]
+        elif char in _HAN_SCALES:
+            total += (current or 1) * _HAN_SCALES[char]
+            current = 0
+        else:
+            return None
+    return total + current
+
+
+def _digit_value(text: str) -> str:
+    """'1,000' → '1000'; '09' → '9'; '8.30' and '0.5' keep their decimals."""
+    whole, dot, rest = normalize_number(text).partition(".")
+    return (whole.lstrip("0") or "0") + dot + rest
+
+
+def _clock_value(match: re.Match) -> str:
+    if match.group("hour24") is not None:
+        return f"{int(match.group('hour24'))}:{match.group('minute24')}"
+    hour = int(match.group("hour")) % 12 + (12 if match.group("half").lower() == "p" else 0)
+    return f"{hour}:{match.group('minute') or '00'}"
+
+
+def _word_numbers(text: str) -> list[str]:
+    """Runs of number words as values: 'twenty-five' 25, 'three hundred and one' 301, 'a dozen' 12."""
+    lowered = text.lower()
+    values, run, previous_end = [], [], 0
+    for match in _LETTERS.finditer(lowered):
+        word = match.group()
+        adjacent = not lowered[previous_end : match.start()].strip(" -")
+        if run and adjacent and _FRACTION.fullmatch(word):
+            run = []  # "two-thirds", "three quarters": a share, not a count
+        elif run and not (adjacent and _extends(run[-1], word)):
+            values += _run_value(run)
+            run = []
+        if run or word in _NUMBER_WORDS or word == "a":  # "a" may open "a hundred", "a dozen"
+            run.append(word)
+        previous_end = match.end()
+    return values + _run_value(run)
+
+
+def _extends(last: str, word: str) -> bool:
+    """May `word` continue a number whose last word is `last`?"""
+    if word in _SCALES:
+        return last in _NUMBER_WORDS or last == "a" or last == "hundred" and word == "thousand"
+    if word == "and":
+        return last in _SCALES
+    return word in _NUMBER_WORDS and (last in _SCALES or last == "and" or last in _TENS and _NUMBER_WORDS[word] < 10)
+
+
+def _run_value(run: list[str]) -> list[str]:
+    while run and run[-1] == "and":
+        run = run[:-1]
+    if run in ([], ["a"], ["one"]):
+        return []  # "one of", "no one": a pronoun as often as a count
+    total, current = 0, 0
+    for word in run:
+        if word == "thousand":
+            total, current = total + (current or 1) * 1000, 0
+        elif word in _SCALES:
+            current = (current or 1) * _SCALES[word]
+        elif word != "and":
+            current += _NUMBER_WORDS.get(word, 1)  # "a" hundred
+    return [str(total + current)]
+
+
+def stated_numbers(text: str) -> list[str]:
+    """The numbers `text` states, canonical, in order: clock times, then digits, number words and Chinese counts."""
+    text = unicodedata.normalize("NFKC", text)
+    found = []
+    for match in _CLOCK.finditer(text):
+        found.append(_clock_value(match))
+    rest = _CLOCK.sub(" ", text)
+    found.extend(_digit_value(n) for n in _DIGITS.findall(rest))
+    found.extend(_word_numbers(rest))
+    found.extend(str(v) for v in map(_han_value, _HAN_NUMBER.findall(rest)) if v is not None)
+    return found
+
+
+def numbers_missing(claim: str, span: str) -> list[str]:
+    """The claim's numbers the span does not state (a bare hour is stated by a clock time at that hour)."""
+    stated = set(stated_numbers(span))
+    stated |= {value.split(":")[0] for value in stated if ":" in value}
+    return [value for value in dict.fromkeys(stated_numbers(claim)) if value not in stated]

@@ -1,0 +1,34 @@
+"""The numbers a claim states against the numbers its span states (the verifier's numbers_match check)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.numbers import numbers_missing, stated_numbers
+
+
+@pytest.mark.parametrize("text, values", [
+    ("１,２００ yuan, 8.30 and 2026-01-01", ["1200", "8.30", "2026", "1", "1"]),
+    ("departs at 08:00 and 17:00", ["8:00", "17:00"]),
+    ("departs at 8 am and 5:30 p.m.", ["8:00", "17:30"]),
+    ("two bags of twenty-five kg, a dozen eggs, three hundred and one people", ["2", "25", "12", "301"]),
+    ("two-thirds of them, dozens of others", []),
+    ("one of the rules; no one knows", []),
+    ("两件行李，住宿十五天", ["2", "15"]),
+    ("统一规定", []),
+])
+def test_numbers_are_read_as_values(text, values):
+    assert stated_numbers(text) == values
+
+
+@pytest.mark.parametrize("claim, span, missing", [
+    ("The ferry leaves pier 3 at 8 am and 5 pm.", "The ferry departs from pier 3 at 08:00 and 17:00.", []),
+    ("It departs at 8.", "It departs at 08:00.", []),
+    ("Each passenger may carry 2 bags.", "Each passenger may carry two bags.", []),
+    ("Passengers may carry three bags.", "Each passenger may carry two bags of up to 20 kg each.", ["3"]),
+    ("The office opens at 9 pm.", "The office opens at 09:00.", ["21:00"]),
+    ("The policy took effect on 2 September 2024.", "updated: 2024-09-02", []),
+    ("每人可带三件行李。", "每人可带两件行李。", ["3"]),
+])
+def test_a_claim_number_must_be_stated_in_the_span(claim, span, missing):
+    assert numbers_missing(claim, span) == missing
