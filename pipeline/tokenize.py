@@ -196,9 +196,15 @@ def unmentioned_names(names: list[str], text: str) -> list[str]:
     for name in names:
         words = [w for w in _fold(name).replace("'s", "").replace("’s", "").split() if w not in _QUALIFIERS] or _fold(name).split()
         if not any(re.search(rf"(?<![\w-]){re.escape(w[: max(4, len(w) - 3)])}", folded) for w in words) \
-                and not _initials_in(name, text):
+                and not _initials_in(name, text) and not _acronym_part_in(name, text):
             missing.append(name)
     return missing
+
+
+def _acronym_part_in(name: str, text: str) -> bool:
+    """A hyphenated name led by an acronym ("US-registered", "EU-funded") names what the acronym names."""
+    head = re.match(r"([A-Z]{2,5})[-–]\w", name)
+    return bool(head) and (_initials_in(head.group(1), text) or re.search(rf"\b{head.group(1)}\b", text) is not None)
 
 
 def _initials_in(name: str, text: str) -> bool:

@@ -351,6 +351,9 @@ def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
     text = "Möngke Khan ruled. SEN HAWLEY flew to New York. The Pilatus PC–12/47E. Britain and Europe."
     assert unmentioned_names(["Mongke", "Hawley's", "New York", "PC-12", "Great Britain", "European"], text) == []
     assert unmentioned_names(["Beijing", "New Delhi"], text) == ["Beijing", "New Delhi"]
+    # "How many US-registered planes …?" of a directive that writes "airplanes of U.S. registry" had abstained
+    assert unmentioned_names(["US-registered"], "This AD affects 73 airplanes of U.S. registry.") == []
+    assert unmentioned_names(["US-registered"], "This AD affects 73 airplanes of Canadian registry.") == ["US-registered"]
 
 
 def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_there_is_none():
