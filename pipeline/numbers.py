@@ -33,8 +33,10 @@ _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _HAN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _HAN_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 # Measure words after which a Chinese numeral is a count ("两件", "三天", "十五公斤"), not part of a word ("统一").
-_MEASURE = "个件次天日晚夜名位人年月周岁元块角张条项倍公斤千克克小时分钟秒层号座辆份间家本页种顿餐箱包"
-_HAN_NUMBER = re.compile(rf"[零一二两三四五六七八九十百千万]+(?=[{_MEASURE}])")
+_MEASURES = ("千克", "公斤", "小时", "分钟", *"个件次天日晚夜名位人年月周岁元块角张条项倍克秒层号座辆份间家本页种顿餐箱包%")
+_HAN_NUMERAL = "零一二两三四五六七八九十百千万"
+# The shortest numeral before a measure word ("二十千克" is 20 kg, not 20,000 of "克"), and per cents ("百分之五十").
+_HAN_NUMBER = re.compile(rf"百分之([{_HAN_NUMERAL}]+)|([{_HAN_NUMERAL}]+?)(?:{'|'.join(_MEASURES)})")
 
 
 def _han_value(numeral: str) -> int | None:
@@ -116,7 +118,7 @@ def stated_numbers(text: str) -> list[str]:
     rest = _CLOCK.sub(" ", text)
     found.extend(_digit_value(n) for n in _DIGITS.findall(rest))
     found.extend(_word_numbers(rest))
-    found.extend(str(v) for v in map(_han_value, _HAN_NUMBER.findall(rest)) if v is not None)
+    found.extend(str(v) for v in (_han_value(a or b) for a, b in _HAN_NUMBER.findall(rest)) if v is not None)
     return found
 
 

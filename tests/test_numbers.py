@@ -15,6 +15,7 @@ from pipeline.numbers import numbers_missing, stated_numbers
     ("two-thirds of them, dozens of others", []),
     ("one of the rules; no one knows", []),
     ("两件行李，住宿十五天", ["2", "15"]),
+    ("每件不超过二十千克，一百八十元，百分之五十", ["20", "180", "50"]),  # 千克 is a unit, not a thousand
     ("统一规定", []),
 ])
 def test_numbers_are_read_as_values(text, values):
