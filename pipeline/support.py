@@ -13,6 +13,7 @@ import unicodedata
 
 from .citations import has_text
 from .contracts import SupportVerdict
+from .numbers import NUMBER_WORD_TOKENS
 from .support_features import containing_run, normalized, sentence_units, without_instructions
 from .tokenize import Tokenizer
 
@@ -53,7 +54,8 @@ class ContainmentJudge:
         if claim_n in span_n:
             return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span",
                                   sentences=self._supporting(claim, span))
-        claim_tokens = set(self.tokenizer.tokens(claim))
+        # Number words ("one hundred and fifty") are compared as values by numbers_match, not as words here.
+        claim_tokens = set(self.tokenizer.tokens(claim)) - NUMBER_WORD_TOKENS
         if not claim_tokens:
             return SupportVerdict(supported=False, detail="no content words to check")
         missing = sorted(claim_tokens - set(self.tokenizer.tokens(span)))

@@ -191,6 +191,22 @@ def test_an_unsupported_claim_is_dropped_and_the_verified_one_stays(sample_corpu
     assert len(trace.answer.dropped_citations) == 1 and "Breakfast" in trace.explanation
 
 
+def test_the_answer_panel_shows_each_citation_with_its_own_checks(sample_corpus):
+    """Two claims citing the same lines have a check each: the verified citation had been shown with the dropped
+    one's failed checks (the panel looked checks up by source and lines, and the later one won)."""
+    from ui.panels import answer_html
+
+    proposal = Proposal(
+        answer="The lodging limit is 750 yuan. [travel-v2:1-3] Breakfast is included. [travel-v2:1-3]",
+        citations=[ProposedCitation(source_id="travel-v2", start_line=1, end_line=3)] * 2,
+    )
+    shown = answer_html(ask(sample_corpus, REQUEST, proposal=proposal))
+    verified = shown.split('<div class="rag-cit ok">')[1].split('<div class="rag-cit no">')[0]
+    dropped = shown.split('<div class="rag-cit no">')[1]
+    assert "✓ passed" in verified and "✗ failed" not in verified
+    assert "✗ failed" in dropped and "claim_supported" in dropped
+
+
 def test_strict_users_abstain_on_any_unsupported_claim(sample_corpus):
     proposal = Proposal(
         answer="The lodging limit is 750 yuan. [travel-v2:1-3] Breakfast is included. [travel-v2:1-3]",

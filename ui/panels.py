@@ -292,6 +292,16 @@ def _citation_key(c) -> tuple:
     return (c.source_id, c.start_line, c.end_line)
 
 
+def _check_of(citation: Citation, unshown: list):
+    """The check behind a shown citation, taken from `unshown`: two claims citing the same lines have a check each
+    (one may pass, the other fail), so a check is matched on its result too and shown once."""
+    for index, check in enumerate(unshown):
+        if ((_citation_key(check.citation), check.citation.page) == (_citation_key(citation), citation.page)
+                and list(check.failed_checks) == list(citation.failed_checks)):
+            return unshown.pop(index)
+    return None
+
+
 def _answer_with_marks(answer: str, citations: Sequence[Citation], dropped: Sequence[Citation]) -> str:
     ok = {_citation_key(c) for c in citations}
     bad = {_citation_key(c) for c in dropped}
@@ -363,13 +373,13 @@ def answer_html(trace: Trace | None) -> str:
     elif proposal is not None and proposal.note and a.status == "answered":  # chosen without a score: a table comparison
         parts.append(f"<p class='rag-note'>Chosen by: {_e(proposal.note)}</p>")
     parts.append(claims_html(a))
-    checks = {(_citation_key(ch.citation), ch.citation.page): ch for ch in trace.checks}
+    unshown = list(trace.checks)
     all_citations = [*a.citations, *a.dropped_citations]
     if all_citations:
         parts.append("<h4>Citations</h4>")
     for c in all_citations:
         kind = "ok" if c.verified else "no"
-        check = checks.get((_citation_key(c), c.page))
+        check = _check_of(c, unshown)
         rows = []
         if check is not None:
             rows = [["✓ passed" if r.passed else "✗ failed", r.name, r.detail] for r in check.checks]
