@@ -48,7 +48,8 @@ class Verifier:
         if document is None:
             results.append(CheckResult(name="source_exists", passed=False, detail=f"no readable source {citation.source_id!r}"))
             return CitationCheck(citation=citation, claim=claim, checks=tuple(results))
-        results.append(CheckResult(name="source_exists", passed=True, detail=f"{citation.source_id} version {document.meta.version}"))
+        version = f"version {document.meta.version}" if document.meta.version else "(no version)"
+        results.append(CheckResult(name="source_exists", passed=True, detail=f"{citation.source_id} {version}"))
         reasons = ineligibility(document, request)
         results.append(CheckResult(name="source_eligible", passed=not reasons, detail="; ".join(reasons) or "valid and on topic"))
         span = document.span_text(citation.page, citation.start_line, citation.end_line)

@@ -56,3 +56,11 @@ def test_a_name_the_claim_abbreviates_is_cited_by_its_abbreviation():
     claim = "Female carriers of the Apolipoprotein E4 (APOE4) allele have increased risk for Alzheimer's disease."
     assert _names_check(claim, "APOE genotype modifies the risk of Alzheimer's disease in women.").passed
     assert not _names_check(claim, "Estrogen exposure modifies the risk of Alzheimer's disease in women.").passed
+
+
+def test_an_unversioned_source_is_not_said_to_be_version_none(sample_documents):
+    documents = {d.source_id: d for d in sample_documents}
+    citation = ProposedCitation(source_id="pets", start_line=1, end_line=1)
+    claim = "Pets travel free on the upper deck."
+    check = Verifier(ContainmentJudge()).check(citation, claim, documents, Request(question=claim, date=REQUEST_DATE))
+    assert check.checks[0].detail == "pets (no version)"
