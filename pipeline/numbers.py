@@ -6,8 +6,10 @@ A model paraphrases: it writes "two bags" for "2 bags", "8 am" for "08:00", "2 S
 count could be verified. Values here are canonical: thousands separators removed, leading
 zeros dropped, English number words (two to ninety-nine, hundred, thousand, dozen) and
 Chinese numerals before a measure word ("两件", "十五天") read as digits, and clock times
-("08:00", "8 am", "5:30 p.m.") as one 24-hour "H:MM" value. "one" is left out: it is a
-pronoun as often as a count ("one of", "no one").
+("08:00", "8 am", "5:30 p.m.") as one 24-hour "H:MM" value; "twice" is 2. "one" counts only
+before a unit ("one week"): it is a pronoun as often as a count ("one of", "no one"). A number
+stated in a unit of time, money or mass is also a quantity: the same value in another unit of
+its kind ("one week" against "one working day", "40 dollars" against "40 euros") is missing.
 """
 
 from __future__ import annotations
@@ -68,22 +70,54 @@ def _clock_value(match: re.Match) -> str:
     return f"{hour}:{match.group('minute') or '00'}"
 
 
-def _word_numbers(text: str) -> list[str]:
-    """Runs of number words as values: 'twenty-five' 25, 'three hundred and one' 301, 'a dozen' 12."""
+_ONCE_WORDS = {"twice": 2, "thrice": 3}
+# Units a number is stated in: the same value in another unit of the same kind is another quantity ("one week" is
+# not "one working day", "40 dollars" not "40 euros").
+_UNITS = {
+    **dict.fromkeys(("minute", "minutes", "min", "mins"), "minute"), **dict.fromkeys(("hour", "hours", "hrs"), "hour"),
+    **dict.fromkeys(("day", "days"), "day"), **dict.fromkeys(("week", "weeks"), "week"),
+    **dict.fromkeys(("month", "months"), "month"), **dict.fromkeys(("year", "years"), "year"),
+    **dict.fromkeys(("euro", "euros", "eur", "€"), "EUR"), **dict.fromkeys(("dollar", "dollars", "usd", "$"), "USD"),
+    **dict.fromkeys(("yuan", "rmb", "cny", "元", "块"), "CNY"), **dict.fromkeys(("pound", "pounds", "gbp", "£"), "GBP"),
+    **dict.fromkeys(("kg", "kilogram", "kilograms", "kilo", "kilos", "公斤", "千克"), "kg"),
+    **dict.fromkeys(("天",), "day"), **dict.fromkeys(("周", "星期"), "week"), **dict.fromkeys(("个月",), "month"),
+    **dict.fromkeys(("小时",), "hour"), **dict.fromkeys(("分钟",), "minute"),
+}
+_KINDS = {"minute": "time", "hour": "time", "day": "time", "week": "time", "month": "time", "year": "time",
+          "EUR": "money", "USD": "money", "CNY": "money", "GBP": "money", "kg": "mass"}
+_UNIT_AFTER = re.compile(r"\s*(?:(?:working|business|calendar|full|whole|more|extra|further)\s+)?"
+                         r"(个月|星期|小时|分钟|公斤|千克|[天周元块€$£]|[a-z]+)", re.IGNORECASE)
+_UNIT_BEFORE = re.compile(r"([€$£])\s*$")
+
+
+def _word_numbers(text: str) -> list[tuple[str, int, int]]:
+    """Runs of number words as values with their place: 'twenty-five' 25, 'three hundred and one' 301, 'a dozen'
+    12, 'twice' 2; 'one' only before a unit ('one week')."""
     lowered = text.lower()
-    values, run, previous_end = [], [], 0
+    found, run, first, previous_end = [], [], 0, 0
+
+    def close(end: int) -> None:
+        value = _run_value(run, lowered[end:])
+        if value is not None:
+            found.append((value, first, end))
+
     for match in _LETTERS.finditer(lowered):
         word = match.group()
         adjacent = not lowered[previous_end : match.start()].strip(" -")
         if run and adjacent and _FRACTION.fullmatch(word):
             run = []  # "two-thirds", "three quarters": a share, not a count
         elif run and not (adjacent and _extends(run[-1], word)):
-            values += _run_value(run)
+            close(previous_end)
             run = []
-        if run or word in _NUMBER_WORDS or word == "a":  # "a" may open "a hundred", "a dozen"
+        if word in _ONCE_WORDS and not run:
+            found.append((str(_ONCE_WORDS[word]), match.start(), match.end()))
+        elif run or word in _NUMBER_WORDS or word == "a":  # "a" may open "a hundred", "a dozen"
+            first = match.start() if not run else first
             run.append(word)
         previous_end = match.end()
-    return values + _run_value(run)
+    if run:
+        close(previous_end)
+    return found
 
 
 def _extends(last: str, word: str) -> bool:
@@ -95,11 +129,11 @@ def _extends(last: str, word: str) -> bool:
     return word in _NUMBER_WORDS and (last in _SCALES or last == "and" or last in _TENS and _NUMBER_WORDS[word] < 10)
 
 
-def _run_value(run: list[str]) -> list[str]:
+def _run_value(run: list[str], after: str) -> str | None:
     while run and run[-1] == "and":
         run = run[:-1]
-    if run in ([], ["a"], ["one"]):
-        return []  # "one of", "no one": a pronoun as often as a count
+    if run in ([], ["a"]) or run == ["one"] and _unit_after(after) is None:
+        return None  # "one of", "no one": a pronoun as often as a count, unless a unit follows ("one week")
     total, current = 0, 0
     for word in run:
         if word == "thousand":
@@ -108,24 +142,54 @@ def _run_value(run: list[str]) -> list[str]:
             current = (current or 1) * _SCALES[word]
         elif word != "and":
             current += _NUMBER_WORDS.get(word, 1)  # "a" hundred
-    return [str(total + current)]
+    return str(total + current)
+
+
+def _unit_after(text: str) -> str | None:
+    match = _UNIT_AFTER.match(text)
+    return _UNITS.get(match.group(1).lower()) if match else None
+
+
+def _numbers(text: str) -> list[tuple[str, int, int]]:
+    """(value, start, end) of every number in NFKC `text`: clock times, digits, number words, Chinese counts."""
+    found = [(_clock_value(m), m.start(), m.end()) for m in _CLOCK.finditer(text)]
+    rest = _CLOCK.sub(lambda m: " " * len(m.group()), text)
+    found += [(_digit_value(m.group()), m.start(), m.end()) for m in _DIGITS.finditer(rest)]
+    found += _word_numbers(rest)
+    for match in _HAN_NUMBER.finditer(rest):
+        value = _han_value(match.group(1) or match.group(2))
+        if value is not None:
+            group = 1 if match.group(1) else 2
+            found.append((str(value), match.start(group), match.end(group)))
+    return sorted(found, key=lambda item: item[1])
 
 
 def stated_numbers(text: str) -> list[str]:
-    """The numbers `text` states, canonical, in order: clock times, then digits, number words and Chinese counts."""
+    """The numbers `text` states, canonical, in order of place."""
+    return [value for value, _, _ in _numbers(unicodedata.normalize("NFKC", text))]
+
+
+def quantities(text: str) -> list[tuple[str, str]]:
+    """(value, unit) of the numbers `text` states in a unit of time, money or mass ("40 euros", "$40", "30天")."""
     text = unicodedata.normalize("NFKC", text)
     found = []
-    for match in _CLOCK.finditer(text):
-        found.append(_clock_value(match))
-    rest = _CLOCK.sub(" ", text)
-    found.extend(_digit_value(n) for n in _DIGITS.findall(rest))
-    found.extend(_word_numbers(rest))
-    found.extend(str(v) for v in (_han_value(a or b) for a, b in _HAN_NUMBER.findall(rest)) if v is not None)
+    for value, start, end in _numbers(text):
+        before = _UNIT_BEFORE.search(text[max(0, start - 3) : start])
+        unit = _UNITS.get(before.group(1)) if before else _unit_after(text[end:])
+        if unit:
+            found.append((value, unit))
     return found
 
 
 def numbers_missing(claim: str, span: str) -> list[str]:
-    """The claim's numbers the span does not state (a bare hour is stated by a clock time at that hour)."""
+    """The claim's numbers the span does not state (a bare hour is stated by a clock time at that hour), and its
+    quantities the span states only in another unit of the same kind ("40 USD (the span: 40 EUR)")."""
     stated = set(stated_numbers(span))
     stated |= {value.split(":")[0] for value in stated if ":" in value}
-    return [value for value in dict.fromkeys(stated_numbers(claim)) if value not in stated]
+    missing = [value for value in dict.fromkeys(stated_numbers(claim)) if value not in stated]
+    in_span = quantities(span)
+    for value, unit in dict.fromkeys(quantities(claim)):
+        others = [u for v, u in in_span if v == value and _KINDS[u] == _KINDS[unit]]
+        if others and unit not in others:
+            missing.append(f"{value} {unit} (the span: {value} {others[0]})")
+    return missing

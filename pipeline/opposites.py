@@ -28,6 +28,9 @@ _CLASSES = (
     ({"weekdays", "weekday", "monday to friday", "working days", "business days"},
      {"weekends", "weekend"}),
     ({"accepted"}, {"rejected", "declined"}),
+    # comparisons count only before an amount ("above 100 yuan"), not in "under the policy"
+    ({"above #", "over #", "more than #", "exceeding #", "greater than #"}, {"below #", "under #", "less than #", "fewer than #"}),
+    ({"during"}, {"after"}),
     ({"上层"}, {"下层"}),
     ({"免费"}, {"收费", "付费"}),
     ({"允许", "可以"}, {"禁止", "不允许", "不得"}),
@@ -40,6 +43,8 @@ _PREFIXED = re.compile(r"\b(non-?|un)([a-z]{4,})\b")
 
 
 def _occurrences(phrase: str, text: str) -> list[int]:
+    if phrase.endswith(" #"):  # the phrase, then an amount
+        return [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(phrase[:-2])}\s+[$€£]?\d", text)]
     if phrase.isascii():
         return [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text)]
     return [m.start() for m in re.finditer(re.escape(phrase), text)]
@@ -49,7 +54,7 @@ def _says(words: set[str], text: str) -> str | None:
     """A word of `words` that `text` uses without a negation just before it."""
     for word in sorted(words):
         if any(not _NEGATION.search(text[max(0, at - 30) : at]) for at in _occurrences(word, text)):
-            return word
+            return word.removesuffix(" #")
     return None
 
 

@@ -20,6 +20,8 @@ PETS = "Pets travel free on the upper deck if kept on a lead."
     ("Paid leave is 20 days.", "Unpaid leave is 20 days.", ("paid", "unpaid")),
     ("宠物在下层免费。", "宠物在上层免费乘船。", ("下层", "上层")),
     ("允许携带宠物。", "不允许携带宠物。", ("允许", "不允许")),
+    ("Claims under 100 yuan need a receipt.", "Each claim above 100 yuan needs a receipt.", ("under", "above")),
+    ("Staff may work remotely during probation.", "Staff may work remotely after their probation.", ("during", "after")),
 ])
 def test_the_opposite_of_a_claimed_word_is_found(claim, span, found):
     assert said_opposite(claim, span) == found
@@ -33,6 +35,8 @@ def test_the_opposite_of_a_claimed_word_is_found(claim, span, found):
     ("Risk is similar in teaching and non-teaching hospitals.", "Teaching hospitals had similar mortality."),
     ("Taking the drug does not prevent prostate cancer.", "The drug did not lower the risk of prostate cancer."),
     ("宠物在上层免费。", "宠物在上层免费乘船。"),
+    ("Under the policy, claims need a receipt.", "Each claim above 100 yuan needs a receipt."),  # not an amount
+    ("Adult macrophages are seeded before birth.", "Macrophages are seeded during embryonic development."),
 ])
 def test_agreeing_or_unrelated_wording_is_not_an_opposite(claim, span):
     assert said_opposite(claim, span) is None
