@@ -63,7 +63,8 @@ def said_opposite(claim: str, span: str) -> tuple[str, str] | None:
     claim, span = claim.lower().replace("’", "'"), span.lower().replace("’", "'")
     for side, other in [pair for one, two in _CLASSES for pair in ((one, two), (two, one))]:
         word = _says(side, claim)
-        if word and not _says(side, span):
+        # a claim naming both sides ("optional, but you must book") or a span naming the claim's side is no conflict
+        if word and not _says(other, claim) and not _says(side, span):
             opposite = _says(other, span)
             if opposite:
                 return word, opposite

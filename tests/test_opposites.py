@@ -36,6 +36,7 @@ def test_the_opposite_of_a_claimed_word_is_found(claim, span, found):
     ("Taking the drug does not prevent prostate cancer.", "The drug did not lower the risk of prostate cancer."),
     ("宠物在上层免费。", "宠物在上层免费乘船。"),
     ("Under the policy, claims need a receipt.", "Each claim above 100 yuan needs a receipt."),  # not an amount
+    ("Breakfast is optional, but you must book it.", "Breakfast is optional."),  # the claim names both sides
     ("Adult macrophages are seeded before birth.", "Macrophages are seeded during embryonic development."),
 ])
 def test_agreeing_or_unrelated_wording_is_not_an_opposite(claim, span):
