@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .tokenize import english_stem, normalize_number
+from .tokenize import normalize_number
 
 _SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
           "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
@@ -26,8 +26,6 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 _SCALES = {"hundred": 100, "thousand": 1000, "dozen": 12}
 _NUMBER_WORDS = {**_SMALL, **_TENS, "one": 1}
 _LETTERS = re.compile(r"[a-z]+")
-# The tokens number words become (stemmed): a judge counting content words leaves them to numbers_match.
-NUMBER_WORD_TOKENS = frozenset(english_stem(word) for word in (*_NUMBER_WORDS, *_SCALES))
 _FRACTION = re.compile(r"halves|half|thirds?|quarters?|(?:four|fif|six|seven|eigh|nin|ten)ths?")
 _CLOCK = re.compile(
     r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<half>[ap])\.?\s?m\b\.?"  # 8 am, 5:30 p.m.
@@ -162,6 +160,15 @@ def _numbers(text: str) -> list[tuple[str, int, int]]:
             group = 1 if match.group(1) else 2
             found.append((str(value), match.start(group), match.end(group)))
     return sorted(found, key=lambda item: item[1])
+
+
+def without_numbers(text: str) -> str:
+    """NFKC `text` with every number blanked ("七百五十元" → " 元", "one hundred and fifty yuan" → "  yuan"): word
+    coverage is then about words, and numbers_match compares the numbers as values."""
+    text = unicodedata.normalize("NFKC", text)
+    for _, start, end in reversed(_numbers(text)):
+        text = text[:start] + " " + text[end:]
+    return text
 
 
 def stated_numbers(text: str) -> list[str]:

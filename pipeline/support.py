@@ -13,7 +13,7 @@ import unicodedata
 
 from .citations import has_text
 from .contracts import SupportVerdict
-from .numbers import NUMBER_WORD_TOKENS
+from .numbers import without_numbers
 from .support_features import containing_run, normalized, sentence_units, without_instructions
 from .tokenize import Tokenizer
 
@@ -54,11 +54,11 @@ class ContainmentJudge:
         if claim_n in span_n:
             return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span",
                                   sentences=self._supporting(claim, span))
-        # Number words ("one hundred and fifty") are compared as values by numbers_match, not as words here.
-        claim_tokens = set(self.tokenizer.tokens(claim)) - NUMBER_WORD_TOKENS
+        # Number words ("one hundred and fifty", "七百五十") are compared as values by numbers_match, not as words here.
+        claim_tokens = set(self.tokenizer.tokens(without_numbers(claim)))
         if not claim_tokens:
             return SupportVerdict(supported=False, detail="no content words to check")
-        missing = sorted(claim_tokens - set(self.tokenizer.tokens(span)))
+        missing = sorted(claim_tokens - set(self.tokenizer.tokens(without_numbers(span))))
         coverage = 1 - len(missing) / len(claim_tokens)
         negation_flip = bool(NEGATION.search(claim_n)) != bool(NEGATION.search(span_n))
         detail = f"{coverage:.0%} of the claim's content words are in the span"

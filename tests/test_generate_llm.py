@@ -128,6 +128,20 @@ def test_a_place_the_span_does_not_name_fails_names_match(sample_corpus):
     assert "names_match" in trace.checks[0].failed_checks
 
 
+@pytest.mark.parametrize("answer, verified, failed", [
+    ("北京的住宿限额是每晚七百五十元。", True, None),  # 七百五十元 is 750 元
+    ("上海的住宿限额是每晚750元。", False, "names_match"),  # the cited Beijing policy never names 上海
+    ("北京的住宿限额是每晚800元。", False, "numbers_match"),
+])
+def test_a_chinese_answer_is_checked_claim_by_claim(sample_corpus, answer, verified, failed):
+    request = Request(question="北京的住宿限额是多少？", date=REQUEST_DATE, topic="travel")
+    reply = json_reply(f"{answer}[travel-v2-zh:1-3]", [{"source_id": "travel-v2-zh", "start_line": 1, "end_line": 3}])
+    trace, _ = _ask(sample_corpus, [reply], request=request)
+    check = next(c for c in trace.checks if c.citation.source_id == "travel-v2-zh")
+    assert check.verified is verified, check.failed_checks
+    assert failed is None or failed in check.failed_checks
+
+
 @pytest.mark.parametrize("source_id, failed", [("travel-v9", "source_exists"), ("travel-v1", "source_eligible")])
 def test_a_citation_to_an_unknown_or_expired_source_is_dropped(sample_corpus, source_id, failed):
     reply = json_reply(f"The lodging limit is 600 yuan. [{source_id}:3]",

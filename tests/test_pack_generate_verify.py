@@ -226,4 +226,4 @@ def test_a_dropped_citation_beside_a_verified_one_keeps_the_answer(sample_corpus
     answer = ask(sample_corpus, REQUEST, proposal=proposal).answer
     assert answer.status == "answered"
     assert [c.source_id for c in answer.citations] == ["travel-v2"]
-    assert answer.dropped_citations[0].failed_checks == ["source_eligible", "claim_supported", "numbers_match"]
+    assert answer.dropped_citations[0].failed_checks == ["source_eligible", "numbers_match"]  # its words are there
