@@ -86,6 +86,7 @@ _KINDS = {"minute": "time", "hour": "time", "day": "time", "week": "time", "mont
 _UNIT_AFTER = re.compile(r"\s*(?:(?:working|business|calendar|full|whole|more|extra|further)\s+)?"
                          r"(个月|星期|小时|分钟|公斤|千克|[天周元块€$£]|[a-z]+)", re.IGNORECASE)
 _UNIT_BEFORE = re.compile(r"([€$£])\s*$")
+_UNIT_REACH = 40  # code points after a number where its unit may stand ("one working day"): never the rest of a span
 
 
 def _word_numbers(text: str) -> list[tuple[str, int, int]]:
@@ -95,7 +96,7 @@ def _word_numbers(text: str) -> list[tuple[str, int, int]]:
     found, run, first, previous_end = [], [], 0, 0
 
     def close(end: int) -> None:
-        value = _run_value(run, lowered[end:])
+        value = _run_value(run, lowered[end : end + _UNIT_REACH])
         if value is not None:
             found.append((value, first, end))
 
@@ -171,32 +172,30 @@ def without_numbers(text: str) -> str:
     return text
 
 
+def _stated(text: str) -> list[tuple[str, str | None]]:
+    """(value, unit or None) of every number `text` states, in order of place: one pass for both uses."""
+    text = unicodedata.normalize("NFKC", text)
+    found = []
+    for value, start, end in _numbers(text):
+        before = _UNIT_BEFORE.search(text[max(0, start - 3) : start])
+        found.append((value, _UNITS.get(before.group(1)) if before else _unit_after(text[end : end + _UNIT_REACH])))
+    return found
+
+
 def stated_numbers(text: str) -> list[str]:
     """The numbers `text` states, canonical, in order of place."""
     return [value for value, _, _ in _numbers(unicodedata.normalize("NFKC", text))]
 
 
-def quantities(text: str) -> list[tuple[str, str]]:
-    """(value, unit) of the numbers `text` states in a unit of time, money or mass ("40 euros", "$40", "30天")."""
-    text = unicodedata.normalize("NFKC", text)
-    found = []
-    for value, start, end in _numbers(text):
-        before = _UNIT_BEFORE.search(text[max(0, start - 3) : start])
-        unit = _UNITS.get(before.group(1)) if before else _unit_after(text[end:])
-        if unit:
-            found.append((value, unit))
-    return found
-
-
 def numbers_missing(claim: str, span: str) -> list[str]:
     """The claim's numbers the span does not state (a bare hour is stated by a clock time at that hour), and its
     quantities the span states only in another unit of the same kind ("40 USD (the span: 40 EUR)")."""
-    stated = set(stated_numbers(span))
+    in_claim, in_span = _stated(claim), _stated(span)
+    stated = {value for value, _ in in_span}
     stated |= {value.split(":")[0] for value in stated if ":" in value}
-    missing = [value for value in dict.fromkeys(stated_numbers(claim)) if value not in stated]
-    in_span = quantities(span)
-    for value, unit in dict.fromkeys(quantities(claim)):
-        others = [u for v, u in in_span if v == value and _KINDS[u] == _KINDS[unit]]
+    missing = [value for value in dict.fromkeys(value for value, _ in in_claim) if value not in stated]
+    for value, unit in dict.fromkeys((v, u) for v, u in in_claim if u):
+        others = [u for v, u in in_span if u and v == value and _KINDS[u] == _KINDS[unit]]
         if others and unit not in others:
             missing.append(f"{value} {unit} (the span: {value} {others[0]})")
     return missing

@@ -61,13 +61,12 @@ def _says(words: set[str], text: str) -> str | None:
 def said_opposite(claim: str, span: str) -> tuple[str, str] | None:
     """(the claim's word, the span's opposite) when the span says the opposite of what the claim says."""
     claim, span = claim.lower().replace("’", "'"), span.lower().replace("’", "'")
-    for side, other in [pair for one, two in _CLASSES for pair in ((one, two), (two, one))]:
-        word = _says(side, claim)
-        # a claim naming both sides ("optional, but you must book") or a span naming the claim's side is no conflict
-        if word and not _says(other, claim) and not _says(side, span):
-            opposite = _says(other, span)
-            if opposite:
-                return word, opposite
+    for one, two in _CLASSES:
+        in_claim, in_span = (_says(one, claim), _says(two, claim)), (_says(one, span), _says(two, span))
+        for side in (0, 1):
+            # a claim naming both sides ("optional, but you must book") or a span naming the claim's side is no conflict
+            if in_claim[side] and not in_claim[1 - side] and not in_span[side] and in_span[1 - side]:
+                return in_claim[side], in_span[1 - side]
     flipped = _negation_flip(claim, span)
     if flipped:
         return flipped

@@ -149,11 +149,12 @@ class LearnedJudge:
         note = f"; {skipped} instruction-like sentence(s) ignored" if skipped else ""
         if not kept:
             return SupportVerdict(supported=False, score=0.0, detail="no sentence of the span can support a claim" + note)
-        missing = numbers_missing(claim, "\n".join(span[s:e] for s, e in kept))
+        kept_text = "\n".join(span[s:e] for s, e in kept)
+        missing = numbers_missing(claim, kept_text)
         if missing:
             return SupportVerdict(supported=False, score=0.0,
                                   detail=f"the span does not state {', '.join(missing[:5])}" + note)
-        opposite = said_opposite(claim, "\n".join(span[s:e] for s, e in kept))
+        opposite = said_opposite(claim, kept_text)
         if opposite:
             return SupportVerdict(supported=False, score=0.0,
                                   detail=f"the span says {opposite[1]!r} where the claim says {opposite[0]!r}" + note)

@@ -61,6 +61,11 @@ def is_cjk_char(char: str) -> bool:
     return bool(char) and ("\u3000" <= char <= "\u9fff" or "\uf900" <= char <= "\uffef")
 
 
+def han_count(text: str) -> int:
+    """How many Han characters `text` holds."""
+    return sum(len(run) for run in _HAN_RUN.findall(text))
+
+
 def has_cjk(text: str) -> bool:
     return _HAN_RUN.search(text) is not None
 

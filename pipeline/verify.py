@@ -27,7 +27,7 @@ from .interfaces import SupportJudge
 from .retrieve import ineligibility
 from .support import ContainmentJudge
 from .numbers import numbers_missing
-from .tokenize import chinese_place_names, defined_abbreviation, proper_names, unmentioned_names
+from .tokenize import chinese_place_names, defined_abbreviation, han_count, proper_names, unmentioned_names
 
 __all__ = ["CHECK_NAMES", "Verifier", "abstention_for", "claims_without_support", "verify"]
 
@@ -107,7 +107,6 @@ def _quote_check(citation: ProposedCitation, span: str) -> CheckResult:
                        detail="an exact copy of the cited lines" if exact else "the quote is not in the cited lines")
 
 
-_HAN_CHAR = re.compile(r"[\u3400-\u9fff]")
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
 
 
@@ -115,7 +114,7 @@ def _names_check(claim: str, source: str) -> CheckResult:
     """A place or name the claim states must be in what it cites: "In Guangzhou the allowance is 180 yuan" citing
     "180 yuan per day in Beijing and Shanghai" is not supported, however close the words. Names are compared
     within one script: an English claim's "Beijing" is not looked for in a Chinese span's 北京."""
-    han, latin = len(_HAN_CHAR.findall(source)), len(_LATIN_LETTER.findall(source))
+    han, latin = han_count(source), len(_LATIN_LETTER.findall(source))
     missing = [name for name in (unmentioned_names(proper_names(claim), source) if latin >= han else [])
                if not _abbreviation_in(defined_abbreviation(claim, name), source)]
     if han:
