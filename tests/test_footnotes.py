@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
-from pipeline.answer_model import defined_term
-from pipeline.footnotes import holds_note, marks_of, opens_note
+from pipeline.lang.forms import defined_term
+from pipeline.text.footnotes import holds_note, marks_of, opens_note
 
 CHECKS = ("---\nid: checks\n---\nBackground checks, November\n"
           "State\tPermit\tHandgun\tLong Gun *Other **Multiple\n"

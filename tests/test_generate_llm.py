@@ -15,11 +15,11 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from pipeline.contracts import Request, Settings
-from pipeline.scenarios import SEED_SETTINGS
-from pipeline.engine import ask
-from pipeline.generate_llm import SYSTEM_PROMPT, ChatCompletionsGenerator, LlmConfig
-from pipeline.llm_reply import UnreadableReply, parse_reply
+from pipeline.core.contracts import Request, Settings
+from pipeline.engine.journey import ask
+from pipeline.engine.scenarios import SEED_SETTINGS
+from pipeline.generate.llm.generator import SYSTEM_PROMPT, ChatCompletionsGenerator, LlmConfig
+from pipeline.generate.llm.reply import UnreadableReply, parse_reply
 from tests.conftest import REQUEST_DATE
 from tests.llm_standin import ScriptedReply, StandInChatServer, json_reply
 
@@ -320,9 +320,8 @@ def test_any_reply_is_a_proposal_or_unreadable_never_a_crash(reply):
 
 
 def test_registered_as_llm_in_the_engine_config(sample_corpus, monkeypatch):
-    from tests.fakes import HashedWordsTestEmbedder
-
     from pipeline import EngineConfig, InputError, build_engine
+    from tests.fakes import HashedWordsTestEmbedder
 
     for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)

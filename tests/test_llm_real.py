@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from pipeline.contracts import Request, Settings
-from pipeline.engine import ask
+from pipeline.core.contracts import Request, Settings
+from pipeline.engine.journey import ask
 from tests.conftest import REQUEST_DATE
 
 pytestmark = pytest.mark.skipif(
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def generator():
-    from pipeline.generate_llm import ChatCompletionsGenerator, LlmConfig
+    from pipeline.generate.llm.generator import ChatCompletionsGenerator, LlmConfig
 
     return ChatCompletionsGenerator(LlmConfig.from_env())
 
@@ -51,8 +51,8 @@ def test_a_real_model_gives_a_checked_answer(sample_corpus, generator, question,
     ("Rooms in Beijing may cost up to 750 yuan a night, breakfast included.", False),
 ])
 def test_a_real_model_judges_a_claim(generator, claim, supported):
-    from pipeline.support_llm import LlmJudge
-    from pipeline.support_model import learned_judge
+    from pipeline.verify.judges.learned import learned_judge
+    from pipeline.verify.judges.llm import LlmJudge
 
     span = ("Fictional Beijing lodging policy; amounts are per room per night.\nEffective from 2026-01-01; "
             "replaces travel-v1.\nThe lodging limit is 750 yuan.")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
-from pipeline.contracts import PackedLine, PackedSource
-from pipeline.units import opens_inside_code, units_of
+from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.text.units import opens_inside_code, units_of
 
 
 def _source(lines, in_code=False):
@@ -187,7 +187,7 @@ def test_an_underlined_title_is_a_heading_and_its_rule_is_not_a_unit():
 
 
 def test_a_sentence_that_announces_a_list_answers_with_the_list():
-    from pipeline.generate import with_what_follows
+    from pipeline.generate.extractive.composer import with_what_follows
 
     source = _source(["中文句子使用全角标点，例如：", "", "- 逗号使用“，”", "- 句号使用“。”", "", "其他内容。"])
     units = units_of(source)
@@ -204,7 +204,7 @@ def test_a_sentence_that_announces_a_list_answers_with_the_list():
      "Which harbour passes are there?", "There are two kinds of harbour pass.\nA day pass and a season pass are sold at pier 4."),
 ])
 def test_a_sentence_that_counts_the_kinds_asked_for_answers_with_the_next(lines, question, expected):
-    from pipeline.generate import with_what_follows
+    from pipeline.generate.extractive.composer import with_what_follows
 
     counting = units_of(_source(lines))[0]
     assert with_what_follows(counting, question).quote == expected
@@ -237,7 +237,7 @@ def test_a_centred_title_of_a_plain_text_is_a_heading_not_an_answer():
 
 
 def test_a_who_answer_that_opens_with_a_pronoun_runs_back_to_who_it_is():
-    from pipeline.generate import with_antecedent
+    from pipeline.generate.extractive.composer import with_antecedent
 
     units = units_of(_source(["Edward the Confessor returned from exile in 1041. He made Ralph the Timid earl of Hereford."]))
     he = next(u for u in units if u.quote.startswith("He made"))

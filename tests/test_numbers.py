@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.numbers import numbers_missing, stated_numbers
+from pipeline.lang.numbers import numbers_missing, stated_numbers
 
 
 @pytest.mark.parametrize("text, values", [

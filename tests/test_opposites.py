@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.opposites import said_opposite
+from pipeline.lang.opposites import said_opposite
 
 PETS = "Pets travel free on the upper deck if kept on a lead."
 
@@ -44,7 +44,7 @@ def test_agreeing_or_unrelated_wording_is_not_an_opposite(claim, span):
 
 
 def test_the_learned_judge_refuses_a_claim_its_span_says_the_opposite_of():
-    from pipeline.support_model import LearnedJudge
+    from pipeline.verify.judges.learned import LearnedJudge
 
     verdict = LearnedJudge()("Pets travel free on the lower deck.", PETS)
     assert not verdict.supported and verdict.score == 0.0

@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-from pipeline.contracts import Proposal, ProposedCitation, Request, Settings
-from pipeline.engine import ask
+from pipeline.core.citations import split_claims
+from pipeline.core.contracts import Proposal, ProposedCitation, Request, Settings
+from pipeline.engine.journey import ask
 from pipeline.pack import PackError, pack
-from pipeline.retrieve import retrieve
-from pipeline.verify import Verifier, split_claims, verify
+from pipeline.retrieve.selection import retrieve
+from pipeline.verify.verifier import Verifier, verify
 from tests.conftest import REQUEST_DATE
 
 REQUEST = Request(question="Beijing lodging", date=REQUEST_DATE, topic="travel")
@@ -23,7 +24,7 @@ def _context(corpus, settings=Settings(), request=REQUEST):
 
 
 def test_context_is_numbered_dated_delimited_json_within_budget(sample_corpus):
-    from pipeline.scenarios import SEED_SETTINGS
+    from pipeline.engine.scenarios import SEED_SETTINGS
 
     context = _context(sample_corpus, SEED_SETTINGS)
     payload = json.loads(context.text)
@@ -74,7 +75,7 @@ def test_injected_instructions_stay_data(make_corpus):
 
 
 def test_support_span_must_be_packed_whole(sample_corpus):
-    from pipeline.contracts import Candidate, Span
+    from pipeline.core.contracts import Candidate, Span
 
     v2 = sample_corpus.documents["travel-v2"]
     line_only = Candidate(
@@ -149,7 +150,7 @@ def test_each_check_can_fail_on_its_own(sample_corpus):
 
 
 def test_restricted_source_looks_unknown_to_an_outsider(sample_corpus):
-    from pipeline.index import can_read
+    from pipeline.core.policy import can_read
 
     readable = {sid: d for sid, d in sample_corpus.documents.items() if can_read(d, ())}
     proposal = Proposal(answer="Executives may book lodging up to 1200 yuan. [executive-travel:2]",

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pymupdf
 
-from pipeline.chunk import continued_sentence, window_chunks
-from pipeline.contracts import Request, Settings
-from pipeline.retrieve import retrieve
-from pipeline.units import units_of
+from pipeline.core.contracts import Request, Settings
+from pipeline.index.chunk import continued_sentence, window_chunks
+from pipeline.retrieve.selection import retrieve
+from pipeline.text.units import units_of
 from tests.conftest import REQUEST_DATE
 
 FILLER = [f"Paragraph {i} of the notice describes an ordinary maintenance step." for i in range(12)]

@@ -4,10 +4,10 @@ quoted: a sentence continued from the previous page does not start with the runn
 from __future__ import annotations
 
 from pipeline import REQUEST_DATE, Request, Settings
-from pipeline.contracts import Line, Page
-from pipeline.page_furniture import running_lines
-from pipeline.parse_pdf import parse_pdf
-from pipeline.units import units_of
+from pipeline.core.contracts import Line, Page
+from pipeline.ingest.furniture import running_lines
+from pipeline.ingest.parsers.pdf_layout import parse_pdf
+from pipeline.text.units import units_of
 from tests.test_parse_pdf import make_pdf
 
 

@@ -7,8 +7,8 @@ import pymupdf
 import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
-from pipeline.page_refs import page_reference, without_page_reference
-from pipeline.retrieve import retrieve
+from pipeline.retrieve.page_refs import page_reference, without_page_reference
+from pipeline.retrieve.selection import retrieve
 
 
 @pytest.mark.parametrize("question, number", [

@@ -7,10 +7,10 @@ import re
 import pymupdf
 import pytest
 
-from pipeline.errors import InputError
-from pipeline.parse import parse
-from pipeline.parse_pdf import CELL_SEPARATOR, PdfLimits, pages_without_text, parse_pdf
-
+from pipeline.core.errors import InputError
+from pipeline.ingest.document import pages_without_text
+from pipeline.ingest.parsers import parse
+from pipeline.ingest.parsers.pdf_layout import CELL_SEPARATOR, PdfLimits, parse_pdf
 from tests.conftest import SHARED, needs_public_pdfs
 
 PDFS = SHARED / "eval" / "pdfs"
@@ -265,7 +265,7 @@ def test_partly_scanned_pdf_keeps_text_pages_and_lists_empty_ones():
     assert pages_without_text(document) == [2]
     assert document.pages[1].lines == () and document.pages[1].text == ""
     assert document.pages[2].lines[0].text == "page three has text"
-    from pipeline.parse import document_warnings
+    from pipeline.ingest.document import document_warnings
 
     assert document_warnings(document) == [
         "mixed.pdf: page(s) 2 have no text layer (scanned or image-only); they cannot be searched or cited"
@@ -315,7 +315,7 @@ def test_packed_words_read_back_exactly_through_json_and_pickle():
     exactly, through JSON (the library's manifest, a trace export) and pickle alike."""
     import pickle
 
-    from pipeline.contracts import Document, Word, WordBoxes
+    from pipeline.core.contracts import Document, Word, WordBoxes
 
     document = parse_pdf(make_pdf([[(72, 100, "The quick brown fox jumps"), (72, 130, "over the lazy dog")]]), "w.pdf")
     line = document.pages[0].lines[0]

@@ -6,8 +6,9 @@ import datetime as dt
 
 import pytest
 
-from pipeline.errors import InputError
-from pipeline.parse import parse, sha256
+from pipeline.core.errors import InputError
+from pipeline.ingest.document import sha256
+from pipeline.ingest.parsers import parse
 
 FRONT = """---
 id: travel-v2
@@ -118,7 +119,7 @@ def test_binary_invalid_utf8_and_mislabelled_files_are_refused():
 
 
 def test_huge_text_files_are_refused(monkeypatch):
-    import pipeline.parse as parse_module
+    import pipeline.ingest.parsers.text as parse_module
 
     monkeypatch.setattr(parse_module, "MAX_TEXT_BYTES", 1000)
     with pytest.raises(InputError, match="the limit is"):
@@ -131,8 +132,8 @@ def test_metadata_from_an_upload_form_overrides_front_matter():
 
 
 def test_restructured_text_is_read_as_text_with_its_titles_and_literal_blocks():
-    from pipeline.contracts import PackedLine, PackedSource
-    from pipeline.units import units_of
+    from pipeline.core.contracts import PackedLine, PackedSource
+    from pipeline.text.units import units_of
 
     text = ("Configuration Values\n====================\n\nBelow is an example configuration::\n\n"
             "    [profile development]\n    max_concurrent_requests = 20\n\nThe values are optional.\n")

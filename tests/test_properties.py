@@ -9,10 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline import MARKER, Request, Settings, marker, marker_key
-from pipeline.chunk import Chunker
+from pipeline.index.chunk import Chunker
+from pipeline.ingest.document import split_lines
+from pipeline.ingest.parsers.text import parse_text
 from pipeline.pack import PackError, pack
-from pipeline.parse import parse_text, split_lines
-from pipeline.retrieve import retrieve
+from pipeline.retrieve.selection import retrieve
 
 # Text with newlines, spaces, sentence ends, Chinese and the odd astral character.
 TEXT = st.text(alphabet=st.sampled_from(list("ab cd.\n\n北京住宿。 xy!?\t12😀")), min_size=1, max_size=3000)

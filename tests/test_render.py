@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-
 import pymupdf
 import pytest
 
-from pipeline.parse import parse_text
-from pipeline.parse_pdf import parse_pdf
-from pipeline.render_pdf import render_pdf_page
-from pipeline.render import (
-    DEFAULT_ZOOM,
-    Highlight,
-    quote_span,
-    render_text_html,
-    span_boxes,
-)
-
+from pipeline.ingest.parsers.pdf_layout import parse_pdf
+from pipeline.ingest.parsers.text import parse_text
+from pipeline.render.highlights import DEFAULT_ZOOM, Highlight, quote_span, span_boxes
+from pipeline.render.pdf import render_pdf_page
+from pipeline.render.text import render_text_html
 from tests.conftest import SHARED, needs_public_pdfs
 
 PDFS = SHARED / "eval" / "pdfs"

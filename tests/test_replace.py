@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from pipeline import EngineConfig, Incoming, InputError, Library, Request, build_engine, vector_key
-from pipeline.chunk import Chunker
+from pipeline.index.chunk import Chunker
 from tests.fakes import FailingTestEmbedder
 
 OLD = b"---\nid: harbour-dues\nversion: v1\ntopic: port\naccess: [harbour]\n---\nHarbour dues are 12 euros per day.\n"

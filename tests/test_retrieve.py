@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.contracts import Request, Settings
-from pipeline.retrieve import ranks, reciprocal_rank_fusion, retrieve
+from pipeline.core.contracts import Request, Settings
+from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
+from pipeline.retrieve.selection import retrieve
 from tests.conftest import REQUEST_DATE, SAMPLES
 
 
@@ -71,7 +72,9 @@ def test_restricted_documents_are_removed_before_scoring(sample_corpus):
 
 
 def test_minimum_score_retrieves_nothing_for_an_unanswerable_question(sample_corpus):
-    from pipeline.scenarios import SEED_SETTINGS  # the seed's gate; the product default leaves this to the composer
+    from pipeline.engine.scenarios import (
+        SEED_SETTINGS,
+    )  # the seed's gate; the product default leaves this to the composer
 
     retrieval = retrieve(sample_corpus, Request(question="Can I bring a parrot on board?", date=REQUEST_DATE), SEED_SETTINGS)
     assert retrieval.selected == ()
@@ -120,7 +123,7 @@ def test_undated_versions_are_ordered_by_updated_and_the_older_stays_visible(sam
 def test_the_trace_digest_covers_exactly_the_readable_documents(sample_corpus):
     import hashlib
 
-    from pipeline.engine import ask
+    from pipeline.engine.journey import ask
 
     outsider = ask(sample_corpus, _request("Beijing lodging"))
     insider = ask(sample_corpus, _request("Beijing lodging", groups=("executives",)))
@@ -142,7 +145,7 @@ def test_a_word_naming_the_document_counts_in_every_chunk_of_it(engine):
     other = "Another License\n\n" + filler + "\n\nA patent license is any express agreement not to enforce a patent.\n"
     corpus = engine.corpus([engine.parse(apache.encode("utf-8"), "apache-2.0.txt"),
                             engine.parse(other.encode("utf-8"), "other.txt")])
-    from pipeline.index import document_name_tokens
+    from pipeline.index.corpus import document_name_tokens
 
     assert {"apach", "licens"} <= document_name_tokens(corpus.documents["apache-2.0"], corpus.tokenizer)
     request = Request(question="What does the Apache license say about patents?", date=REQUEST_DATE)
@@ -152,7 +155,7 @@ def test_a_word_naming_the_document_counts_in_every_chunk_of_it(engine):
 
 
 def test_a_plain_texts_first_line_names_it_only_when_it_is_short(engine):
-    from pipeline.index import document_names
+    from pipeline.ingest.metadata import document_names
 
     titled = engine.parse("Apache License\n\nVersion 2.0 of the licence.\n".encode("utf-8"), "apache-2.0.txt")
     assert "Apache License" in document_names(titled)

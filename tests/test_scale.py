@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from pipeline import IndexSettings, Request
-from pipeline.dense import access_filter, chunk_collection_name, chunk_metadatas
-from pipeline.index import build_corpus
-from pipeline.lexical_store import Bm25Store
-from pipeline.retrieve import retrieve
-from pipeline.vectors import ChromaVectorCache
+from pipeline.index.corpus import build_corpus
+from pipeline.index.dense import access_filter, chunk_collection_name, chunk_metadatas
+from pipeline.index.lexical_store import Bm25Store
+from pipeline.index.stores.chroma import ChromaVectorCache
+from pipeline.retrieve.selection import retrieve
 
 ROOT = Path(__file__).resolve().parents[1]
 DATE = dt.date(2026, 9, 14)
@@ -90,7 +90,7 @@ def test_a_replica_finds_the_chunk_collection_filled(engine, sample_documents, t
     name = chunk_collection_name(engine.embedder.name, first.digest)
     assert first.dense_search.name == name and 3 <= len(name) <= 512
     again = ChromaVectorCache(engine.embedder.name, path=tmp_path / "chroma")
-    from pipeline.dense import open_chunk_search
+    from pipeline.index.dense import open_chunk_search
 
     search = open_chunk_search(again, engine.embedder.name, first.digest)
     metadatas = chunk_metadatas(first.documents, [c.source_id for c in first.chunks])
@@ -234,7 +234,7 @@ def test_idle_chunk_collections_are_deleted_when_another_corpus_is_filled(engine
 
 
 def test_a_collection_without_a_stamp_is_stamped_not_deleted(engine, tmp_path):
-    from pipeline.dense import prune_idle_collections
+    from pipeline.index.dense import prune_idle_collections
 
     store = ChromaVectorCache(engine.embedder.name, path=tmp_path / "chroma")
     legacy = store.client.get_or_create_collection("chunks-model-legacy", embedding_function=None)

@@ -24,7 +24,7 @@ def test_scenario(results, name):
 
 
 def test_the_table_rows_cover_all_six_reason_codes(results):
-    from pipeline.contracts import REASON_CODES
+    from pipeline.core.contracts import REASON_CODES
 
     seen = {trace.answer.reason_code for _, trace, _ in results.values()}
     # generator_unavailable belongs to a language model's failures (tests/test_llm*), not to a seed row.
@@ -51,7 +51,7 @@ def test_a_broken_expectation_is_reported_as_a_failure(results):
     """The suite can fail: check() flags a trace that does not match its expectation."""
     from dataclasses import replace
 
-    from pipeline.scenarios import Expected, check
+    from pipeline.engine.scenarios import Expected, check
 
     scenario, trace, _ = results["supported-en"]
     wrong = replace(scenario, expected=Expected("abstained", "insufficient_evidence"))

@@ -118,8 +118,8 @@ def alias_bomb(depth: int, key: str = "valid_from") -> str:
 
 @pytest.mark.parametrize("depth", [6, 9])
 def test_an_alias_bomb_in_front_matter_is_refused_with_one_short_line(depth):
-    from pipeline.errors import InputError
-    from pipeline.parse import parse
+    from pipeline.core.errors import InputError
+    from pipeline.ingest.parsers import parse
 
     text = alias_bomb(depth)
     assert depth < 9 or len(text.encode()) < 500
@@ -131,8 +131,8 @@ def test_an_alias_bomb_in_front_matter_is_refused_with_one_short_line(depth):
 
 
 def test_an_aliased_card_line_range_is_refused():
-    from pipeline.errors import InputError
-    from pipeline.parse import parse
+    from pipeline.core.errors import InputError
+    from pipeline.ingest.parsers import parse
 
     text = ('---\nr: &r [1, 2, 3]\ncards:\n  - {id: c, text: t, lines: *r}\n---\none\ntwo\nthree\n')
     with pytest.raises(InputError, match="alias|anchor"):
@@ -145,16 +145,16 @@ def test_an_aliased_card_line_range_is_refused():
     ("topic: {a: 1}", "topic: expected a single value, got a dict"),
 ])
 def test_non_scalar_values_where_scalars_are_expected_are_refused(front_matter, expected):
-    from pipeline.errors import InputError
-    from pipeline.parse import parse
+    from pipeline.core.errors import InputError
+    from pipeline.ingest.parsers import parse
 
     with pytest.raises(InputError, match=expected):
         parse(f"---\n{front_matter}\n---\none\ntwo\n".encode(), "values.md")
 
 
 def test_user_values_in_error_messages_are_truncated():
-    from pipeline.errors import InputError
-    from pipeline.parse import parse
+    from pipeline.core.errors import InputError
+    from pipeline.ingest.parsers import parse
 
     long_value = "x" * 5000
     for front_matter in (f"valid_from: {long_value}", f"{long_value[:900]}: 1", f"id: {long_value}"):
@@ -164,8 +164,9 @@ def test_user_values_in_error_messages_are_truncated():
 
 
 def test_front_matter_size_is_bounded():
-    from pipeline.errors import InputError
-    from pipeline.parse import MAX_FRONT_MATTER_CHARS, parse
+    from pipeline.core.errors import InputError
+    from pipeline.ingest.front_matter import MAX_FRONT_MATTER_CHARS
+    from pipeline.ingest.parsers import parse
 
     padding = "\n".join(f"# comment {i}" for i in range(MAX_FRONT_MATTER_CHARS // 10))
     with pytest.raises(InputError, match="front matter is .* characters; the limit is"):
@@ -225,7 +226,7 @@ RESTRICTED_TEXT = "1200 yuan"
 
 
 def test_healthz_reports_only_what_anyone_may_read(app_url, sample_documents):
-    from pipeline.index import corpus_digest
+    from pipeline.index.corpus import corpus_digest
 
     with urllib.request.urlopen(app_url + "healthz", timeout=10) as response:
         body = json.loads(response.read())
@@ -272,8 +273,8 @@ def test_the_app_says_groups_are_self_declared(app_url):
 
 
 def test_windows_name_exactly_the_lines_they_touch(sample_documents):
-    from pipeline.chunk import window_chunks
-    from pipeline.parse import parse
+    from pipeline.index.chunk import window_chunks
+    from pipeline.ingest.parsers import parse
 
     documents = [*sample_documents, parse(big_text(0.05).encode(), "prose.md")]
     for document in documents:
@@ -288,8 +289,8 @@ def test_five_megabytes_of_text_chunk_in_linear_time():
     `python -m benchmarks.bench_security` times it; the quadratic version took over a minute here)."""
     import time
 
-    from pipeline.chunk import retrieval_chunks
-    from pipeline.parse import parse
+    from pipeline.index.chunk import retrieval_chunks
+    from pipeline.ingest.parsers import parse
 
     document = parse(big_text(5).encode(), "five.md")
     started = time.perf_counter()
@@ -302,8 +303,8 @@ def test_five_megabytes_of_text_chunk_in_linear_time():
 
 def test_the_chunks_panel_shows_the_chunks_the_corpus_indexed(sample_documents, logic_engine):
     """The panel lists the corpus's chunks (here a corpus chunked by line) instead of chunking again."""
-    from pipeline.chunk import line_chunks
-    from pipeline.index import build_corpus
+    from pipeline.index.chunk import line_chunks
+    from pipeline.index.corpus import build_corpus
     from ui.panels import chunks_html
 
     document = next(d for d in sample_documents if d.source_id == "travel-v2")
@@ -381,8 +382,8 @@ def test_a_session_upload_quota_is_enforced(app_url, tmp_path, monkeypatch):
 
 
 def test_the_upload_limit_reads_20_mb_everywhere():
-    from pipeline.errors import InputError
-    from pipeline.parse import parse
+    from pipeline.core.errors import InputError
+    from pipeline.ingest.parsers import parse
     from ui.state import MAX_FILE_BYTES
 
     assert MAX_FILE_BYTES == 20 * 2**20
@@ -400,7 +401,7 @@ def test_random_groups_do_not_grow_the_corpus_caches(make_corpus, logic_engine):
     import datetime as dt
     import random
 
-    from pipeline.contracts import Request
+    from pipeline.core.contracts import Request
 
     files = [(f"team-{i}.md", f"---\nid: team-{i}\naccess: [g{i}]\n---\nTeam {i} may book lodging up to "
               f"{500 + i} yuan.\n") for i in range(10)]
@@ -409,7 +410,7 @@ def test_random_groups_do_not_grow_the_corpus_caches(make_corpus, logic_engine):
     for _ in range(40):
         groups = tuple(sorted({f"g{rng.randrange(10)}" for _ in range(3)} | {f"x{rng.random()}"}))
         logic_engine.ask(corpus, Request(question="lodging limit", date=dt.date(2026, 9, 14), groups=groups))
-    from pipeline.index import GROUPS_CACHE_SIZE, VIEW_CACHE_SIZE
+    from pipeline.index.corpus import GROUPS_CACHE_SIZE, VIEW_CACHE_SIZE
 
     assert len(corpus._views) <= VIEW_CACHE_SIZE <= 16 and len(corpus._groups) <= GROUPS_CACHE_SIZE <= 1000
 
@@ -417,9 +418,9 @@ def test_random_groups_do_not_grow_the_corpus_caches(make_corpus, logic_engine):
 def test_session_uploads_stay_out_of_the_shared_vector_store_and_are_embedded_per_session(shared_samples, engine):
     """Uploads used to land in the shared Chroma collection (kept forever; a cache hit revealed that another
     session had uploaded the same text, or that a restricted sample holds it)."""
-    from pipeline.chunk import retrieval_chunks
-    from pipeline.embed import vector_key
-    from pipeline.parse import parse
+    from pipeline.index.chunk import retrieval_chunks
+    from pipeline.index.embed import vector_key
+    from pipeline.ingest.parsers import parse
     from ui.state import Session
 
     shared, sample_corpus = shared_samples, shared_samples.corpus
@@ -445,7 +446,7 @@ def test_sessions_and_received_files_expire_and_the_access_log_hides_session_has
     import logging
 
     from ui.app import create_app
-    from ui.retention import CLOSED_SESSION_TTL_S, RedactSessionHashes, SESSION_TTL_S
+    from ui.retention import CLOSED_SESSION_TTL_S, SESSION_TTL_S, RedactSessionHashes
 
     demo = create_app(shared_samples).state.demo
     assert SESSION_TTL_S <= 30 * 60 and CLOSED_SESSION_TTL_S <= 5 * 60
@@ -531,9 +532,8 @@ def test_a_corrupt_vector_store_is_one_line_naming_its_path_for_the_cli_and_the_
 
 def test_a_chroma_server_that_dies_is_one_line_and_the_store_stays_consistent(tmp_path):
 
-    from pipeline.errors import InputError
-    from pipeline.vectors import ChromaVectorCache
-
+    from pipeline.core.errors import InputError
+    from pipeline.index.stores.chroma import ChromaVectorCache
     from tests.conftest import _free_port, start_chroma_server
 
     port = _free_port()
@@ -599,8 +599,8 @@ def test_a_page_listing_uploads_the_server_lost_is_told_so(shared_samples):
 
 
 def test_front_matter_dates_must_be_exactly_yyyy_mm_dd():
-    from pipeline.errors import InputError
-    from pipeline.parse import parse
+    from pipeline.core.errors import InputError
+    from pipeline.ingest.parsers import parse
 
     for value in ("20260914", "'20260914'", "2026-W37-1"):
         with pytest.raises(InputError, match="valid_from: unknown date format"):
@@ -625,7 +625,7 @@ def test_the_load_benchmark_table_reports_latency_errors_and_memory():
 
 def test_the_library_endpoint_reads_only_received_files_too(server_file):
     """/add_to_library (signed-in admins) takes files like /upload: a named server file is refused."""
-    from pipeline.errors import InputError
+    from pipeline.core.errors import InputError
     from ui.handlers import _read_upload
 
     for path in (str(server_file), "/etc/hostname"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline import EngineConfig, Library, build_engine, vector_key
-from pipeline.chunk import Chunker
+from pipeline.index.chunk import Chunker
 from tests.conftest import CORPUS
 from tests.fakes import GatedTestEmbedder
 from ui.state import Session, delete_session, load_shared

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from pipeline.support_direction import move_match, moves
-from pipeline.support_features import FEATURE_NAMES, SELECTOR_FEATURE_NAMES, selector_matrix
-from pipeline.support_model import DEFAULT_WEIGHTS, LearnedJudge
+from pipeline.verify.judges.direction import move_match, moves
+from pipeline.verify.judges.features import FEATURE_NAMES, SELECTOR_FEATURE_NAMES, selector_matrix
+from pipeline.verify.judges.learned import DEFAULT_WEIGHTS, LearnedJudge
 
 RAISES = "Pyridostatin increases telomere fragility in BRCA2-deficient cells."
 LOWERS = "Treatment with pyridostatin reduced telomere fragility in BRCA2-deficient cells."

@@ -10,16 +10,17 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from pipeline.citations import parse_answer
-from pipeline.contracts import ProposedCitation, Request
-from pipeline.engine import ask
-from pipeline.parse import parse
-from pipeline.parse_pdf import parse_pdf
-from pipeline.render import DEFAULT_ZOOM, highlight_for, render_text_html
-from pipeline.render_pdf import render_pdf_page
-from pipeline.support import ContainmentJudge
-from pipeline.support_model import LearnedJudge
-from pipeline.verify import Verifier
+from pipeline.core.citations import parse_answer
+from pipeline.core.contracts import ProposedCitation, Request
+from pipeline.engine.journey import ask
+from pipeline.ingest.parsers import parse
+from pipeline.ingest.parsers.pdf_layout import parse_pdf
+from pipeline.render.highlights import DEFAULT_ZOOM, highlight_for
+from pipeline.render.pdf import render_pdf_page
+from pipeline.render.text import render_text_html
+from pipeline.verify.judges.containment import ContainmentJudge
+from pipeline.verify.judges.learned import LearnedJudge
+from pipeline.verify.verifier import Verifier
 
 from .conftest import REQUEST_DATE
 
@@ -117,7 +118,7 @@ def test_pdf_page_marks_the_supporting_sentence_apart_from_the_span():
 
 
 def ask_citation(check, document):
-    from pipeline.engine import _citation
+    from pipeline.engine.journey import _citation
 
     return _citation(check, {document.source_id: document})
 

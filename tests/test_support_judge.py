@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.config import EngineConfig, build_engine
-from pipeline.contracts import ProposedCitation, Request, SupportVerdict
-from pipeline.parse import parse
-from pipeline.support_features import is_instruction, sentence_units, without_instructions
-from pipeline.support_model import LearnedJudge, learned_judge
-from pipeline.verify import Verifier
+from pipeline.core.contracts import ProposedCitation, Request, SupportVerdict
+from pipeline.engine.config import EngineConfig, build_engine
+from pipeline.ingest.parsers import parse
+from pipeline.lang.sentences import sentence_units
+from pipeline.verify.judges.instructions import is_instruction, without_instructions
+from pipeline.verify.judges.learned import LearnedJudge, learned_judge
+from pipeline.verify.verifier import Verifier
 
 from .conftest import REQUEST_DATE
 

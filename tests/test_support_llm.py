@@ -11,14 +11,14 @@ import json
 
 import pytest
 
-from pipeline.citations import parse_answer
-from pipeline.contracts import ProposedCitation, Request
-from pipeline.engine import ask
-from pipeline.generate_llm import ChatCompletionsGenerator, LlmConfig
-from pipeline.parse import parse
-from pipeline.support_llm import JUDGE_PROMPT, LlmJudge
-from pipeline.support_model import learned_judge
-from pipeline.verify import Verifier
+from pipeline.core.citations import parse_answer
+from pipeline.core.contracts import ProposedCitation, Request
+from pipeline.engine.journey import ask
+from pipeline.generate.llm.generator import ChatCompletionsGenerator, LlmConfig
+from pipeline.ingest.parsers import parse
+from pipeline.verify.judges.learned import learned_judge
+from pipeline.verify.judges.llm import JUDGE_PROMPT, LlmJudge
+from pipeline.verify.verifier import Verifier
 from tests.conftest import REQUEST_DATE
 from tests.llm_standin import ScriptedReply, StandInChatServer
 
@@ -174,10 +174,10 @@ def test_engine_ask_uses_the_judge_for_a_session_key(sample_corpus):
 
 def test_the_app_uses_the_llm_judge_when_switched_on(engine, monkeypatch):
     """LLM_JUDGE=on: the app's model answers, then judges each claim it could not find verbatim, with the session's key."""
+    from tests.llm_standin import json_reply
     from ui import handlers
     from ui.state import Session, load_shared
     from ui.views import choose_generator
-    from tests.llm_standin import json_reply
 
     answer = json_reply("Beijing's daily meal allowance is 180 yuan. [meals-allowance:5]",
                         [{"source_id": "meals-allowance", "start_line": 5, "end_line": 5}])
@@ -201,10 +201,10 @@ def test_the_app_uses_the_llm_judge_when_switched_on(engine, monkeypatch):
 def test_the_page_chooses_the_claim_judge_for_its_session(engine, monkeypatch):
     """The LLM judge is a visible choice per session (the "Claim judge" radio), not only an operator's switch:
     "llm" sends one judging call per claim not found verbatim; "learned" sends none."""
+    from tests.llm_standin import json_reply
     from ui import handlers
     from ui.state import Session, load_shared
     from ui.views import choose_generator
-    from tests.llm_standin import json_reply
 
     answer = json_reply("Beijing's daily meal allowance is 180 yuan. [meals-allowance:5]",
                         [{"source_id": "meals-allowance", "start_line": 5, "end_line": 5}])

@@ -12,8 +12,8 @@ from pipeline.evaluate.judge_augment import flippable, flipped_claims
 from pipeline.evaluate.judge_data import Pair, judge_units
 from pipeline.evaluate.judge_fit import fit_decision
 from pipeline.evaluate.train_judge import choose_threshold, fold_of, is_rationale, rationale_rows
-from pipeline.support_features import FEATURE_NAMES, PAIR_FEATURE_NAMES, flip_kind, flipped, pair_features
-from pipeline.support_model import DEFAULT_WEIGHTS, LearnedJudge, decision_score, sigmoid
+from pipeline.verify.judges.features import FEATURE_NAMES, PAIR_FEATURE_NAMES, flip_kind, flipped, pair_features
+from pipeline.verify.judges.learned import DEFAULT_WEIGHTS, LearnedJudge, decision_score, sigmoid
 
 
 def _pair(claim: str, label: str = "SUPPORT", sentences=("First finding.",), rationale=(0,)) -> Pair:

@@ -8,7 +8,7 @@ import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.evaluate.data import EVAL_DIR
-from pipeline.table_compare import Row, number_in_cell, read_cell, superlative
+from pipeline.retrieve.table_compare import Row, number_in_cell, read_cell, superlative
 from tests.conftest import needs_public_pdfs
 
 # More rows than one ~800-code-point window holds: the winner is far from the question's words.
@@ -87,7 +87,7 @@ Compressors tested on one desktop.
 
 
 def test_figures_with_units_are_rows_and_the_fastest_is_the_highest_speed_or_the_least_time(make_corpus, logic_engine):
-    from pipeline.tables import is_header
+    from pipeline.text.tables import is_header
 
     assert not is_header("| **zippy 1.5 -1** | 2.887 | 530 MB/s | 1700 MB/s |") and is_header("| Name | Ratio | Speed |")
     assert superlative("Which compressor has the fastest decompression?").speed
@@ -222,7 +222,7 @@ def test_without_a_comparison_only_a_unit_that_says_which_is_most_answers(make_c
 
 
 def test_a_table_knows_the_lines_its_rows_span():
-    from pipeline.table_compare import Table
+    from pipeline.retrieve.table_compare import Table
 
     table = Table("t", "Town\tVisitors", "", (Row(1, 5, ("York", "1"), ""), Row(1, 9, ("Bath", "2"), ""),
                                              Row(2, 1, ("Hull", "3"), "")))

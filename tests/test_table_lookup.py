@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
-from pipeline.tables import named_row
-from pipeline.tokenize import Tokenizer
-from pipeline.units import Unit, units_of
+from pipeline.lang.tokenize import Tokenizer
+from pipeline.text.tables import named_row
+from pipeline.text.units import Unit, units_of
 
 MARKDOWN = """---
 id: checks
@@ -98,7 +98,7 @@ def test_a_group_row_stacked_over_the_header_names_columns_too():
     row near the top of the table was scored with the lower header row only."""
     source_lines = ["Pre-Pawn\tRedemption\tRentals", "State / Territory\tPermit\tHandgun\tLong Gun\tHandgun\tLong Gun",
                     "Alabama\t18,870\t23,022\t22,650\t0\t14", "Alaska\t209\t3,062\t3,209\t0\t9"]
-    from pipeline.contracts import PackedLine, PackedSource
+    from pipeline.core.contracts import PackedLine, PackedSource
 
     source = PackedSource(n=1, source_id="nics", version=None, page=1, start_line=1, end_line=4, support_span=False,
                           dated="", sibling_group="",
@@ -140,7 +140,7 @@ def test_a_row_is_named_by_names_in_any_of_its_cells_under_a_header_above_wrappe
 
 
 def test_the_asked_cell_is_pointed_at_only_when_the_row_lines_up_with_its_header():
-    from pipeline.tables import asked_cells
+    from pipeline.text.tables import asked_cells
 
     header = "State\tPermit\tHandgun\tLong Gun"
     assert asked_cells(_row("Texas\t21,550\t56,941\t51,670", header), ["Handgun"]) == [("Handgun", "56,941")]

@@ -3,13 +3,13 @@ and the composer runs from a sentence that names a thing to the next one that gi
 
 from __future__ import annotations
 
-from pipeline.chunk import window_chunks
-from pipeline.contracts import PackedLine, PackedSource, Request, Settings
-from pipeline.generate import with_value
+from pipeline.core.contracts import PackedLine, PackedSource, Request, Settings
+from pipeline.generate.extractive.composer import with_value
+from pipeline.index.chunk import window_chunks
 from pipeline.pack import pack
-from pipeline.retrieve import retrieve
-from pipeline.tables import heading_above
-from pipeline.units import units_of
+from pipeline.retrieve.selection import retrieve
+from pipeline.text.tables import heading_above
+from pipeline.text.units import units_of
 from tests.conftest import REQUEST_DATE
 
 HEADER = ["Harbour dues by vessel", "Vessel class\tBerth fee\tPilotage\tWaste levy"]
@@ -88,7 +88,7 @@ def test_heading_above_walks_over_cell_text_wrapped_between_rows_but_not_over_pr
 
 
 def test_a_row_of_amounts_written_with_words_is_no_header():
-    from pipeline.tables import is_header
+    from pipeline.text.tables import is_header
 
     assert is_header("Action\tLabor cost\tParts cost\tCost per product\tCost on U.S. operators")
     # "Up to $3,790": a value, even with words around it (a cost table's row had been taken for a stacked header).

@@ -1,7 +1,7 @@
 """Evidence units: wrapped text, list items, table rows (with their header), Chinese compounds."""
 
-from pipeline.contracts import PackedLine, PackedSource
-from pipeline.units import units_of
+from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.text.units import units_of
 
 
 def _source(lines, page=None):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.contracts import ProposedCitation, Request
-from pipeline.support import ContainmentJudge
-from pipeline.verify import Verifier
+from pipeline.core.contracts import ProposedCitation, Request
+from pipeline.verify.judges.containment import ContainmentJudge
+from pipeline.verify.verifier import Verifier
 from tests.conftest import REQUEST_DATE
 
 MEALS = ProposedCitation(source_id="meals-allowance", start_line=5, end_line=5)
@@ -45,13 +45,13 @@ def test_a_name_the_cited_text_never_states_fails_names_match(sample_documents, 
     ("The FAA requires inspections of Boeing planes.", ["Boeing"]),
 ])
 def test_proper_names_of_a_claim(claim, names):
-    from pipeline.tokenize import proper_names
+    from pipeline.lang.names import proper_names
 
     assert proper_names(claim) == names
 
 
 def test_a_name_the_claim_abbreviates_is_cited_by_its_abbreviation():
-    from pipeline.verify import _names_check
+    from pipeline.verify.verifier import _names_check
 
     claim = "Female carriers of the Apolipoprotein E4 (APOE4) allele have increased risk for Alzheimer's disease."
     assert _names_check(claim, "APOE genotype modifies the risk of Alzheimer's disease in women.").passed

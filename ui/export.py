@@ -10,9 +10,9 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from . import history, library
 import gradio as gr
 
+from . import history, library
 from .accounts import parse_groups, requester_groups
 from .handlers import guarded, session_of
 from .retention import SESSION_TTL_S

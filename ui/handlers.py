@@ -19,15 +19,36 @@ from pathlib import Path
 import gradio as gr
 from pydantic import ValidationError
 
-from pipeline import Document, InputError, Request, Settings, Trace, can_read, parse_answer, strip_markers
-from pipeline import check_answer_text, check_question, megabytes, parse_iso_date
+from pipeline import (
+    Document,
+    InputError,
+    Request,
+    Settings,
+    Trace,
+    can_read,
+    check_answer_text,
+    check_question,
+    megabytes,
+    parse_answer,
+    parse_iso_date,
+    strip_markers,
+)
 
 from . import history, panels
 from .accounts import parse_groups, requester_groups
 from .demos import run_demo
-from .received import forget_file, received_file
 from .memory import release_free_memory
-from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared, session_quota_left
+from .received import forget_file, received_file
+from .state import (
+    MAX_FILE_BYTES,
+    MAX_FILES_PER_UPLOAD,
+    MAX_PDF_PAGES,
+    ROOT,
+    Session,
+    Shared,
+    session_of,
+    session_quota_left,
+)
 
 log = logging.getLogger("auditable_rag.ui")
 
@@ -78,10 +99,6 @@ def bind(fn, *args, **kwargs):
 
     bound.__signature__ = inspect.signature(functools.partial(fn, *args, **kwargs))
     return bound
-
-
-def session_of(value) -> Session:
-    return value if isinstance(value, Session) else Session()
 
 
 # --------------------------------------------------------------------------- request parsing

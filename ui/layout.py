@@ -15,14 +15,21 @@ import gradio as gr
 
 from pipeline import ANSWER_HELP, TEXT_SUFFIXES, Settings
 
-from . import endpoints, export, handlers, history, panels, replace, viewer, views
+from . import endpoints, export, handlers, history, panels, replace, restart, viewer, views
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
 from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
-from . import restart
-from .state import (MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, MAX_SESSION_BYTES, SESSION_TTL_S, Shared,
-                    default_judge, delete_session)
+from .state import (
+    MAX_FILE_BYTES,
+    MAX_FILES_PER_UPLOAD,
+    MAX_PDF_PAGES,
+    MAX_SESSION_BYTES,
+    SESSION_TTL_S,
+    Shared,
+    default_judge,
+    delete_session,
+)
 
 DEFAULTS = Settings()
 UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host

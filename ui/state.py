@@ -288,6 +288,11 @@ class Session:
         self.trace_files.clear()
 
 
+def session_of(value) -> Session:
+    """The session a gr.State holds, or a fresh one (a new page, or a state Gradio dropped)."""
+    return value if isinstance(value, Session) else Session()
+
+
 def delete_session(session: Any) -> None:
     """gr.State's delete_callback: drop the session's uploads, bytes and corpus."""
     if isinstance(session, Session):

@@ -11,7 +11,6 @@ import io
 
 import gradio as gr
 
-
 from . import panels
 from .conflict import conflict_html
 from .handlers import guarded, session_of

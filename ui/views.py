@@ -17,9 +17,9 @@ import gradio as gr
 from pipeline import REQUEST_DATE, scenario_settings
 
 from . import evaluation, history, library, panels, viewer
+from .accounts import parse_groups, requester_groups
 from .conflict import conflict_html
 from .demos import BY_NAME, describe
-from .accounts import parse_groups, requester_groups
 from .handlers import guarded, session_of
 from .source import citation_choices, source_view
 from .state import Session, Shared

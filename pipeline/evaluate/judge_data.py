@@ -11,8 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..support_features import sentence_units
-from . import data
+from pipeline.evaluate import data
+from pipeline.lang.sentences import sentence_units
 
 HELD_OUT_FIFTHS = 2  # of 5 buckets
 

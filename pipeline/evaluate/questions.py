@@ -17,11 +17,11 @@ import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
-from ..citations import strip_markers
-from ..config import build_engine
-from ..contracts import Request, Settings
-from . import data
-from .common import Progress
+from pipeline.core.citations import strip_markers
+from pipeline.core.contracts import Request, Settings
+from pipeline.engine.config import build_engine
+from pipeline.evaluate import data
+from pipeline.evaluate.common import Progress
 
 QUESTIONS = data.EVAL_DIR / "questions" / "dev.jsonl"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ def threshold_curve(path: Path, thresholds: list[float], limit: int | None = Non
     """The whole engine asked again at each answer threshold (with `model`'s weights, default the shipped ones):
     the value, name and table checks act before the threshold and a definition or table lookup below it, so the
     scorer's probabilities alone do not give this curve."""
-    from ..generate import LocalExtractive
+    from pipeline.generate.extractive.composer import LocalExtractive
 
     points = []
     for threshold in thresholds:

@@ -20,17 +20,16 @@ import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
-from ..contracts import Settings
-from ..config import build_engine
-from ..generate import LocalExtractive
-from ..load import stderr_progress
-from ..pack import PackError, pack
-from ..tokenize import Tokenizer
-from ..verify import Verifier, claims_without_support, verify
-from . import data
-from .common import PaperTrail, Progress, request, word_overlap_verified
-from .metrics import rounded
-
+from pipeline.core.contracts import Settings
+from pipeline.engine.config import build_engine
+from pipeline.evaluate import data
+from pipeline.evaluate.common import PaperTrail, Progress, request, word_overlap_verified
+from pipeline.evaluate.metrics import rounded
+from pipeline.generate.extractive.composer import LocalExtractive
+from pipeline.index.embed import stderr_progress
+from pipeline.lang.tokenize import Tokenizer
+from pipeline.pack import PackError, pack
+from pipeline.verify.verifier import Verifier, claims_without_support, verify
 
 
 def norm(text: str) -> str:

