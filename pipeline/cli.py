@@ -11,7 +11,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from pipeline.core.contracts import Proposal, Request, Settings
-from pipeline.core.errors import InputError
+from pipeline.core.errors import InputError, RagError
+from pipeline.core.registry import GENERATORS, JUDGES
+from pipeline.core.settings import EngineConfig
 
 
 def _positive(text: str) -> int:
@@ -33,7 +35,7 @@ def _add_ask(commands) -> None:
     ask.add_argument("--date", help="request date YYYY-MM-DD (default: today)")
     ask.add_argument("--topic")
     ask.add_argument("--groups", default="", help="the requester's access groups, comma-separated")
-    ask.add_argument("--generator", choices=["extractive", "llm"], default="extractive",
+    ask.add_argument("--generator", choices=GENERATORS.names(), default=EngineConfig.model_fields["generator"].default,
                      help="who proposes the answer: exact source sentences (default) or a language model configured "
                      "by LLM_BASE_URL, LLM_MODEL, LLM_API_KEY; either way every citation is checked")
     ask.add_argument("--window", type=_positive,
@@ -45,7 +47,7 @@ def _add_ask(commands) -> None:
     ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
     ask.add_argument("--retrieval", choices=["hybrid", "bm25", "dense"], default="hybrid")
     ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
-    ask.add_argument("--judge", choices=["containment", "learned", "llm"], default=None,
+    ask.add_argument("--judge", choices=JUDGES.names(), default=None,
                      help="who decides claim_supported: containment (the default for the extractive answerer), the "
                           "learned paraphrase judge (the default with --generator llm, whose answers paraphrase), or "
                           "llm: one short call per claim to the LLM_* model, the learned judge when it fails "
@@ -100,11 +102,10 @@ def _load_proposal(path: Path) -> Proposal:
 
 
 def _settings(args) -> Settings:
-    window, reserve = Settings().window, Settings().reserve
-    if args.generator == "llm":  # the system message needs room besides the sources
-        from pipeline.generate.llm.generator import DEFAULT_RESERVE, DEFAULT_WINDOW
-
-        window, reserve = DEFAULT_WINDOW, DEFAULT_RESERVE
+    # A generator may declare its own budget (a language model's system message needs room besides the sources):
+    # it replaces the defaults, never a --window or --reserve given.
+    chosen = GENERATORS.entry(args.generator)
+    window, reserve = chosen.trait("window", Settings().window), chosen.trait("reserve", Settings().reserve)
     try:
         return Settings(
             window=window if args.window is None else args.window,
@@ -119,7 +120,7 @@ def _settings(args) -> Settings:
 
 def run_ask(args) -> int:
     from pipeline.core.limits import check_question, parse_groups, parse_iso_date
-    from pipeline.engine.config import EngineConfig, build_engine
+    from pipeline.engine.config import build_engine, paired_judge
     from pipeline.index.embed import stderr_progress
     from pipeline.library.ingest import corpus_from_store
 
@@ -129,8 +130,8 @@ def run_ask(args) -> int:
     proposal = _load_proposal(args.proposal) if args.proposal else None
     settings = _settings(args)
     # A given proposal replaces the generator: no language model is needed to check it.
-    generator = args.generator if proposal is None else "extractive"
-    judge = args.judge or ("learned" if args.generator == "llm" else "containment")
+    generator = args.generator if proposal is None else EngineConfig.model_fields["generator"].default
+    judge = args.judge or paired_judge(args.generator)
     engine = build_engine(EngineConfig.from_env(settings=settings, generator=generator, judge=judge))
     if args.store:
         corpus = corpus_from_store(engine, args.store, progress=stderr_progress)
@@ -146,7 +147,8 @@ def run_ask(args) -> int:
         print(f"{trace.answer.producer}: {trace.proposal.note}", file=sys.stderr)  # what went wrong, in one line
     for note in sorted({c.judge_call.fallback for c in trace.checks if c.judge_call is not None and c.judge_call.fallback}):
         print(f"llm judge: {note}; the learned judge decided instead", file=sys.stderr)
-    if args.generator == "llm" and trace.abstention is not None and trace.abstention.reason_code == "context_budget":
+    if (GENERATORS.entry(args.generator).trait("remote") and trace.abstention is not None
+            and trace.abstention.reason_code == "context_budget"):
         print(f"{trace.answer.producer}: {trace.abstention.detail}; the model was not called", file=sys.stderr)
     if args.trace:
         try:
@@ -239,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             from pipeline.evaluate.cli import run_eval
 
             return run_eval(args)
-    except InputError as error:
+    except RagError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # e.g. the disk is full: one line naming the file, never a traceback

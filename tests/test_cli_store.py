@@ -223,8 +223,9 @@ def test_a_pdf_question_cites_page_and_lines_and_writes_the_highlighted_page(tmp
 
 
 def test_the_same_pdf_bytes_are_neither_parsed_nor_embedded_twice(tmp_path, monkeypatch):
-    import pipeline.library.ingest as load
     import pymupdf
+
+    import pipeline.library.ingest as load
 
     pdf = pymupdf.open()
     pdf.new_page().insert_text((72, 100), "Harbour dues are 12 euros per day.", fontsize=12)
@@ -234,9 +235,9 @@ def test_the_same_pdf_bytes_are_neither_parsed_nor_embedded_twice(tmp_path, monk
     second.write_bytes(first.read_bytes())
     parsed, real_parse = [], load.parse_path
 
-    def counting_parse(path, **kwargs):
+    def counting_parse(path, *args, **kwargs):
         parsed.append(path)
-        return real_parse(path, **kwargs)
+        return real_parse(path, *args, **kwargs)
 
     from pipeline import build_engine
 

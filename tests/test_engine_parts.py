@@ -134,6 +134,7 @@ class TsvTestParser:
     name = "tsv-test"
     suffixes = (".tsv",)
     media_types = ("text/tab-separated-values",)
+    front_matter = True
 
     def sniff(self, data: bytes) -> bool:
         return False
@@ -145,17 +146,22 @@ class TsvTestParser:
             update={"filename": filename})
 
 
-def test_each_part_is_one_class_plus_one_registration(tmp_path):
-    GENERATORS.register("scripted-test", lambda **_: ScriptedTestGenerator(Proposal(
-        answer="The ferry departs at 08:30. [tt-2025:1]",
-        citations=[ProposedCitation(source_id="tt-2025", start_line=1, end_line=1)])))
-    JUDGES.register("exact-quote-test", lambda **_: ExactQuoteTestJudge())
-    EMBEDDERS.register("hashed-words-test", HashedWordsTestEmbedder)
-    VECTOR_STORES.register("dict-test", lambda **_: DictTestVectorStore())
-    PARSERS.register("tsv-test", TsvTestParser)
+@pytest.fixture
+def test_parts():
+    """The test's own parts, registered for this test only."""
+    scripted = Proposal(answer="The ferry departs at 08:30. [tt-2025:1]",
+                        citations=[ProposedCitation(source_id="tt-2025", start_line=1, end_line=1)])
+    with (GENERATORS.registered("scripted-test", lambda **_: ScriptedTestGenerator(scripted)),
+          JUDGES.registered("exact-quote-test", lambda **_: ExactQuoteTestJudge()),
+          EMBEDDERS.registered("hashed-words-test", HashedWordsTestEmbedder),
+          VECTOR_STORES.registered("dict-test", lambda **_: DictTestVectorStore()),
+          PARSERS.registered("tsv-test", TsvTestParser)):
+        yield
+
+
+def test_each_part_is_one_class_plus_one_registration(tmp_path, test_parts):
     engine = build_engine(EngineConfig(generator="scripted-test", judge="exact-quote-test",
-                                       embedder="hashed-words-test", vector_store="dict-test",
-                                       parsers=("text", "pdf", "tsv-test")))
+                                       embedder="hashed-words-test", vector_store="dict-test"))
     table = tmp_path / "fares.tsv"
     table.write_text("route\tfare\nisland\t12 euros\n", "utf-8")
     documents = engine.parse_paths([CORPUS / "ferry-timetable-2025.md"]) + [engine.parse(table.read_bytes(), "fares.tsv")]
@@ -172,9 +178,9 @@ def test_each_part_is_one_class_plus_one_registration(tmp_path):
 
 
 def test_an_unknown_part_is_one_clear_error():
-    from pipeline import InputError
+    from pipeline import ConfigError
 
-    with pytest.raises(InputError, match="unknown generator 'nope'"):
+    with pytest.raises(ConfigError, match="unknown generator 'nope'"):
         build_engine(EngineConfig(generator="nope"))
 
 
@@ -254,3 +260,35 @@ def test_the_explanation_says_which_gate_removed_everything(engine, sample_corpu
 
     unrelated = engine.ask(sample_corpus, Request(question="parrot on board", date=dt.date(2026, 9, 14)), SEED_SETTINGS)
     assert "nothing passes the minimum score" in unrelated.explanation
+
+
+def test_a_registration_lasts_for_its_block_only():
+    with PARSERS.registered("tsv-test", TsvTestParser):
+        assert "tsv-test" in PARSERS.names() and ".tsv" in build_engine(
+            EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder()).upload_suffixes
+    assert "tsv-test" not in PARSERS.names()
+    assert ".tsv" not in build_engine(EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder()).upload_suffixes
+
+
+def test_the_command_line_and_the_page_offer_what_is_registered(test_parts, capsys):
+    """A registered generator and judge are choices of `ask` and of the page, with nothing else to change."""
+    from pipeline.cli import main
+    from ui.state import generator_choices
+
+    assert ("scripted-test", "scripted-test") in generator_choices()
+    code = main(["ask", "--docs", str(CORPUS / "ferry-timetable-2025.md"), "--question", "When does the ferry leave?",
+                 "--date", "2026-09-14", "--generator", "scripted-test", "--judge", "exact-quote-test"])
+    answer = json.loads(capsys.readouterr().out)
+    assert code == 0 and answer["producer"] == "scripted-test-generator" and answer["reason_code"] == "unsupported_claim"
+    with pytest.raises(SystemExit):
+        main(["ask", "--docs", str(CORPUS), "--question", "q", "--generator", "unregistered-test"])
+    assert "invalid choice: 'unregistered-test'" in capsys.readouterr().err
+
+
+def test_a_generator_declares_its_judge_and_budget_once():
+    from pipeline import Settings, paired_judge, with_budget_of
+
+    assert paired_judge("llm") == "learned" and paired_judge("extractive") == "containment"
+    roomy = with_budget_of("llm", Settings())
+    assert (roomy.window, roomy.reserve) == (max(Settings().window, 4000), 800)
+    assert with_budget_of("extractive", Settings()) == Settings()

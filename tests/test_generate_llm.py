@@ -320,13 +320,13 @@ def test_any_reply_is_a_proposal_or_unreadable_never_a_crash(reply):
 
 
 def test_registered_as_llm_in_the_engine_config(sample_corpus, monkeypatch):
-    from pipeline import EngineConfig, InputError, build_engine
+    from pipeline import ConfigError, EngineConfig, build_engine
     from tests.fakes import HashedWordsTestEmbedder
 
     for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     config = EngineConfig(generator="llm", vector_store="memory", settings=ROOMY)
-    with pytest.raises(InputError, match="llm generator: set LLM_BASE_URL and LLM_MODEL"):
+    with pytest.raises(ConfigError, match="llm generator: set LLM_BASE_URL and LLM_MODEL"):
         build_engine(config, embedder=HashedWordsTestEmbedder())
     with StandInChatServer([json_reply(SUPPORTED, CITE_5)]) as server:
         monkeypatch.setenv("LLM_BASE_URL", server.base_url)

@@ -532,7 +532,7 @@ def test_a_corrupt_vector_store_is_one_line_naming_its_path_for_the_cli_and_the_
 
 def test_a_chroma_server_that_dies_is_one_line_and_the_store_stays_consistent(tmp_path):
 
-    from pipeline.core.errors import InputError
+    from pipeline.core.errors import StoreError
     from pipeline.index.stores.chroma import ChromaVectorCache
     from tests.conftest import _free_port, start_chroma_server
 
@@ -552,7 +552,7 @@ def test_a_chroma_server_that_dies_is_one_line_and_the_store_stays_consistent(tm
         server.wait(timeout=30)
     import numpy as np
 
-    with pytest.raises(InputError) as caught:  # the server died between two calls of one ingest
+    with pytest.raises(StoreError) as caught:  # the server died between two calls of one ingest
         cache.store(["k1"], np.ones((1, 4), dtype=np.float32))
     assert "\n" not in str(caught.value) and f"chroma server http://127.0.0.1:{port}" in str(caught.value)
     manifest = (store / "manifest.json").read_text()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pipeline.core.contracts import ProposedCitation, Request, SupportVerdict
-from pipeline.engine.config import EngineConfig, build_engine
+from pipeline.core.settings import EngineConfig
+from pipeline.engine.config import build_engine
 from pipeline.ingest.parsers import parse
 from pipeline.lang.sentences import sentence_units
 from pipeline.verify.judges.instructions import is_instruction, without_instructions

@@ -127,14 +127,14 @@ def test_json_mode_refused_then_plain_json_text():
 
 
 def test_configured_as_judge_llm_in_the_engine(sample_corpus, monkeypatch):
-    from pipeline import EngineConfig, InputError, build_engine
+    from pipeline import ConfigError, EngineConfig, build_engine
     from tests.fakes import HashedWordsTestEmbedder
 
     for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     config = EngineConfig(judge="llm", vector_store="memory")
     assert EngineConfig().judge == "containment"  # off by default
-    with pytest.raises(InputError, match="set LLM_BASE_URL and LLM_MODEL"):
+    with pytest.raises(ConfigError, match="set LLM_BASE_URL and LLM_MODEL"):
         build_engine(config, embedder=HashedWordsTestEmbedder())
     lodging = Request(question="Beijing lodging", date=REQUEST_DATE, topic="travel")
     with StandInChatServer([verdict("supported", [3], "Line 3 states the limit.")]) as server:

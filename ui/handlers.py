@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from pipeline import (
     Document,
     InputError,
+    RagError,
     Request,
     Settings,
     Trace,
@@ -75,7 +76,7 @@ def guarded(fn):
             return fn(*args, **kwargs)
         except gr.Error:
             raise
-        except InputError as error:
+        except RagError as error:
             raise gr.Error(toast(clean(str(error))), print_exception=False) from None
         except Exception as error:  # noqa: BLE001 - the UI must never show a stack trace
             log.exception("unexpected error in %s", fn.__name__)
@@ -157,21 +158,27 @@ def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, mi
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
     generator = judge = None
-    if session.generator == "llm" and shared.llm is not None:
-        from pipeline import with_llm_budget
+    model = shared.models.get(session.generator)
+    if model is not None:
+        from pipeline import with_budget_of
 
-        settings = with_llm_budget(settings)  # the model's prompt holds instructions as well as the sources
-        generator = shared.llm.with_api_key(session.api_key)
-        judge = shared.engine.judge_named("learned")  # a model paraphrases: the learned judge accepts faithful ones
-        if session.judge == "llm":  # opt-in (the page's "Claim judge", or LLM_JUDGE=on): the model judges too
-            from pipeline import LlmJudge
-
-            judge = LlmJudge(generator, judge)  # this session's key; the learned judge when a call fails
+        settings = with_budget_of(session.generator, settings)  # its prompt holds instructions as well as the sources
+        generator = _keyed(model, session.api_key)
+        # A model paraphrases: the session's judge for model answers decides (the learned one unless the page's
+        # "Claim judge", or LLM_JUDGE=on, asks the model too; the learned judge then decides when a call fails).
+        judge = _keyed(shared.engine.judge_named(session.judge), session.api_key)
     trace = shared.engine.ask(corpus, searched, settings, generator=generator, judge=judge)
     if trace.proposal is not None and trace.proposal.generation is not None and trace.answer.status == "abstained":
         gr.Warning(html.escape(f"{trace.answer.producer}: {trace.proposal.note or trace.answer.reason_code}"))
     session.last_demo = None
     return remember(session, trace, corpus.documents, "ask", asked.question), session
+
+
+def _keyed(part, api_key: str | None):
+    """The part asking with this session's own key, when it calls a model server."""
+    from pipeline import SessionKeyed
+
+    return part.with_api_key(api_key) if isinstance(part, SessionKeyed) else part
 
 
 @guarded
@@ -257,8 +264,9 @@ def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_dig
     digest = sha256(data)
     if digest in known_digests:  # the same bytes again: neither parsed nor embedded twice
         raise InputError(name, f"is already loaded (as {known_digests[digest]})")
+    # The form's fields apply to a file without front matter, or of a type that cannot hold any (a PDF).
     has_front_matter = data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
-    given = metadata if metadata and (name.lower().endswith(".pdf") or not has_front_matter) else None
+    given = metadata if metadata and (not has_front_matter or not shared.engine.takes_front_matter(data, name)) else None
     limits = PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES)
     document = shared.engine.parse(data, name, given, limits)
     if document.source_id in known_ids:

@@ -36,7 +36,8 @@ def _replace_upload(shared: Shared, session: Session, source_id: str, path: str,
     if len(data) > allowed:
         raise InputError(name, f"is {megabytes(len(data))}; this session may upload {megabytes(allowed)} more "
                                "(the uploads of one session are bounded)")
-    document = shared.engine.parse(data, name, replacement_metadata(data, name, old, version), _limits())
+    metadata = replacement_metadata(data, name, old, version, front_matter=shared.engine.takes_front_matter(data, name))
+    document = shared.engine.parse(data, name, metadata, _limits())
     check_replacement(old, document, name)
     same = [d.source_id for d in session.visible_documents(shared)
             if d.digest == document.digest and d.source_id != source_id]

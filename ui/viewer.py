@@ -11,6 +11,8 @@ import io
 
 import gradio as gr
 
+from pipeline import draws_pages, render_page
+
 from . import panels
 from .conflict import conflict_html
 from .handlers import guarded, session_of
@@ -52,18 +54,16 @@ def _document(session: Session, index: int):
 
 def _thumbnails(shared: Shared, session: Session, document):
     """Small images of every page of a long PDF (None: no strip for this document)."""
-    if document is None or not document.paged or len(document.pages) < THUMBNAIL_MIN_PAGES:
+    if document is None or not draws_pages(document) or len(document.pages) < THUMBNAIL_MIN_PAGES:
         return None
     data = session.pdf(shared, document.digest)
     if data is None:
         return None
     from PIL import Image
 
-    from pipeline import render_pdf_page  # PyMuPDF loads with the first PDF page drawn
-
     images = []
     for page in document.pages[:MAX_THUMBNAILS]:
-        image = Image.open(io.BytesIO(render_pdf_page(data, document, page.number, [], zoom=THUMBNAIL_ZOOM)))
+        image = Image.open(io.BytesIO(render_page(data, document, page.number, [], zoom=THUMBNAIL_ZOOM)))
         image.load()
         images.append((image, f"page {page.number}"))
     return images
@@ -88,7 +88,7 @@ def view(shared: Shared, session: Session):
     if conflict is not None:
         body = conflict + (body or "")
     document = _document(session, position.index)
-    paged = image is not None and document is not None and document.paged
+    paged = image is not None and document is not None and draws_pages(document)
     if paged and position.page is None:
         position.page = citations_of(trace)[position.index].page or 1
     thumbs = gr.Gallery(visible=False)
@@ -121,7 +121,7 @@ def _move(shared, session, index=None, page=None, zoom=None, step_citation=0, st
     if step_citation and citations:
         position.index, position.page = (position.index + step_citation) % len(citations), None
     document = _document(session, position.index)
-    if document is not None and document.paged:
+    if document is not None and draws_pages(document):
         if page not in (None, ""):
             position.page = int(page)
         if step_page:

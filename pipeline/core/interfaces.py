@@ -1,6 +1,9 @@
-"""The engine's replaceable parts, as Protocols: what a new generator, judge, embedder, vector
-store or file parser must provide. Each is registered by name in `pipeline.config` and chosen
-by an `EngineConfig`; nothing else in the pipeline names a concrete class.
+"""The engine's replaceable parts, as Protocols: what a new generator, support judge, embedder, vector store or
+file parser must provide, and the optional hooks a part may add. Each part is registered by name
+(`pipeline.core.registry`) and chosen by an `EngineConfig`; the journey names no concrete class.
+
+The hooks are Protocols of their own, checked with `isinstance`: a part that has one is used through it, a part
+that has none works without it.
 """
 
 from __future__ import annotations
@@ -17,12 +20,7 @@ Progress = Callable[[int, int, str], None]
 
 @runtime_checkable
 class Generator(Protocol):
-    """Packed context → a proposed answer with citations (checked afterwards, never trusted).
-
-    Optional: `prompt_size(context) -> int` (the whole prompt, when it holds more than the packed
-    sources) and `min_output` (the fewest output tokens it can answer in); the engine checks both
-    against window − reserve before calling (`engine.over_budget`), so a refusal never calls it.
-    """
+    """Packed context → a proposed answer with citations (checked afterwards, never trusted)."""
 
     name: str
 
@@ -53,7 +51,7 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class VectorStore(Protocol):
-    """Passage vectors by content key (`embed.vector_key`): a cache, never the only copy of a document."""
+    """Passage vectors by content key (`index.embed.vector_key`): a cache, never the only copy of a document."""
 
     location: str
 
@@ -64,11 +62,17 @@ class VectorStore(Protocol):
 
 @runtime_checkable
 class Parser(Protocol):
-    """One file type's bytes → a Document of exact lines. `filename` is only a label, never a path."""
+    """One file type's bytes → a Document of exact lines. `filename` is only a label, never a path.
+
+    The Document's `kind` is the parser's `name` (a stored document names the parser that read it).
+    `front_matter`: whether the file itself may open with YAML metadata (text does; a PDF cannot, so its
+    metadata comes from a sidecar `NAME.pdf.yaml` or the upload form).
+    """
 
     name: str
     suffixes: tuple[str, ...]  # lower-case, with the dot: (".pdf",)
-    media_types: tuple[str, ...]
+    media_types: tuple[str, ...]  # "type/subtype"
+    front_matter: bool
 
     def sniff(self, data: bytes) -> bool:
         """Do these bytes look like this type (whatever the name says)?"""
@@ -76,3 +80,42 @@ class Parser(Protocol):
 
     def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None,
               limits: Any = None) -> Document: ...
+
+
+# --------------------------------------------------------------------------- optional hooks
+
+
+@runtime_checkable
+class BudgetAware(Protocol):
+    """A Generator whose prompt holds more than the packed sources (a language model's instructions and chat
+    template): the whole prompt's size for a context, and the fewest output tokens it can answer in. The engine
+    checks both against window − reserve before calling (`engine.journey.over_budget`), so a refusal never calls
+    it and the trace says `generator_called: false`."""
+
+    min_output: int
+
+    def prompt_size(self, context: Context) -> int: ...
+
+
+@runtime_checkable
+class CorpusBound(Protocol):
+    """A Generator or SupportJudge that binds to the corpus it answers from: it may reuse the corpus's index-time
+    vectors, and it keeps what it derives from the corpus's text (unit vectors, text profiles) in the corpus's own
+    caches (`Corpus.cache`), which go when the corpus goes (a session that ends, an upload deleted)."""
+
+    def for_corpus(self, corpus: Any) -> Any: ...
+
+
+@runtime_checkable
+class SessionKeyed(Protocol):
+    """A part that calls a model server: the same part asking with one session's own API key (empty: the
+    configured one)."""
+
+    def with_api_key(self, api_key: str | None) -> Any: ...
+
+
+@runtime_checkable
+class Deletes(Protocol):
+    """A VectorStore that can delete vectors (a replaced document's that nothing else uses)."""
+
+    def delete(self, keys: Sequence[str]) -> None: ...

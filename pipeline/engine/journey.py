@@ -24,13 +24,14 @@ from pipeline.core.contracts import (
     Settings,
     Trace,
 )
-from pipeline.core.interfaces import Generator, SupportJudge
-from pipeline.generate.extractive.composer import LocalExtractive
+from pipeline.core.interfaces import BudgetAware, CorpusBound, Generator, SupportJudge
+from pipeline.core.registry import GENERATORS, JUDGES
+from pipeline.core.settings import EngineConfig
+from pipeline.engine import parts as _shipped  # noqa: F401 (registers the parts the defaults name)
 from pipeline.index.corpus import Corpus
 from pipeline.pack import PackError, budget_shortfall, pack
 from pipeline.retrieve.selection import retrieve, why_nothing_selected
 from pipeline.verify.conflicts import ConflictCheck
-from pipeline.verify.judges.containment import ContainmentJudge
 from pipeline.verify.verifier import Verifier, abstention_for, verify
 
 EXPLANATIONS = {
@@ -89,18 +90,26 @@ def ask(
 ) -> Trace:
     """Answer `request` from `corpus`, or abstain with a reason; the Trace holds every step.
 
-    `proposal` replaces the generator with a fixed answer (written by a person or another
-    model); it goes through exactly the same conflict and citation checks.
+    The parts are the engine's (`Engine.ask`); a part not given is the registered one the default
+    configuration names, built over the corpus's tokenizer and embedder. `proposal` replaces the generator
+    with a fixed answer (written by a person or another model); it goes through exactly the same conflict
+    and citation checks.
     """
     settings = settings or Settings()
+    if generator is None or judge is None:
+        config = EngineConfig(settings=settings)
+        parts = {"config": config, "tokenizer": corpus.tokenizer, "embedder": corpus.embedder}
+        generator = generator or GENERATORS.create(config.generator, **parts)
+        judge = judge or JUDGES.create(config.judge, **parts)
     dense_note = None
     if corpus.dense_pending is not None and settings.retrieval != "bm25":
         # Vectors are still being computed (pipeline.background): rank by BM25 only, and say so.
         dense_note = (f"dense ranking unavailable: {corpus.dense_pending()}; requested {settings.retrieval}, "
                       "ranked by BM25 only")
         settings = settings.model_copy(update={"retrieval": "bm25"})
-    generator = generator or LocalExtractive(corpus.tokenizer, min_support=settings.min_support, embedder=corpus.embedder)
-    judge = judge or ContainmentJudge(corpus.tokenizer, coverage=settings.support_coverage)
+    # A part that keeps derived text binds to this corpus: its caches go when the corpus goes.
+    generator = generator.for_corpus(corpus) if isinstance(generator, CorpusBound) else generator
+    judge = judge.for_corpus(corpus) if isinstance(judge, CorpusBound) else judge
     generator_name = getattr(generator, "name", None) or getattr(generator, "__name__", type(generator).__name__)
     producer = proposal.producer if proposal is not None else generator_name
     view = corpus.view(request.groups)
@@ -117,14 +126,10 @@ def ask(
     if dense_note is not None:
         trace.retrieval = trace.retrieval.model_copy(update={"notes": (dense_note, *trace.retrieval.notes)})
     if proposal is None and abstention is None:
-        # A producer that can reuse the index's vectors binds to this corpus (optional hook); not while
-        # some of them are still zero rows waiting for background embedding.
-        bind = getattr(generator, "for_corpus", None) if corpus.dense_pending is None else None
-        producing = bind(corpus) if bind is not None else generator
-        abstention = over_budget(producing, trace.context)
+        abstention = over_budget(generator, trace.context)
         if abstention is None:
             with clock.stage("generate"):
-                proposal = producing(trace.context)
+                proposal = generator(trace.context)
             trace.generator_called = True
     if proposal is not None:  # a given proposal is checked even when retrieval found nothing
         trace.proposal = proposal
@@ -141,13 +146,13 @@ def over_budget(generator: Generator, context: Context) -> Abstention | None:
     """`context_budget` before any call when the generator's whole prompt plus the reserved output exceed the window.
 
     Pack already fits the sources into window − reserve; a generator whose prompt holds more (a language
-    model's instructions and chat template) says how big it is through the optional `prompt_size(context)`
-    hook, and the least output it needs through `min_output`. Deciding here, not inside the generator,
-    keeps `generator_called` false and the explanation true ("the generator was not called").
+    model's instructions and chat template) says how big it is and the least output it needs (the
+    `BudgetAware` hook). Deciding here, not inside the generator, keeps `generator_called` false and the
+    explanation true ("the generator was not called").
     """
-    size_of = getattr(generator, "prompt_size", None)
-    size = size_of(context) if size_of is not None else context.length
-    detail = budget_shortfall(context, size, getattr(generator, "min_output", 0))
+    budgeted = isinstance(generator, BudgetAware)
+    size = generator.prompt_size(context) if budgeted else context.length
+    detail = budget_shortfall(context, size, generator.min_output if budgeted else 0)
     if detail is None:
         return None
     return Abstention(reason_code="context_budget", stage="pack", detail=detail)

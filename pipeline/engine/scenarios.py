@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core.contracts import Document, Proposal, ProposedCitation, Request, Settings, Trace
+from pipeline.ingest.parsers import registered_parsers
 from pipeline.ingest.paths import parse_paths
 
 REPO = Path(__file__).resolve().parents[2]
@@ -135,7 +136,7 @@ def check(scenario: Scenario, trace: Trace) -> list[str]:
 def scenario_documents(base: list[Document], exclude: tuple[str, ...], include_conflict: bool) -> list[Document]:
     """The collection a scenario names: the corpus minus `exclude`, plus the diagnostic conflict."""
     documents = [d for d in base if d.source_id not in exclude]
-    return documents + (parse_paths([CONFLICT]) if include_conflict else [])
+    return documents + (parse_paths([CONFLICT], registered_parsers()) if include_conflict else [])
 
 
 def scenario_request(scenario: Scenario) -> Request:

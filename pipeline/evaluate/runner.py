@@ -62,7 +62,8 @@ def _get(figures: dict | None, *keys):
 
 
 def suite_scenarios(args, configs) -> dict:
-    from pipeline.engine.config import EngineConfig, build_engine
+    from pipeline.core.settings import EngineConfig
+    from pipeline.engine.config import build_engine
     from pipeline.evaluate.scenarios import DEFAULT_TRACES, run_all, traces_json
 
     results = run_all(build_engine(EngineConfig.from_env(judge=args.support_judge)))

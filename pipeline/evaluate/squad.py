@@ -26,9 +26,11 @@ from pipeline.evaluate import data
 from pipeline.evaluate.common import PaperTrail, Progress, request, word_overlap_verified
 from pipeline.evaluate.metrics import rounded
 from pipeline.generate.extractive.composer import LocalExtractive
+from pipeline.generate.extractive.scoring import UNIT_CACHE, UNIT_CACHE_SIZE, UnitVectors
 from pipeline.index.embed import stderr_progress
 from pipeline.lang.tokenize import Tokenizer
 from pipeline.pack import PackError, pack
+from pipeline.verify.judges.containment import ContainmentJudge
 from pipeline.verify.verifier import Verifier, claims_without_support, verify
 
 
@@ -57,6 +59,13 @@ def _covers_location(paragraph: str, quote: str, starts: tuple[int, ...]) -> boo
     return False
 
 
+def _unthresholded(corpus) -> LocalExtractive:
+    """The composer without a threshold, its unit vectors kept in the corpus's cache (a unit the engine already
+    scored for the question keeps its vector)."""
+    return LocalExtractive(corpus.tokenizer, min_support=0.0,
+                           vectors=UnitVectors(corpus.embedder, cache=corpus.cache(UNIT_CACHE, UNIT_CACHE_SIZE)))
+
+
 def _paragraph_rank(trace, gold_sid: str) -> int | None:
     seen: list[str] = []
     for candidate in trace.retrieval.candidates:
@@ -69,7 +78,7 @@ def _proposal_outcome(proposal, corpus, req, readable) -> bool:
     """Would our verifier keep this proposal (every claim keeps a verified citation)?"""
     if proposal.abstain_reason or not (proposal.answer or "").strip():
         return False
-    checks = verify(proposal, readable, req, Verifier())
+    checks = verify(proposal, readable, req, Verifier(ContainmentJudge()))
     unsupported, _ = claims_without_support(proposal, checks)
     return not unsupported
 
@@ -88,7 +97,7 @@ def _ungated(trace, corpus, req, readable, settings: Settings):
                        settings.model_copy(update={"window": 10**6}), weights)
     except PackError:
         return None
-    proposal = LocalExtractive(corpus.tokenizer, min_support=0.0)(context)
+    proposal = _unthresholded(corpus)(context)
     return proposal if proposal.citations else None
 
 
@@ -118,7 +127,7 @@ def _grid(trace, corpus, req, readable, settings: Settings, question) -> dict:
                     try:
                         context = pack(tuple(c.model_copy(update={"selected": True}) for c in chosen), readable, req,
                                        settings, weights)
-                        proposal = LocalExtractive(corpus.tokenizer, min_support=0.0)(context)
+                        proposal = _unthresholded(corpus)(context)
                         if proposal.citations:
                             memo[key] = (
                                 _score_of(proposal),
@@ -230,7 +239,7 @@ def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: T
                 row["retrieval_abstained"] = not trace.retrieval.selected
                 zero = None
                 if trace.context is not None and trace.context.sources and trace.generator_called:
-                    zero = LocalExtractive(corpus.tokenizer, min_support=0.0)(trace.context)
+                    zero = _unthresholded(corpus)(trace.context)
                 row["composer_score"] = _score_of(zero) if zero is not None else None
                 row["zero_verified"] = bool(zero is not None and _proposal_outcome(zero, corpus, req, readable))
                 row["zero_correct"] = bool(

@@ -14,12 +14,12 @@ import bisect
 import hashlib
 import re
 
-from pipeline.core.contracts import Chunk, Document, Line, Page, Span
+from pipeline.core.contracts import Chunk, Document, IndexSettings, Line, Page, Span
 from pipeline.lang.tokenize import is_cjk_char
 from pipeline.text.tables import heading_above
 
-WINDOW_SIZE = 800
-WINDOW_OVERLAP = 100
+WINDOW_SIZE = IndexSettings.model_fields["chunk_window"].default
+WINDOW_OVERLAP = IndexSettings.model_fields["chunk_overlap"].default
 _SENTENCE_END = re.compile(r"[.!?。！？；;](?=\s|$)|[。！？；]")
 
 

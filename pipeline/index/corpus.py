@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pipeline.core.cache import BoundedCache
+from pipeline.core.cache import BoundedCache, Caches
 from pipeline.core.contracts import Chunk, Document, DocumentRecord, IndexSettings
 from pipeline.core.interfaces import Embedder, Progress, VectorStore
 from pipeline.core.policy import can_read, sibling_key
@@ -131,6 +131,17 @@ class Corpus:
     _names: dict[str, np.ndarray] | None = field(default=None, repr=False)
     _views: BoundedCache = field(default_factory=lambda: BoundedCache(VIEW_CACHE_SIZE), repr=False)
     _groups: BoundedCache = field(default_factory=lambda: BoundedCache(GROUPS_CACHE_SIZE), repr=False)
+    # What parts derive from this corpus's text (unit vectors, text profiles: `CorpusBound`), kept here so that it
+    # goes when the corpus goes: a session that ends or deletes an upload leaves none of it in the process.
+    _caches: Caches = field(default_factory=Caches, repr=False)
+
+    def cache(self, name: str, size: int) -> BoundedCache:
+        """This corpus's bounded cache called `name` (made on first use)."""
+        return self._caches.named(name, size)
+
+    def with_own_caches(self) -> Corpus:
+        """The same corpus (documents, chunks, vectors and views shared) with caches of its own: one session's."""
+        return dataclasses.replace(self, _caches=Caches())
 
     def pending_dense(self, status: Callable[[], str]) -> Corpus:
         """This corpus, marked as lacking some dense vectors (`status` says how far their embedding is)."""

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.core.contracts import Document
-from pipeline.core.errors import InputError
+from pipeline.core.errors import StoreError
 
 OPEN_FROM, OPEN_TO = -1, 10**9  # the ordinals SourceTable uses for open validity ends
 RowTest = Callable[[np.ndarray], np.ndarray]  # corpus rows -> one bool each
@@ -267,7 +267,7 @@ def open_chunk_search(store, embedder_name: str, digest: str) -> ChromaChunkSear
     try:
         return ChromaChunkSearch(client, chunk_collection_name(embedder_name, digest), store.location)
     except Exception as error:  # noqa: BLE001 - one line naming the store, not a traceback
-        raise InputError(store.location, f"cannot open the chunk collection ({type(error).__name__}: {error})") from None
+        raise StoreError(store.location, f"cannot open the chunk collection ({type(error).__name__}: {error})") from None
 
 
 def hnsw_scores(search: ChromaChunkSearch, rows: np.ndarray, query_vector: np.ndarray, groups: Sequence[str],

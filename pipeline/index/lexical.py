@@ -8,6 +8,10 @@ from dataclasses import dataclass
 import bm25s
 import numpy as np
 
+from pipeline.core.contracts import IndexSettings
+
+_DEFAULTS = IndexSettings()
+
 
 @dataclass
 class LexicalIndex:
@@ -20,7 +24,8 @@ class LexicalIndex:
     vectors: np.ndarray | None = None  # the rows' unit vectors, copied once per readable set
 
     @classmethod
-    def build(cls, rows: np.ndarray, chunk_tokens: Sequence[list[str]], k1: float = 1.2, b: float = 0.75) -> LexicalIndex:
+    def build(cls, rows: np.ndarray, chunk_tokens: Sequence[list[str]], k1: float = _DEFAULTS.bm25_k1,
+              b: float = _DEFAULTS.bm25_b) -> LexicalIndex:
         vocabulary: dict[str, int] = {}
         ids = []
         for tokens in chunk_tokens:

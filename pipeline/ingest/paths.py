@@ -1,6 +1,7 @@
-"""Documents from paths: files named directly and supported files found under folders, with their sidecars.
+"""Documents from paths: files named directly and the readable files found under folders, with their sidecars.
 
-A file that cannot hold front matter (a PDF) may carry its metadata in a sidecar `NAME.pdf.yaml`.
+Which files are readable, and how each is parsed, the parsers say (the engine's: `Engine.parse_paths`). A file
+of a type that cannot hold front matter (a PDF) may carry its metadata in a sidecar `NAME.pdf.yaml`.
 """
 
 from __future__ import annotations
@@ -12,21 +13,22 @@ from typing import Any
 
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
+from pipeline.core.interfaces import Parser
 from pipeline.ingest.document import document_warnings
 from pipeline.ingest.front_matter import split_front_matter
 from pipeline.ingest.metadata import check_unique_ids
-from pipeline.ingest.parsers import SUPPORTED_SUFFIXES, parse
-from pipeline.ingest.parsers.pdf import PDF_SUFFIXES
+from pipeline.ingest.parsers import choose_parser
 
 
 def stderr_warning(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def parse_paths(paths: Sequence[Path], parse: Callable = parse,
+def parse_paths(paths: Sequence[Path], parsers: Sequence[Parser],
                 warn: Callable[[str], None] | None = stderr_warning) -> list[Document]:
-    """Parse every file under `paths`; the first bad file raises InputError naming it."""
-    documents = [parse_path(path, parse=parse) for path in iter_input_files(list(paths))]
+    """Parse every readable file under `paths`; the first bad file raises InputError naming it."""
+    suffixes = {suffix for parser in parsers for suffix in parser.suffixes}
+    documents = [parse_path(path, parsers) for path in iter_input_files(list(paths), suffixes)]
     check_unique_ids(documents)
     for document in documents:
         for warning in document_warnings(document):
@@ -35,14 +37,12 @@ def parse_paths(paths: Sequence[Path], parse: Callable = parse,
     return documents
 
 
-def iter_input_files(paths: list[Path]) -> list[Path]:
-    """Files named directly, and supported files found recursively under folders, sorted."""
+def iter_input_files(paths: list[Path], suffixes: set[str]) -> list[Path]:
+    """Files named directly, and files with one of `suffixes` found recursively under folders, sorted."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(
-                sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
-            )
+            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes))
         elif path.is_file():
             found.append(path)
         else:
@@ -50,14 +50,15 @@ def iter_input_files(paths: list[Path]) -> list[Path]:
     return found
 
 
-def parse_path(path: Path, pdf_limits: Any = None, parse=parse) -> Document:
-    """Parse a file on disk; a PDF may carry a sidecar NAME.pdf.yaml with its metadata."""
+def parse_path(path: Path, parsers: Sequence[Parser], limits: Any = None) -> Document:
+    """Parse a file on disk; a type without front matter may carry a sidecar NAME.ext.yaml with its metadata."""
     try:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(str(path), f"cannot read: {error.strerror}") from None
+    parser = choose_parser(parsers, data, str(path))
     metadata = None
     sidecar = path.with_name(path.name + ".yaml")
-    if path.suffix.lower() in PDF_SUFFIXES and sidecar.is_file():
+    if not parser.front_matter and sidecar.is_file():
         metadata, _ = split_front_matter("---\n" + sidecar.read_text("utf-8") + "\n---\n", str(sidecar))
-    return parse(data, str(path), metadata, pdf_limits)
+    return parser.parse(data, str(path), metadata, limits)

@@ -37,13 +37,13 @@ def ingest(engine: Engine, store_dir: Path, paths: Sequence[Path],
     store = DocumentStore(store_dir)
     stored = {entry["digest"]: source_id for source_id, entry in store.manifest().items()}
     fresh_files, unchanged = [], []
-    for path in iter_input_files(list(paths)):
+    for path in iter_input_files(list(paths), set(engine.upload_suffixes)):
         data = _read(path)
         if sha256(data) in stored:
             unchanged.append(stored[sha256(data)])
         else:
             fresh_files.append((path, data))
-    documents = [parse_path(path, parse=engine.parse) for path, _ in fresh_files]
+    documents = [parse_path(path, engine.parsers) for path, _ in fresh_files]
     fresh, _ = store.plan(documents)  # raises on an id the store holds with other bytes
     check_unique_ids(store.documents() + fresh)
     # Embed before the manifest changes: vectors are a cache keyed by content hash, so a

@@ -12,28 +12,22 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import logging
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pipeline.core.contracts import Document
-from pipeline.core.errors import InputError
+from pipeline.core.errors import InputError, StoreError
+from pipeline.core.interfaces import Deletes
+from pipeline.engine.config import Engine
 from pipeline.ingest.document import sha256
 from pipeline.library.store import DocumentStore
 from pipeline.library.versions import check_replacement, replacement_metadata, stale_vector_keys
 
-if TYPE_CHECKING:
-    from pipeline.engine.config import Engine
-
 LIBRARY_ADMIN = "library-admin"
 log = logging.getLogger("auditable_rag.library")
-
-
-def default_data_dir() -> Path:
-    return Path(os.environ.get("DATA_DIR", "data"))
 
 
 @dataclass(frozen=True)
@@ -111,7 +105,8 @@ class Library:
             if source_id not in current:
                 raise InputError("library", f"{source_id!r} is not in the shared library")
             old = current[source_id]
-            metadata = replacement_metadata(item.data, item.name, old, version)
+            metadata = replacement_metadata(item.data, item.name, old, version,
+                                            front_matter=engine.takes_front_matter(item.data, item.name))
             document = engine.parse(item.data, item.name, metadata, limits)
             check_replacement(old, document, item.name)
             engine.corpus([document], progress=progress)  # embedded before the commit, as in `add`
@@ -119,10 +114,9 @@ class Library:
             self.store.prune([old.digest])
             others = [d for sid, d in current.items() if sid != source_id] + [document, *keep]
             stale = stale_vector_keys(old, others, engine.embedder.name, engine.config.index)
-            delete = getattr(engine.vector_store, "delete", None)
-            if stale and delete is not None:
+            if stale and isinstance(engine.vector_store, Deletes):
                 try:
-                    delete(stale)
-                except InputError as error:  # committed already; vectors are a cache, so say it and go on
+                    engine.vector_store.delete(stale)
+                except StoreError as error:  # committed already; vectors are a cache, so say it and go on
                     log.warning("replaced %s but could not delete its old vectors: %s", source_id, error)
             return old, document

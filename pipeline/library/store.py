@@ -19,6 +19,8 @@ from pathlib import Path
 
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
+from pipeline.core.registry import PARSERS
+from pipeline.ingest import parsers as _shipped_parsers  # noqa: F401 (registers the shipped file types)
 
 MANIFEST = "manifest.json"
 
@@ -70,7 +72,7 @@ class DocumentStore:
         (self.root / "blobs").mkdir(parents=True, exist_ok=True)
         manifest = self.manifest()
         for document in documents:
-            suffix = ".pdf" if document.paged else ".txt"
+            suffix = _blob_suffix(document)
             _atomic_write(self.root / "documents" / f"{document.digest}.json", document.model_dump_json().encode("utf-8"))
             _atomic_write(self.root / "blobs" / f"{document.digest}{suffix}", originals[document.digest])
             manifest[document.source_id] = {
@@ -85,6 +87,14 @@ class DocumentStore:
             (self.root / "documents" / f"{digest}.json").unlink(missing_ok=True)
             for blob in (self.root / "blobs").glob(f"{digest}.*"):
                 blob.unlink(missing_ok=True)
+
+
+def _blob_suffix(document: Document) -> str:
+    """The original file's own suffix (".pdf", ".md"), else the first of its type's ("report" read as a PDF)."""
+    own = Path(document.filename).suffix.lower()
+    if own:
+        return own
+    return PARSERS.create(document.kind).suffixes[0] if document.kind in PARSERS.names() else ".bin"
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -26,15 +26,17 @@ from pipeline.ingest.front_matter import decode_text, split_front_matter
 INHERITED = ("topic", "authority", "valid_from", "valid_to", "updated", "license", "uri", "lang", "access")
 
 
-def has_front_matter(data: bytes, name: str) -> bool:
-    return not name.lower().endswith(".pdf") and data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
+def opens_with_front_matter(data: bytes) -> bool:
+    return data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
 
 
-def replacement_metadata(data: bytes, name: str, old: Document, version: str | None = None) -> dict[str, Any]:
+def replacement_metadata(data: bytes, name: str, old: Document, version: str | None = None, *,
+                         front_matter: bool) -> dict[str, Any]:
     """The metadata to parse a replacement of `old` with (its id always; inherited fields when the file has
-    no front matter). Raises InputError when the file's own front matter names another id."""
+    no front matter). `front_matter`: whether a file of this type may carry its own (`Engine.takes_front_matter`).
+    Raises InputError when the file's own front matter names another id."""
     version = (version or "").strip() or None
-    if has_front_matter(data, name):
+    if front_matter and opens_with_front_matter(data):
         own, _ = split_front_matter(decode_text(data, name), name)
         named = own.get("id")
         if named not in (None, "") and str(named).strip() != old.source_id:

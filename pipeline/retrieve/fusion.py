@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.core.contracts import Settings
+
 
 def ranks(values: np.ndarray, include: np.ndarray) -> np.ndarray:
     """1-based rank of each included value (highest first); 0 where not included."""
@@ -14,7 +16,7 @@ def ranks(values: np.ndarray, include: np.ndarray) -> np.ndarray:
     return result
 
 
-def reciprocal_rank_fusion(rank_lists: list[np.ndarray], k: int = 60) -> np.ndarray:
+def reciprocal_rank_fusion(rank_lists: list[np.ndarray], k: int = Settings.model_fields["rrf_k"].default) -> np.ndarray:
     """Sum of 1 / (k + rank) over the rankings in which an item appears (seed 001)."""
     fused = np.zeros(len(rank_lists[0]), dtype=np.float64)
     for rank_list in rank_lists:

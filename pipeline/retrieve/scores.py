@@ -10,6 +10,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from pipeline.core.contracts import Request, Settings
+from pipeline.core.settings import TUNING
 from pipeline.index.corpus import Corpus
 from pipeline.lang.forms import asks_about_document, defined_term, defines_anywhere, opens_summary
 from pipeline.retrieve.page_refs import PageReference, page_reference, without_page_reference
@@ -118,7 +119,7 @@ def _on_named_page(corpus: Corpus, rows: np.ndarray, reference: PageReference | 
 
 def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
     """For a question about a document as a whole, the chunks that say what it is about: a summary or abstract
-    (1.5), else each document's opening window (1.0)."""
+    (weighted `Tuning.summary_weight`), else each document's opening window (`Tuning.opening_weight`)."""
     if not asks_about_document(question) or not len(rows):
         return None
     chunks = [corpus.chunks[row] for row in rows]
@@ -129,12 +130,13 @@ def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
 
     def weight(chunk) -> float:
         if opens_summary(chunk.text):
-            return 1.5
+            return TUNING.summary_weight
         opening = chunk.kind == "window" and chunk.parent.page in (None, 1) and chunk.start == first.get(chunk.source_id)
-        return 1.0 if opening else 0.0
+        return TUNING.opening_weight if opening else 0.0
 
     # ahead of whatever the question's words match: two first places for an opening, three for a summary
-    return Boost(np.fromiter((weight(chunk) for chunk in chunks), dtype=np.float64, count=len(rows)), votes=2.0, passes=True)
+    weights = np.fromiter((weight(chunk) for chunk in chunks), dtype=np.float64, count=len(rows))
+    return Boost(weights, votes=TUNING.summary_votes, passes=True)
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,

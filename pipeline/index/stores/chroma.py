@@ -8,14 +8,14 @@ never document text, so the cache can be shared without sharing anyone's documen
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from pipeline.core.errors import InputError
+from pipeline.core.errors import StoreError
+from pipeline.core.settings import default_cache_dir
 
 _GET_BATCH = 2000
 
@@ -42,7 +42,7 @@ class ChromaVectorCache:
             try:
                 self.client = chromadb.HttpClient(host=host or "localhost", port=port or 8000, settings=_chroma_settings())
             except Exception as error:  # chromadb raises ValueError or a connection error here
-                raise InputError("CHROMA_HOST/CHROMA_PORT", f"cannot reach the {self.location}: {error}") from None
+                raise StoreError("CHROMA_HOST/CHROMA_PORT", f"cannot reach the {self.location}: {error}") from None
         else:
             path = Path(path or default_cache_dir())
             self.location = f"chroma embedded {path}"
@@ -62,12 +62,12 @@ class ChromaVectorCache:
             raise self._failed("cannot open", error) from None
         self.embedder_name = embedder_name
 
-    def _failed(self, doing: str, error: Exception) -> InputError:
+    def _failed(self, doing: str, error: Exception) -> StoreError:
         """One line naming the store (its path, or the server) and what went wrong."""
         first = (str(error).strip().splitlines() or [""])[0][:160]
         hint = ("vectors are a cache: move the folder aside to rebuild it" if self.location.startswith("chroma embedded")
                 else "is the server running?")
-        return InputError(self.location, f"{doing} the vector store ({type(error).__name__}: {first}); {hint}")
+        return StoreError(self.location, f"{doing} the vector store ({type(error).__name__}: {first}); {hint}")
 
     def fetch(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
@@ -101,11 +101,3 @@ class ChromaVectorCache:
                 self.collection.delete(ids=list(keys[offset : offset + self._max_batch]))
         except Exception as error:  # noqa: BLE001
             raise self._failed("cannot delete from", error) from None
-
-
-def default_cache_dir() -> Path:
-    """RAG_CACHE_DIR, else ~/.cache/auditable-rag/chroma."""
-    configured = os.environ.get("RAG_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "auditable-rag" / "chroma"

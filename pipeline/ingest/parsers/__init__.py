@@ -1,22 +1,26 @@
-"""File parsers as a family: each file type is one class (`pipeline.core.interfaces.Parser`) registered by name in
-`PARSERS`; `choose_parser` picks the one a file's bytes or name ask for.
+"""File parsers as a family: each file type is one class (`pipeline.core.interfaces.Parser`) plus one registration
+in `PARSERS` (the shipped ones below); `choose_parser` picks the one a file's bytes or name ask for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
-from pipeline.ingest.parsers.pdf import PDF_SUFFIXES, PdfParser
-from pipeline.ingest.parsers.text import TEXT_SUFFIXES, TextParser
+from pipeline.core.registry import PARSERS
+from pipeline.ingest.parsers.pdf import PdfParser
+from pipeline.ingest.parsers.text import TextParser
 
-SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
+PARSERS.register("text", TextParser)
+PARSERS.register("pdf", PdfParser)
 
 
-DEFAULT_PARSERS = (TextParser(), PdfParser())
+def registered_parsers(names: Sequence[str] | None = None) -> list:
+    """The parsers `names` asks for, else every registered one in the order of registration (the order tried)."""
+    return [PARSERS.create(name) for name in (PARSERS.in_order() if names is None else names)]
 
 
 def choose_parser(parsers, data: bytes, filename: str):
@@ -44,7 +48,8 @@ def parse(
     filename: str,
     metadata: Mapping[str, Any] | None = None,
     pdf_limits: Any = None,
-    parsers=DEFAULT_PARSERS,
+    parsers: Sequence | None = None,
 ) -> Document:
-    """Parse one file's bytes. `filename` is only a label (it never becomes a path)."""
+    """Parse one file's bytes with the registered parsers. `filename` is only a label (it never becomes a path)."""
+    parsers = registered_parsers() if parsers is None else parsers
     return choose_parser(parsers, data, filename).parse(data, filename, metadata, pdf_limits)

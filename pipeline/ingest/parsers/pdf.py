@@ -7,8 +7,6 @@ from typing import Any
 
 from pipeline.core.contracts import Document
 
-PDF_SUFFIXES = {".pdf"}
-
 
 class PdfParser:
     """PDF pages, lines and word boxes (PyMuPDF is imported only when a PDF arrives)."""
@@ -16,6 +14,7 @@ class PdfParser:
     name = "pdf"
     suffixes = (".pdf",)
     media_types = ("application/pdf",)
+    front_matter = False  # its metadata comes from a sidecar NAME.pdf.yaml or the upload form
 
     def sniff(self, data: bytes) -> bool:
         return data[:1024].lstrip().startswith(b"%PDF")

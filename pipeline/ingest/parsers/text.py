@@ -7,16 +7,13 @@ offsets are zero-based, half-open code points into the body, the end excluding t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from pipeline.core.contracts import Document, Page
+from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
 from pipeline.core.limits import megabytes
-from pipeline.ingest.document import sha256, split_lines
+from pipeline.ingest.document import text_document
 from pipeline.ingest.front_matter import decode_text, split_front_matter
-from pipeline.ingest.furniture import running_lines_of_text
-from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst"}  # reStructuredText (PEPs, Sphinx docs) reads as plain text
 MAX_TEXT_BYTES = 20 * 1024 * 1024
@@ -29,13 +26,7 @@ def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
     front_matter, body = split_front_matter(text, filename)
     if metadata:
         front_matter = {**front_matter, **{k: v for k, v in metadata.items() if v not in (None, "")}}
-    if not body.strip():
-        raise InputError(filename, "the document body is empty")
-    meta = meta_from_mapping(front_matter, default_id=Path(filename).stem, filename=filename)
-    lines = split_lines(body)
-    pages = (Page(number=None, text=body, lines=lines, furniture=running_lines_of_text(lines) if "\f" in body else ()),)
-    check_cards_against_pages(meta, pages, filename)
-    return Document(meta=meta, kind="text", filename=filename, digest=sha256(data), pages=pages)
+    return text_document(body, data, filename, "text", front_matter)
 
 
 class TextParser:
@@ -44,6 +35,7 @@ class TextParser:
     name = "text"
     suffixes = tuple(sorted(TEXT_SUFFIXES))
     media_types = ("text/plain", "text/markdown", "text/x-rst")
+    front_matter = True
 
     def sniff(self, data: bytes) -> bool:
         return False  # text has no signature; it is chosen by its name

@@ -12,7 +12,7 @@ import re
 import unicodedata
 
 from pipeline.core.citations import has_text
-from pipeline.core.contracts import SupportVerdict
+from pipeline.core.contracts import Settings, SupportVerdict
 from pipeline.lang.numbers import without_numbers
 from pipeline.lang.sentences import sentence_units
 from pipeline.lang.tokenize import Tokenizer
@@ -22,7 +22,7 @@ from pipeline.verify.judges.instructions import without_instructions
 NEGATION = re.compile(r"\b(?:not|no|never|none|without|cannot)\b|n't|不|没有|禁止|无", re.IGNORECASE)
 _CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}\d])|(?<=[{_CJK}\d]) (?=[{_CJK}])")
-DEFAULT_COVERAGE = 0.85
+DEFAULT_COVERAGE = Settings.model_fields["support_coverage"].default
 
 
 def normalize(text: str) -> str:

