@@ -20,8 +20,9 @@ _EXPORTS = {
     ".core.errors": ["RagError", "InputError", "ConfigError", "StoreError", "shown"],
     ".core.limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "PdfLimits", "check_answer_text",
                      "check_question", "megabytes", "parse_groups", "parse_iso_date"],
-    ".core.interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore"],
-    ".core.registry": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS"],
+    ".core.interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore", "BudgetAware", "CorpusBound",
+                         "SessionKeyed", "Deletes"],
+    ".engine.parts": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS"],  # with the shipped parts
     ".core.policy": ["can_read"],
     ".core.citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer",
                         "strip_markers"],

@@ -10,8 +10,9 @@ import pytest
 
 from pipeline.core.contracts import Request, Settings
 from pipeline.engine.journey import ask
-from pipeline.generate.extractive.answer_model import found_types, shipped_model, wanted_types
+from pipeline.generate.extractive.answer_model import shipped_model
 from pipeline.generate.extractive.composer import LocalExtractive
+from pipeline.lang.questions import found_types, wanted_types
 from pipeline.models import ANSWER_MODEL
 from pipeline.pack import pack
 from pipeline.retrieve.selection import retrieve
@@ -124,7 +125,7 @@ def test_shipped_weights_match_the_feature_set():
 
 
 def test_a_new_numeral_is_the_value_a_number_question_wants():
-    from pipeline.generate.extractive.answer_model import new_numerals
+    from pipeline.lang.questions import new_numerals
 
     assert new_numerals("How much is the daily meal allowance?", "The allowance is 180 yuan per day.")
     assert not new_numerals("How much is the daily meal allowance?", "Travellers receive a daily meal allowance.")
@@ -181,7 +182,7 @@ def test_a_plain_question_about_a_short_note_is_answered(engine, sample_corpus):
 
 
 def test_a_value_question_needs_a_unit_with_the_value():
-    from pipeline.generate.extractive.answer_model import holds_wanted_value
+    from pipeline.lang.questions import holds_wanted_value
 
     assert holds_wanted_value("By what date must comments arrive?", "Comments must arrive by September 21, 2020.")
     assert not holds_wanted_value("By what date must comments arrive?", "All comments received by the closing date count.")
@@ -214,7 +215,7 @@ def test_a_value_question_needs_a_unit_with_the_value():
 def test_a_count_stated_in_words_is_not_run_on_to_another_sentence_with_digits(real_corpus):
     """"How many days …?" answered by "three days per week": the answer stops there (it ran on to the next
     sentence holding digits, about a 40-euro allowance); a naming sentence without the value still runs on."""
-    from pipeline.generate.extractive.answer_model import states_count
+    from pipeline.lang.questions import states_count
 
     assert states_count("How many days can I work from home each week?", "Staff may work up to three days per week.")
     assert states_count("How many bags can I take?", "Each passenger may carry two checked bags.")
@@ -359,7 +360,7 @@ def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
 def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_there_is_none():
     """"What would it cost all U.S. operators to install the new software?" was answered with "install FCC OPS
     software version P12.1.2" (dev fr-08): numbers, no money."""
-    from pipeline.generate.extractive.answer_model import holds_wanted_value
+    from pipeline.lang.questions import holds_wanted_value
 
     cost = "What would it cost to install and verify the new software?"
     assert not holds_wanted_value(cost, "Before further flight, install software version P12.1.2 on 73 airplanes.")
@@ -373,7 +374,7 @@ def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_the
 
 def test_a_date_question_wants_a_date_shaped_value_not_any_new_numeral():
     """"Until when can I send comments?" was answered with "… the procedures found in 14 CFR 11.43 and 11.45 …"."""
-    from pipeline.generate.extractive.answer_model import holds_wanted_value
+    from pipeline.lang.questions import holds_wanted_value
 
     asked = "Until when can I send comments on this proposal?"
     assert not holds_wanted_value(asked, "You may send comments, using the procedures found in 14 CFR 11.43 and 11.45.")
@@ -484,7 +485,7 @@ def test_a_document_name_is_a_mention_of_the_name():
 
 def test_how_often_wants_a_frequency():
     """"How often should I descale?" was answered with the descaling steps ("0.5 L of water …")."""
-    from pipeline.generate.extractive.answer_model import holds_wanted_value
+    from pipeline.lang.questions import holds_wanted_value
 
     asked = "How often should I descale the kettle?"
     assert not holds_wanted_value(asked, "1. Fill the kettle with 0.5 L of water and 0.5 L of white vinegar.")
@@ -503,7 +504,7 @@ def test_a_packed_source_carries_the_words_that_name_its_document(engine):
 
 
 def test_a_label_before_an_identifier_does_not_end_a_sentence_and_a_code_answers_a_question_for_one():
-    from pipeline.generate.extractive.answer_model import holds_wanted_value
+    from pipeline.lang.questions import holds_wanted_value
     from pipeline.lang.sentences import sentence_spans
 
     text = "Include ‘‘Docket No. FAA–2020–0686’’ at the beginning of your comments. See Fig. 3 for details."
@@ -558,7 +559,8 @@ def test_a_definition_question_retrieves_and_answers_with_the_unit_that_spells_t
 
 
 def test_a_negated_question_is_not_answered_as_asked_by_a_unit_that_negates_nothing():
-    from pipeline.generate.extractive.answer_model import FEATURES, Pair, feature_matrix, negation_unmatched
+    from pipeline.generate.extractive.answer_model import FEATURES, Pair, feature_matrix
+    from pipeline.lang.questions import negation_unmatched
 
     assert negation_unmatched("Which fees are not refunded?", "Booking fees are refunded within 14 days.")
     assert not negation_unmatched("Which fees are not refunded?", "Booking fees are not refunded.")

@@ -11,6 +11,7 @@ from pipeline.core.contracts import Proposal, ProposedCitation, Request, Setting
 from pipeline.engine.journey import ask
 from pipeline.pack import PackError, pack
 from pipeline.retrieve.selection import retrieve
+from pipeline.verify.judges.containment import ContainmentJudge
 from pipeline.verify.verifier import Verifier, verify
 from tests.conftest import REQUEST_DATE
 
@@ -120,7 +121,7 @@ def test_composer_works_on_chinese_sentences(engine):
 def _check(corpus, answer, citation, request=REQUEST):
     proposal = Proposal(answer=answer, citations=[citation])
     readable = dict(corpus.documents)
-    return verify(proposal, readable, request, Verifier())[0]
+    return verify(proposal, readable, request, Verifier(ContainmentJudge()))[0]
 
 
 def test_each_check_can_fail_on_its_own(sample_corpus):
@@ -155,7 +156,7 @@ def test_restricted_source_looks_unknown_to_an_outsider(sample_corpus):
     readable = {sid: d for sid, d in sample_corpus.documents.items() if can_read(d, ())}
     proposal = Proposal(answer="Executives may book lodging up to 1200 yuan. [executive-travel:2]",
                         citations=[ProposedCitation(source_id="executive-travel", start_line=2, end_line=2)])
-    check = verify(proposal, readable, REQUEST, Verifier())[0]
+    check = verify(proposal, readable, REQUEST, Verifier(ContainmentJudge()))[0]
     assert check.failed_checks == ["source_exists"]
     assert "no readable source" in check.checks[0].detail
 

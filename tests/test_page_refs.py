@@ -7,7 +7,7 @@ import pymupdf
 import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
-from pipeline.retrieve.page_refs import page_reference, without_page_reference
+from pipeline.lang.page_refs import page_reference, without_page_reference
 from pipeline.retrieve.selection import retrieve
 
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from pipeline.verify.judges.direction import move_match, moves
+from pipeline.lang.direction import move_match, moves
 from pipeline.verify.judges.features import FEATURE_NAMES, SELECTOR_FEATURE_NAMES, selector_matrix
 from pipeline.verify.judges.learned import DEFAULT_WEIGHTS, LearnedJudge
 

@@ -8,8 +8,9 @@ from pipeline.core.contracts import ProposedCitation, Request, SupportVerdict
 from pipeline.core.settings import EngineConfig
 from pipeline.engine.config import build_engine
 from pipeline.ingest.parsers import parse
+from pipeline.lang.instructions import is_instruction, without_instructions
 from pipeline.lang.sentences import sentence_units
-from pipeline.verify.judges.instructions import is_instruction, without_instructions
+from pipeline.verify.judges.containment import ContainmentJudge
 from pipeline.verify.judges.learned import LearnedJudge, learned_judge
 from pipeline.verify.verifier import Verifier
 
@@ -113,7 +114,7 @@ def test_an_instruction_inside_a_document_never_verifies_what_it_asks_for(judge,
     document = parse(INJECTED.encode(), "moon.txt", {"id": "moon"})
     citation = ProposedCitation(source_id="moon", start_line=1, end_line=3)
     request = Request(question="What is the moon made of?", date=REQUEST_DATE)
-    for verifier in (Verifier(), Verifier(judge=judge)):
+    for verifier in (Verifier(ContainmentJudge()), Verifier(judge=judge)):
         check = verifier.check(citation, claim, {"moon": document}, request)
         assert not check.verified and "claim_supported" in check.failed_checks
 
@@ -136,7 +137,7 @@ def test_the_config_names_the_judge_and_the_verifier_uses_it(judge):
     citation = ProposedCitation(source_id="aspirin", start_line=1, end_line=2)
     claim = "Stomach bleeding was more frequent among patients taking aspirin."
     request = Request(question="Is aspirin safe?", date=REQUEST_DATE)
-    assert not Verifier().check(citation, claim, {"aspirin": document}, request).verified  # containment refuses it
+    assert not Verifier(ContainmentJudge()).check(citation, claim, {"aspirin": document}, request).verified  # containment refuses it
     assert Verifier(judge=judge).check(citation, claim, {"aspirin": document}, request).verified
     # numbers_match stays deterministic and wins over the judge
     changed = Verifier(judge=judge).check(citation, claim.replace("aspirin.", "aspirin in 1999."),

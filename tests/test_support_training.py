@@ -12,7 +12,8 @@ from pipeline.evaluate.judge_augment import flippable, flipped_claims
 from pipeline.evaluate.judge_data import Pair, judge_units
 from pipeline.evaluate.judge_fit import fit_decision
 from pipeline.evaluate.train_judge import choose_threshold, fold_of, is_rationale, rationale_rows
-from pipeline.verify.judges.features import FEATURE_NAMES, PAIR_FEATURE_NAMES, flip_kind, flipped, pair_features
+from pipeline.lang.opposites import flip_kind, flipped
+from pipeline.verify.judges.features import FEATURE_NAMES, PAIR_FEATURE_NAMES, pair_features
 from pipeline.verify.judges.learned import DEFAULT_WEIGHTS, LearnedJudge, decision_score, sigmoid
 
 

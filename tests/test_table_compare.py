@@ -8,7 +8,8 @@ import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.evaluate.data import EVAL_DIR
-from pipeline.retrieve.table_compare import Row, number_in_cell, read_cell, superlative
+from pipeline.lang.comparisons import superlative
+from pipeline.retrieve.table_compare import Row, number_in_cell, read_cell
 from tests.conftest import needs_public_pdfs
 
 # More rows than one ~800-code-point window holds: the winner is far from the question's words.

@@ -51,5 +51,23 @@ def updated_ordinal(document: Document) -> int:
 
 
 def versions_of_each_other(a: Document, b: Document) -> bool:
-    undated = all(d.meta.valid_from is None and d.meta.valid_to is None for d in (a, b))
-    return undated and a.meta.updated != b.meta.updated
+    """Undated siblings with different `updated` dates are versions of one policy, not parallel policies: the newer
+    supersedes the older (which stays visible in the trace), and they never conflict."""
+    return (sibling_key(a) is not None and sibling_key(a) == sibling_key(b) and undated(a) and undated(b)
+            and a.meta.updated != b.meta.updated)
+
+
+def superseded_by(document: Document, others: Sequence[Document]) -> Document | None:
+    """The newest of `others` that is a newer version of `document`; None when none is."""
+    newer = [other for other in others
+             if versions_of_each_other(document, other) and updated_ordinal(other) > updated_ordinal(document)]
+    return max(newer, key=updated_ordinal, default=None)
+
+
+def conflicting_siblings(cited: Document, documents: dict[str, Document], request: Request) -> list[Document]:
+    """The siblings a cited document's evidence is compared with: readable (`documents`), eligible for the request,
+    of its sibling group, and not merely an older or newer version of it."""
+    key = sibling_key(cited)
+    return [document for document in documents.values()
+            if document.source_id != cited.source_id and key is not None and sibling_key(document) == key
+            and not ineligibility(document, request) and not versions_of_each_other(cited, document)]

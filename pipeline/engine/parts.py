@@ -9,6 +9,7 @@ import pipeline.generate  # noqa: F401 (registers the generators)
 import pipeline.index.embedders  # noqa: F401 (registers the embedders)
 import pipeline.index.stores  # noqa: F401 (registers the vector stores)
 import pipeline.verify.judges  # noqa: F401 (registers the support judges)
+from pipeline.core.registry import EMBEDDERS, GENERATORS, JUDGES, PARSERS, VECTOR_STORES
 from pipeline.ingest.parsers import registered_parsers
 
-__all__ = ["registered_parsers"]
+__all__ = ["EMBEDDERS", "GENERATORS", "JUDGES", "PARSERS", "VECTOR_STORES", "registered_parsers"]

@@ -117,3 +117,28 @@ def defines(term: str, text: str, spelled_out: bool = True) -> bool:
 def defines_anywhere(term: str, text: str) -> bool:
     """Does a sentence or line of `text` open by defining `term`? (A chunk that holds the definition.)"""
     return _definition_pattern(term, anywhere=True).search(text) is not None
+
+
+# A sentence that asks or sets out to test something ("we asked whether X") mirrors a claim
+# closely without stating it; one that reports a finding ("we found", "results show") states it.
+ASKS = re.compile(
+    r"\?|？|\b(?:whether|unclear|unknown|remains to be|hypothes\w*|aim\w*|objective\w*|purpose|sought|"
+    r"investigat\w*|examin\w*|to (?:determine|assess|evaluate|test|explore|compare|identify)|we (?:asked|tested|studied))\b"
+    r"|是否|尚不清楚|目的", re.IGNORECASE)
+
+
+REPORTS = re.compile(
+    r"\b(?:found|find|show\w*|demonstrat\w*|reveal\w*|indicat\w*|suggest\w*|confirm\w*|conclu\w*|"
+    r"results?|observed|associated|significant\w*|evidence)\b|发现|表明|显示|结果|证实", re.IGNORECASE)
+
+
+PERSON_PRONOUN = re.compile(r"(?:He|She|They|His|Her|Their)\b|(?:他们|她们|他|她)")  # "He appointed …" names no one
+
+
+ANAPHOR = re.compile(r"(?:They|It|This|These|Those|He|She|Its|Their|His|Her|Such)\b|(?:他们|她们|它们|他|她|它|这|该|其|此)")
+
+
+# "操场的种类大约分成两种。", "There are three kinds of pass.": a sentence that counts the kinds it is about to name.
+COUNTS_KINDS = re.compile(r"(?:分为|分成|分作|有|包括)[约大]*[一二两三四五六七八九十几\d]+(?:种|类|个部分|个方面|部分|方面)[。.]?\s*$"
+                           r"|\b(?:two|three|four|five|six|several|\d+)\s+(?:\w+\s+)?(?:kinds|types|categories|classes|groups|ways|forms)"
+                           r"\b[^.]{0,40}\.\s*$", re.IGNORECASE)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.lang.negation import NEGATED_VERB, NEGATION_BEFORE, REMOVABLE_NEGATION
+
 _CLASSES = (
     ({"upper"}, {"lower"}),
     ({"free", "free of charge", "no charge", "complimentary"}, {"paid", "pay", "pays", "charged", "fee", "fare"}),
@@ -38,7 +40,6 @@ _CLASSES = (
     ({"最低", "至少", "不少于"}, {"最高", "至多", "不超过", "最多"}),
     ({"国内"}, {"国际"}),
 )
-_NEGATION = re.compile(r"\b(?:not|no|never|without|nor|cannot)\s+(?:\w+\s+){0,2}$|n't\s+(?:\w+\s+){0,2}$|[不非没无未]$")
 _PREFIXED = re.compile(r"\b(non-?|un)([a-z]{4,})\b")
 
 
@@ -53,7 +54,7 @@ def _occurrences(phrase: str, text: str) -> list[int]:
 def _says(words: set[str], text: str) -> str | None:
     """A word of `words` that `text` uses without a negation just before it."""
     for word in sorted(words):
-        if any(not _NEGATION.search(text[max(0, at - 30) : at]) for at in _occurrences(word, text)):
+        if any(not NEGATION_BEFORE.search(text[max(0, at - 30) : at]) for at in _occurrences(word, text)):
             return word.removesuffix(" #")
     return None
 
@@ -87,11 +88,6 @@ _FUNCTION = frozenset(
     "where only also more most less such each other some into over under about after before".split())
 
 
-# The verb or adjective right after "not"/"never" (an auxiliary or "always" between): what is negated. Objects
-# further on are not ("does not prevent prostate cancer" negates preventing, not the prostate).
-_NEGATED_VERB = re.compile(r"\b(?:not|never|cannot)\s+(?:(?:be|been|being|always|ever|fully|yet)\s+)?$|n't\s+(?:be\s+)?$")
-
-
 def _negation_flip(claim: str, span: str) -> tuple[str, str] | None:
     """A content word the claim states plainly and the span only ever negates ("Alcohol is reimbursed" against
     "Alcohol is never reimbursed"), or the other way round."""
@@ -102,8 +98,8 @@ def _negation_flip(claim: str, span: str) -> tuple[str, str] | None:
         in_span = _occurrences(word, span)
         if not in_span:
             continue
-        claim_negated = bool(_NEGATED_VERB.search(claim[max(0, match.start() - 30) : match.start()]))
-        span_negated = [bool(_NEGATED_VERB.search(span[max(0, at - 30) : at])) for at in in_span]
+        claim_negated = bool(NEGATED_VERB.search(claim[max(0, match.start() - 30) : match.start()]))
+        span_negated = [bool(NEGATED_VERB.search(span[max(0, at - 30) : at])) for at in in_span]
         if all(negated != claim_negated for negated in span_negated):
             said = _span_phrase(span, in_span[0], word)
             return (word if not claim_negated else _span_phrase(claim, match.start(), word)), said
@@ -113,5 +109,60 @@ def _negation_flip(claim: str, span: str) -> tuple[str, str] | None:
 def _span_phrase(text: str, at: int, word: str) -> str:
     """The negation and the word as the text writes them ("never reimbursed")."""
     before = text[max(0, at - 30) : at]
-    negation = _NEGATED_VERB.search(before)
+    negation = NEGATED_VERB.search(before)
     return (before[negation.start() :] + word).strip() if negation else word
+
+
+# --------------------------------------------------------------------------- the claim's opposite
+# An embedding puts "X raises Y" and "X lowers Y" close together, but a sentence that supports
+# one should still be a little closer to it than to its opposite. The judge embeds the claim
+# and a mechanically flipped claim and feeds the difference of the two cosines to the model.
+_SWAPS = (
+    ("increases", "decreases"), ("increased", "decreased"), ("increase", "decrease"), ("increasing", "decreasing"),
+    ("higher", "lower"), ("more", "less"), ("greater", "smaller"), ("raises", "lowers"), ("raised", "lowered"),
+    ("promotes", "inhibits"), ("promote", "inhibit"), ("promoted", "inhibited"), ("enhances", "reduces"),
+    ("enhance", "reduce"), ("enhanced", "reduced"), ("activates", "suppresses"), ("activate", "suppress"),
+    ("improves", "worsens"), ("improve", "worsen"), ("improved", "worsened"), ("positive", "negative"),
+    ("positively", "negatively"), ("before", "after"), ("upregulates", "downregulates"), ("induces", "prevents"),
+    ("induce", "prevent"), ("larger", "smaller"), ("longer", "shorter"), ("faster", "slower"), ("gain", "loss"),
+    ("benefit", "harm"), ("protects", "harms"),
+    ("增加", "减少"), ("提高", "降低"), ("升高", "降低"), ("上升", "下降"), ("促进", "抑制"), ("之前", "之后"),
+)
+
+
+_SWAP = {a: b for a, b in _SWAPS} | {b: a for a, b in _SWAPS}
+
+
+_SWAP_WORD = re.compile(r"\b(?:" + "|".join(sorted((w for w in _SWAP if w.isascii()), key=len, reverse=True)) + r")\b"
+                        r"|" + "|".join(w for w in _SWAP if not w.isascii()), re.IGNORECASE)
+
+
+
+
+_AUXILIARY = re.compile(r"\b(?:is|are|was|were|can|could|does|do|did|has|have|had|will|may|might|should|must)\b", re.IGNORECASE)
+
+
+def flip_kind(claim: str) -> str:
+    """How flipped() turns the claim over: "swap" (antonyms), "negation" (removed), "auxiliary" or "prefix" (added)."""
+    if _SWAP_WORD.search(claim):
+        return "swap"
+    if REMOVABLE_NEGATION.search(claim):
+        return "negation"
+    return "auxiliary" if _AUXILIARY.search(claim) else "prefix"
+
+
+def flipped(claim: str) -> str:
+    """The claim's opposite, mechanically: antonyms swapped, else a negation removed or added."""
+    kind = flip_kind(claim)
+    if kind == "swap":
+        return _SWAP_WORD.sub(lambda m: _match_case(m.group(), _SWAP[m.group().lower()]), claim)
+    if kind == "negation":
+        return REMOVABLE_NEGATION.sub("", claim, count=1)
+    if kind == "auxiliary":
+        auxiliary = _AUXILIARY.search(claim)
+        return claim[: auxiliary.end()] + " not" + claim[auxiliary.end() :]
+    return "It is not true that " + claim[:1].lower() + claim[1:]
+
+
+def _match_case(original: str, replacement: str) -> str:
+    return replacement.capitalize() if original[:1].isupper() else replacement

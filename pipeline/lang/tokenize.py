@@ -70,18 +70,25 @@ def has_cjk(text: str) -> bool:
     return HAN_RUN.search(text) is not None
 
 
-# One Snowball stemmer, cached, for every English word the project stems (tokens, support_direction's moves).
+# One Snowball stemmer, cached, for every English word the project stems (tokens, direction's moves).
 english_stem = lru_cache(maxsize=200_000)(Stemmer.Stemmer("english").stemWord)
+
+
+# How each script is cut, as the tokenizer's name says it (the trace and the saved BM25 indexes record the name):
+# English words stemmed (Snowball) without bm25s' English stopwords; Han runs segmented by jieba or cut into
+# character bigrams (`IndexSettings.cjk`).
+ENGLISH = "en-snowball+stopwords"
+CHINESE = {"jieba": "zh-jieba", "bigram": "zh-bigram"}
 
 
 class Tokenizer:
     """One tokenizer for index and query, so both sides share one vocabulary."""
 
     def __init__(self, cjk: str = "jieba"):
-        if cjk not in {"jieba", "bigram"}:
+        if cjk not in CHINESE:
             raise ValueError(f"unknown CJK mode {cjk!r}")
         self.cjk = cjk
-        self.name = f"en-snowball+stopwords|zh-{cjk}"
+        self.name = "|".join((ENGLISH, CHINESE[cjk]))
         self._stem = english_stem
         self._dropped = {english_stem(w) for w in QUESTION_WORDS if w.isascii()} | QUESTION_WORDS
         self._dropped_from_questions = self._dropped | _LIGHT_VERBS

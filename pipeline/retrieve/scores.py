@@ -13,7 +13,7 @@ from pipeline.core.contracts import Request, Settings
 from pipeline.core.settings import TUNING
 from pipeline.index.corpus import Corpus
 from pipeline.lang.forms import asks_about_document, defined_term, defines_anywhere, opens_summary
-from pipeline.retrieve.page_refs import PageReference, page_reference, without_page_reference
+from pipeline.lang.page_refs import PageReference, page_reference, without_page_reference
 from pipeline.text.footnotes import holds_note, marks_of
 
 _BLAS = ThreadpoolController()

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.core.contracts import Candidate, Request, Retrieval, Settings, TableComparison
-from pipeline.core.policy import ineligibility, sibling_key, undated, updated_ordinal
+from pipeline.core.policy import ineligibility, superseded_by
 from pipeline.index.corpus import Corpus
 from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
 from pipeline.retrieve.scores import Scores, score_collection
-from pipeline.retrieve.table_compare import compare, document_tables, superlative
+from pipeline.retrieve.table_compare import compare, document_tables
+from pipeline.lang.comparisons import superlative
 
 
 @dataclass
@@ -136,14 +137,8 @@ def _superseded(corpus: Corpus, ranked: _Ranked, selected: list[int], notes: lis
     superseded: dict[int, str] = {}
     docs = {p: corpus.documents[corpus.source_order[ranked.source[p]]] for p in selected}
     for position, document in docs.items():
-        newer = [
-            other for p, other in docs.items()
-            if p != position and sibling_key(document) is not None and sibling_key(other) == sibling_key(document)
-            and undated(document) and undated(other)
-            and updated_ordinal(other) > updated_ordinal(document)
-        ]
-        if newer:
-            newest = max(newer, key=updated_ordinal)
+        newest = superseded_by(document, [other for p, other in docs.items() if p != position])
+        if newest is not None:
             superseded[position] = newest.source_id
             notes.append(
                 f"{document.source_id} (updated {document.meta.updated}) is an older version; "

@@ -20,6 +20,8 @@ from functools import cached_property
 from pipeline.core.cache import BoundedCache
 from pipeline.core.contracts import Document, TableComparison
 from pipeline.ingest.metadata import document_names
+from pipeline.lang.comparisons import (AGGREGATE_ROW, DURATION_COLUMN, FRAME_WORDS, MONEY_COLUMN, OVERALL,
+                                       TOTAL_COLUMN, Superlative)
 from pipeline.text.tables import (
     FOOTNOTE_MARK,
     KEY_TRIM,
@@ -32,60 +34,9 @@ from pipeline.text.tables import (
     widest_header_row,
 )
 
-_I = re.IGNORECASE
-_MOST_COST = re.compile(r"\bthe most expensive\b|\bcostliest\b|\bpriciest\b|\bhighest[- ](?:paid|priced|cost)\b|最贵", _I)
-_LEAST_COST = re.compile(r"\bcheapest\b|\bthe least expensive\b|\blowest[- ](?:paid|priced|cost)\b|最便宜", _I)
-# "the most checks" compares; "most travellers" is a share.
-_MOST = re.compile(r"\bthe most\b|\b(?:highest|largest|biggest|greatest)\b|最多|最高|最大", _I)
-_LEAST = re.compile(r"\bthe (?:least|fewest)\b|\b(?:lowest|smallest)\b|最少|最低|最小", _I)
-_FASTEST = re.compile(r"\b(?:fastest|quickest)\b|最快", _I)
-_SLOWEST = re.compile(r"\bslowest\b|最慢", _I)
-# A column of durations: the fastest row holds the least of it ("Time (s)", "Latency", "耗时").
-_DURATION_COLUMN = re.compile(r"\b(?:time|times|duration|latency|delay|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|ms|s)\b"
-                              r"|时间|耗时|延迟|秒|分钟|小时", _I)
-# Not a comparison between rows: a limit ("at most"), a share ("most of"), a ranking no figure holds.
-_NOT_COMPARING = re.compile(r"\bat (?:the )?(?:most|least)\b|\bmost of\b|\b(?:least|most) (?:one|recent(?:ly)?|likely|"
-                            r"common|important|popular|often|frequent(?:ly)?)\b", _I)
-# Words that frame a comparison question without naming what is compared ("… listed", "… that month").
-_FRAME = ("list listed show shown record recorded report reported run ran had spend spent paid pay earn earned receive "
-          "received cost costs amount value number figure entry entries row rows table month year week day period "
-          "time overall total altogether combined ever any one single")
-_OVERALL = re.compile(r"\boverall\b|\bin total\b|\baltogether\b|\bcombined\b|总共|总计|合计", _I)
-_TOTAL_COLUMN = re.compile(r"^(?:grand\s+)?totals?\b|^合计|^总计|^总数", _I)
-_AGGREGATE_ROW = re.compile(r"^(?:grand\s+)?(?:totals?|sum|all|average|mean)\b|^合计|^总计|^总数|^平均", _I)
-_MONEY_COLUMN = re.compile(r"amount|cost|price|fee|paid|payment|expense|spend|salary|\$|€|£|¥|金额|费用|价格|工资", _I)
 # A figure, with its unit if it has one ("1700 MB/s", "12 ms", "3.5 kg"): rows are compared only in one unit.
 _VALUE = re.compile(r"^\(?[-−]?\s*[$€£¥]?\s*(\d{1,3}(?:[,\s]\d{3})+|\d+)(\.\d+)?\s*(%|[A-Za-zµ°]{1,5}(?:/[A-Za-z]{1,3})?)?\)?$")
 CAPTION_LINES = 3  # lines above a table's header that name what it counts ("NICS Firearm Background Checks")
-
-
-@dataclass(frozen=True)
-class Superlative:
-    highest: bool
-    money: bool  # "most expensive", "cheapest": compares an amount of money
-    words: str  # the words that ask for it ("most expensive")
-    speed: bool = False  # "fastest", "slowest": the highest speed, or the lowest time when the column holds times
-
-
-def superlative(question: str) -> Superlative | None:
-    """Does the question ask which row holds the most or the least of something?"""
-    if _NOT_COMPARING.search(question):
-        return None
-    for pattern, highest, money in ((_MOST_COST, True, True), (_LEAST_COST, False, True), (_MOST, True, False),
-                                    (_LEAST, False, False), (_FASTEST, True, False), (_SLOWEST, False, False)):
-        if found := pattern.search(question):
-            return Superlative(highest, money, found.group(), speed=pattern in (_FASTEST, _SLOWEST))
-    return None
-
-
-# A unit that says which is the most or the least, or gives a bound: "the largest", "fewest", "up to $10,505", 最多.
-# (Any word ending in -est counts: "forest" lets a unit through, never keeps one out.)
-_EXTREME = re.compile(r"\b(?:most|least|fewest|best|worst|\w{3,}est|maximum|minimum|max|min|top|record|leading|"
-                      r"up to|at most|at least|no more than|no less than|not exceed|exceeds?)\b|最|之最", _I)
-
-
-def states_extreme(text: str) -> bool:
-    return _EXTREME.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -205,11 +156,11 @@ def _compared_column(table: Table, asked: set[str], wanted: Superlative, questio
         return index, name, f"the question names the column {name!r}" + (
             f" (the first of {same} columns so named)" if same > 1 else "")
     if wanted.money:
-        money = [(i, name) for i, name in columns if _MONEY_COLUMN.search(name)]
+        money = [(i, name) for i, name in columns if MONEY_COLUMN.search(name)]
         return (*money[-1], f"{wanted.words!r} compares amounts of money") if money else None
-    totals = [(i, name) for i, name in columns if _TOTAL_COLUMN.match(name)]
+    totals = [(i, name) for i, name in columns if TOTAL_COLUMN.match(name)]
     if totals:
-        why = "the question asks for the overall figure" if _OVERALL.search(question) else "it names no column"
+        why = "the question asks for the overall figure" if OVERALL.search(question) else "it names no column"
         return (*totals[-1], f"{why}: the column {totals[-1][1]!r} holds each row's total")
     width = len(table.names)
     numeric = [(i, name) for i, name in columns
@@ -223,7 +174,7 @@ def compare(question: str, wanted: Superlative, tables: Sequence[Table], tokens:
             query_tokens: Callable[[str], list[str]], documents: dict[str, Document]) -> TableComparison | None:
     """The first table (in the order given: the best-ranked first) that answers the superlative question
     (`wanted`: `superlative(question)`), compared."""
-    asked = set(query_tokens(question)) - set(tokens(wanted.words)) - set(tokens(_FRAME))
+    asked = set(query_tokens(question)) - set(tokens(wanted.words)) - set(tokens(FRAME_WORDS))
     for table in tables:
         found = _compare_table(table, question, wanted, asked, tokens, documents)
         if found is not None:
@@ -248,7 +199,7 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
     values, units = [], set()
     for row in kept:
         key = row.cells[0].strip(KEY_TRIM) if row.cells else ""
-        if _AGGREGATE_ROW.match(key):
+        if AGGREGATE_ROW.match(key):
             continue
         cell = read_cell(row, index, width)
         found = figure_in_cell(cell) if cell is not None else None
@@ -257,7 +208,7 @@ def _compare_table(table: Table, question: str, wanted: Superlative, asked: set[
             units.add(found[1])
     if len(values) < (1 if selecting else 2) or len(units) > 1:  # one row the words select is the only one;
         return None  # figures in different units ("1.2 GB", "900 MB") are not compared
-    highest = wanted.highest != (wanted.speed and bool(_DURATION_COLUMN.search(name)))  # the fastest takes least time
+    highest = wanted.highest != (wanted.speed and bool(DURATION_COLUMN.search(name)))  # the fastest takes least time
     values.sort(key=lambda item: item[0], reverse=highest)
     best, row, key, cell = values[0]
     second_key, second_cell = (values[1][2], values[1][3]) if len(values) > 1 else ("none", "-")

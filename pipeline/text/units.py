@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from pipeline.core.citations import marker
 from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.lang.forms import ANAPHOR
 from pipeline.lang.sentences import sentence_spans
 from pipeline.lang.tokenize import has_cjk, is_cjk_char
 from pipeline.text.footnotes import NOTE_OPENING
@@ -37,8 +38,6 @@ from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule,
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-PERSON_PRONOUN = re.compile(r"(?:He|She|They|His|Her|Their)\b|(?:他们|她们|他|她)")  # "He appointed …" names no one
-_ANAPHOR = re.compile(r"(?:They|It|This|These|Those|He|She|Its|Their|His|Her|Such)\b|(?:他们|她们|它们|他|她|它|这|该|其|此)")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _UNDERLINE = re.compile(r"^\s{0,3}([=\-~^*+#`])\1{2,}\s*$")
@@ -262,7 +261,7 @@ def _sentences(source: PackedSource, block: list[PackedLine], kind: str) -> list
     kind_of_unit = {"item": "item", "heading": "heading"}.get(kind, "sentence")
     if kind == "prose":  # "They should not exceed 4,000 words": the sentence before says who "they" are
         spans = spans + [(spans[i - 1][0], end) for i, (start, end) in enumerate(spans)
-                         if i and _ANAPHOR.match(text[start:end])]
+                         if i and ANAPHOR.match(text[start:end])]
     for start, end in spans:
         touched = [line.number for line, s in zip(block, starts) if s < end and s + len(line.text) > start]
         if touched:

@@ -3,7 +3,8 @@
 An engine step, run on every producer's proposal (the extractive composer, a language model, a
 pasted answer) before it is accepted: for each cited source, its siblings — readable, eligible
 documents with the same topic, authority, start date and language — are searched for the unit
-(an annotated support span, or a sentence) that speaks about the same terms. If that unit and the
+(an annotated support span, or a statement as the composer reads it: a sentence, a list item, a
+table row) that speaks about the same terms. If that unit and the
 cited evidence disagree on their numbers or their negation, ranking cannot decide which policy
 holds, and the request abstains with `conflicting_evidence`, whichever of the two was cited.
 
@@ -13,19 +14,17 @@ Undated siblings with different `updated` dates are versions, not a conflict: th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pipeline.core.citations import Claim, marker
-from pipeline.core.contracts import Abstention, Document, EvidenceSpan, Proposal, Request
-from pipeline.core.policy import ineligibility, sibling_key, versions_of_each_other
+from pipeline.core.contracts import Abstention, Document, EvidenceSpan, PackedLine, PackedSource, Proposal, Request
+from pipeline.core.policy import conflicting_siblings, sibling_key
+from pipeline.lang.negation import SAYS_NO
 from pipeline.lang.numbers import stated_numbers
-from pipeline.lang.sentences import sentence_spans
 from pipeline.lang.tokenize import Tokenizer
+from pipeline.text.units import units_of
 
-# Disagreement cues; "prohibited"/"forbidden" count here (a rule and its ban are a conflict).
-_NEGATION = re.compile(r"\b(?:not|no|never|none|without|prohibited|forbidden)\b|不|没有|禁止|无", re.IGNORECASE)
 # A sibling unit speaks about the same thing when it holds this share of the claim's and the
 # question's terms (and exactly the same ones as the cited evidence).
 MIN_SHARED_TERMS = 0.6
@@ -47,8 +46,14 @@ class _Unit:
                             start_line=self.start_line, end_line=self.end_line, text=self.text)
 
 
+# The units a policy's statements are compared in: what the composer quotes (text.units), not its composites (a
+# list with its introduction) nor what states nothing (a table's header row, a heading alone).
+_STATEMENTS = ("sentence", "item", "row")
+
+
 def _units(document: Document, page_number: int | None = None, lines: range | None = None) -> Iterable[_Unit]:
-    """Annotated support spans whole, and sentences elsewhere (optionally only within `lines` of one page)."""
+    """Annotated support spans whole, and elsewhere the units the composer reads (optionally only within `lines`
+    of one page): one way of cutting a policy into statements, whichever check reads it."""
     covered: set[tuple[int | None, int]] = set()
     for card in document.meta.cards:
         span = range(card.start_line, card.end_line + 1)
@@ -61,28 +66,18 @@ def _units(document: Document, page_number: int | None = None, lines: range | No
     for page in document.pages:
         if lines is not None and page.number != page_number:
             continue
-        chosen = [line for line in page.lines if (lines is None or line.number in lines)
-                  and (page.number, line.number) not in covered and line.text.strip()]
-        for block in _blocks(chosen, paged=document.paged):
-            text = page.text[block[0].start : block[-1].end]
-            for start, end in sentence_spans(text.replace("\n", " ")):
-                absolute_start, absolute_end = block[0].start + start, block[0].start + end
-                touched = [ln.number for ln in block if ln.start < absolute_end and ln.end > absolute_start]
-                if touched:
-                    yield _Unit(document, page.number, touched[0], touched[-1], text[start:end])
-
-
-def _blocks(lines: list, paged: bool) -> list[list]:
-    """Consecutive lines: a text line is a paragraph of its own; PDF sentences run across visual lines."""
-    if not paged:
-        return [[line] for line in lines]
-    blocks: list[list] = []
-    for line in lines:
-        if blocks and blocks[-1][-1].number == line.number - 1:
-            blocks[-1].append(line)
-        else:
-            blocks.append([line])
-    return blocks
+        chosen = [line for line in page.lines if lines is None or line.number in lines]
+        if not chosen:
+            continue
+        # A line a card covers is left blank: it ends the statement before it, and is read whole as the card.
+        packed = tuple(PackedLine(number=line.number, text="" if (page.number, line.number) in covered else line.text,
+                                  furniture=line.number in page.furniture) for line in chosen)
+        source = PackedSource(n=1, source_id=document.source_id, version=document.meta.version, page=page.number,
+                              start_line=chosen[0].number, end_line=chosen[-1].number, support_span=False, dated="",
+                              sibling_group="", lines=packed)
+        for unit in units_of(source):
+            if unit.kind in _STATEMENTS and not unit.names_columns:
+                yield _Unit(document, page.number, unit.start_line, unit.end_line, unit.quote)
 
 
 class ConflictCheck:
@@ -120,7 +115,7 @@ class ConflictCheck:
                 found = self._best(_units(cited, citation.page if cited.paged else None, lines), terms) if terms else None
                 if found is None:
                     continue
-                disagreement = self._disagreement(found, terms, _siblings(cited, documents, request))
+                disagreement = self._disagreement(found, terms, conflicting_siblings(cited, documents, request))
                 if disagreement is not None:
                     detail, other = disagreement
                     return Abstention(reason_code="conflicting_evidence", stage="conflict", detail=detail,
@@ -136,24 +131,12 @@ class ConflictCheck:
                 continue
             other = found[0]
             numbers_differ = sorted(stated_numbers(other.text)) != sorted(stated_numbers(unit.text))
-            negation_differs = bool(_NEGATION.search(other.text)) != bool(_NEGATION.search(unit.text))
+            negation_differs = bool(SAYS_NO.search(other.text)) != bool(SAYS_NO.search(unit.text))
             if numbers_differ or negation_differs:
                 what = "numbers" if numbers_differ else "negation"
                 return (f"{unit.label()} and {other.label()} have the same topic, authority and start date but "
                         f"disagree ({what}): {' '.join(unit.text.split())!r} vs {' '.join(other.text.split())!r}"), other
         return None
 
-
-def _siblings(cited: Document, documents: dict[str, Document], request: Request) -> list[Document]:
-    """Readable, eligible documents of the same sibling group that are not just older or newer versions."""
-    key = sibling_key(cited)
-    out = []
-    for document in documents.values():
-        if document.source_id == cited.source_id or sibling_key(document) != key or ineligibility(document, request):
-            continue
-        if versions_of_each_other(cited, document):
-            continue
-        out.append(document)
-    return out
 
 

@@ -7,9 +7,9 @@ compared to hold the most; a question naming a row and a column by that row (the
 
 from __future__ import annotations
 
-import re
 
 from pipeline.core.contracts import Context
+from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
 from pipeline.text.footnotes import marks_of, opens_note
 from pipeline.text.units import Unit, exact_between, joined, units_of
@@ -110,11 +110,6 @@ def first_defining(term: str, scored: list, context: Context):
     return (next((row for row in scored if defines(term, row[1].quote, spelled_out=False)), None)
             or next((row for row in scored if opens_note(marks[row[1].source.source_id], row[1].quote)), None)
             or next((row for row in scored if defines(term, row[1].quote)), None))
-
-
-# "What are the dependencies?", "Which steps …", "List the …", "有哪些": the question asks for several things.
-ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+(?:are|were)\b|^\W*(?:what|which)\s+(?:[\w-]+\s)?[\w-]+s\s+(?:are|were|do|does|did|must|should|can)\b"
-                           r"|\blist\b|\bname (?:all|the)\b|有哪些|哪些", re.IGNORECASE)
 
 
 def whole_list_first(question: str, scored: list, threshold: float, note: str) -> tuple[list, str]:

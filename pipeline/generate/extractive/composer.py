@@ -12,45 +12,27 @@ sibling sources are checked by the engine (conflicts.py), not here.
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable
 
 from pipeline.core.contracts import Context, Proposal, ProposedCitation
+from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.generate.extractive.answer_forms import (
-    ASKS_SEVERAL,
-    compared_row,
-    definition_first,
-    first_defining,
-    rows_best_first,
-    source_text,
-    summary_units,
-    whole_list_first,
+    compared_row, definition_first, first_defining, rows_best_first, source_text, summary_units, whole_list_first,
 )
-from pipeline.generate.extractive.answer_model import (
-    VALUE_TYPES,
-    AnswerModel,
-    found_types,
-    holds_wanted_value,
-    new_numerals,
-    shipped_model,
-    states_count,
-    wanted_types,
+from pipeline.lang.questions import (
+    VALUE_TYPES, found_types, holds_wanted_value, new_numerals, states_count, wanted_types,
 )
+from pipeline.generate.extractive.answer_model import AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, scored_units
 from pipeline.lang.forms import asks_about_document, defined_term
+from pipeline.lang.forms import COUNTS_KINDS
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.tokenize import Tokenizer
-from pipeline.retrieve.table_compare import states_extreme, superlative
+from pipeline.lang.comparisons import states_extreme, superlative
 from pipeline.text.tables import asked_cells, asked_unit, named_row
-from pipeline.text.units import (
-    PERSON_PRONOUN,
-    Unit,
-    introduces,
-    join_lines,
-    joined,
-    units_of,
-)
+from pipeline.lang.forms import PERSON_PRONOUN
+from pipeline.text.units import Unit, introduces, join_lines, joined, units_of
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
@@ -84,12 +66,6 @@ def with_value(best: Unit, question: str) -> Unit:
     return best
 
 
-# "操场的种类大约分成两种。", "There are three kinds of pass.": a sentence that counts the kinds it is about to name.
-_COUNTS_KINDS = re.compile(r"(?:分为|分成|分作|有|包括)[约大]*[一二两三四五六七八九十几\d]+(?:种|类|个部分|个方面|部分|方面)[。.]?\s*$"
-                           r"|\b(?:two|three|four|five|six|several|\d+)\s+(?:\w+\s+)?(?:kinds|types|categories|classes|groups|ways|forms)"
-                           r"\b[^.]{0,40}\.\s*$", re.IGNORECASE)
-
-
 def with_antecedent(best: Unit, question: str) -> Unit:
     """A who-question's answer that opens with a pronoun ("He appointed … and made Ralph the Timid earl") runs back
     over the sentence before it, which says who ("Edward the Confessor …") — the pair is a unit of its own."""
@@ -108,7 +84,7 @@ def with_what_follows(best: Unit, question: str = "") -> Unit:
         following = [u for u in units_of(best.source) if u.kind in ("list", "code") and u.start_line == best.start_line
                      and u.end_line > best.end_line and u.quote.startswith(best.quote)]
         return max(following, key=lambda u: u.end_line, default=best)
-    if best.kind != "sentence" or not ASKS_SEVERAL.search(question) or not _COUNTS_KINDS.search(best.quote):
+    if best.kind != "sentence" or not ASKS_SEVERAL.search(question) or not COUNTS_KINDS.search(best.quote):
         return best
     units = [u for u in units_of(best.source) if u.kind == "sentence"]
     position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)

@@ -8,34 +8,19 @@ implement the same `SupportJudge` protocol and are registered in `pipeline.confi
 
 from __future__ import annotations
 
-import re
-import unicodedata
 
 from pipeline.core.citations import has_text
 from pipeline.core.contracts import Settings, SupportVerdict
+from pipeline.lang.negation import NEGATES
+from pipeline.lang.text import normalize, strip_edges
 from pipeline.lang.numbers import without_numbers
 from pipeline.lang.sentences import sentence_units
 from pipeline.lang.tokenize import Tokenizer
-from pipeline.verify.judges.features import containing_run, normalized
-from pipeline.verify.judges.instructions import without_instructions
+from pipeline.verify.judges.features import containing_run
+from pipeline.lang.text import normalized
+from pipeline.lang.instructions import without_instructions
 
-NEGATION = re.compile(r"\b(?:not|no|never|none|without|cannot)\b|n't|不|没有|禁止|无", re.IGNORECASE)
-_CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
-_CJK_GAP = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}\d])|(?<=[{_CJK}\d]) (?=[{_CJK}])")
 DEFAULT_COVERAGE = Settings.model_fields["support_coverage"].default
-
-
-def normalize(text: str) -> str:
-    """Compare text, not typography: NFKC, case-folded, whitespace collapsed, quotes unified."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    text = " ".join(text.split())
-    # Chinese has no spaces between sentences or lines: a line break there is not a word gap.
-    return _CJK_GAP.sub("", text)
-
-
-def strip_edges(text: str) -> str:
-    return text.strip(" \t\n.,;:!?。，；：！？")
 
 
 class ContainmentJudge:
@@ -62,7 +47,7 @@ class ContainmentJudge:
             return SupportVerdict(supported=False, detail="no content words to check")
         missing = sorted(claim_tokens - set(self.tokenizer.tokens(without_numbers(span))))
         coverage = 1 - len(missing) / len(claim_tokens)
-        negation_flip = bool(NEGATION.search(claim_n)) != bool(NEGATION.search(span_n))
+        negation_flip = bool(NEGATES.search(claim_n)) != bool(NEGATES.search(span_n))
         detail = f"{coverage:.0%} of the claim's content words are in the span"
         if missing:
             detail += f"; missing: {', '.join(missing[:8])}"

@@ -14,16 +14,19 @@ opposite direction".
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 from rapidfuzz import fuzz
 
 from pipeline.core.cache import BoundedCache
+from pipeline.lang.direction import directions
+from pipeline.lang.forms import ASKS, REPORTS
+from pipeline.lang.negation import NEGATED_STATEMENT, NO_EFFECT
+from pipeline.lang.text import normalized
 from pipeline.lang.numbers import stated_numbers
 from pipeline.lang.tokenize import Tokenizer
-from pipeline.verify.judges.direction import Move, move_match, moves
+from pipeline.lang.direction import Move, move_match, moves
 
 FEATURE_NAMES = (
     "cosine", "claim_coverage", "sentence_coverage", "char3_containment", "partial_ratio", "token_set_ratio",
@@ -38,47 +41,8 @@ FEATURE_NAMES = (
 # Features of the claim alone are left out on purpose: they would only learn how SciFact's
 # annotators wrote false claims (often by negating true ones), not whether a span supports one.
 
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|without|cannot|lack|lacks|lacking|absence|absent|fail|fails|failed|unable)\b"
-    r"|n't|不|没有|未|无|非", re.IGNORECASE)
-# "No effect" wording: the usual way an abstract contradicts a claim that something has an effect.
-_NULL_EFFECT = re.compile(
-    r"\b(?:no|not|nor|neither)\b(?:\s+\w+){0,3}\s+(?:significant|significantly|associat\w*|effect\w*|differ\w*|"
-    r"change\w*|correlat\w*|affect\w*|alter\w*|impact\w*|increas\w*|decreas\w*|improv\w*|reduc\w*|influenc\w*|"
-    r"relat\w*|link\w*|benefit\w*)"
-    r"|\b(?:unchanged|unaffected|unrelated|independent of|similar|comparable|did not|does not|do not|was not|were not)\b"
-    r"|无(?:显著|明显)?(?:影响|差异|关联|变化)|没有(?:显著|明显)?(?:影响|差异|关联|变化)|不相关",
-    re.IGNORECASE)
-# Direction words, by axis: a claim and a sentence that move the same thing opposite ways disagree.
-_AXES = {
-    "amount": (
-        r"\b(?:increas\w*|higher|more|greater|rais\w*|ris\w*|rose|elevat\w*|enhanc\w*|promot\w*|activat\w*|"
-        r"up-?regulat\w*|induc\w*|stimulat\w*|improv\w*|gain\w*|accelerat\w*|augment\w*|boost\w*|larger|longer|"
-        r"faster|exceed\w*|overexpress\w*|positive\w*)|增加|增高|升高|提高|上升|增强|促进|激活|更多|更高",
-        r"\b(?:decreas\w*|lower\w*|less|fewer|smaller|reduc\w*|diminish\w*|declin\w*|fell|fall\w*|inhibit\w*|"
-        r"suppress\w*|attenuat\w*|down-?regulat\w*|impair\w*|block\w*|prevent\w*|loss|lose|lost|deplet\w*|"
-        r"slow\w*|shorter|worse\w*|negative\w*|deficien\w*)|减少|降低|下降|减弱|抑制|阻断|更少|更低",
-    ),
-    "time": (r"\b(?:before|prior|earlier|precede\w*)\b|之前|以前|早于", r"\b(?:after|later|following|follow\w*)\b|之后|以后|晚于"),
-    "risk": (r"\b(?:risk\w*|harm\w*|toxic\w*|adverse)\b|风险|有害", r"\b(?:protect\w*|benefi\w*|safe\w*)\b|保护|有益|安全"),
-}
-_AXIS_PATTERNS = {axis: (re.compile(up, re.IGNORECASE), re.compile(down, re.IGNORECASE)) for axis, (up, down) in _AXES.items()}
 # Gene names, drug codes, abbreviations: a capital or digit after the first character.
 _ENTITY = re.compile(r"\b[A-Za-z]*[A-Z0-9][A-Za-z0-9\-]*[A-Z0-9][A-Za-z0-9\-]*\b|\b[A-Z][a-z]+\b")
-# A sentence that asks or sets out to test something ("we asked whether X") mirrors a claim
-# closely without stating it; one that reports a finding ("we found", "results show") states it.
-_ASKS = re.compile(
-    r"\?|？|\b(?:whether|unclear|unknown|remains to be|hypothes\w*|aim\w*|objective\w*|purpose|sought|"
-    r"investigat\w*|examin\w*|to (?:determine|assess|evaluate|test|explore|compare|identify)|we (?:asked|tested|studied))\b"
-    r"|是否|尚不清楚|目的", re.IGNORECASE)
-_REPORTS = re.compile(
-    r"\b(?:found|find|show\w*|demonstrat\w*|reveal\w*|indicat\w*|suggest\w*|confirm\w*|conclu\w*|"
-    r"results?|observed|associated|significant\w*|evidence)\b|发现|表明|显示|结果|证实", re.IGNORECASE)
-_SPACE = re.compile(r"\s+")
-
-
-def normalized(text: str) -> str:
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
 def _char3(text: str) -> frozenset[str]:
@@ -86,14 +50,6 @@ def _char3(text: str) -> frozenset[str]:
     if len(squeezed) < 3:
         return frozenset([squeezed]) if squeezed else frozenset()
     return frozenset(squeezed[i : i + 3] for i in range(len(squeezed) - 2))
-
-
-def _directions(text: str) -> dict[str, int]:
-    signs = {}
-    for axis, (up, down) in _AXIS_PATTERNS.items():
-        sign = len(up.findall(text)) - len(down.findall(text))
-        signs[axis] = (sign > 0) - (sign < 0)
-    return signs
 
 
 @dataclass(frozen=True)
@@ -132,10 +88,10 @@ class Profiler:
         entities = frozenset(e.casefold() for e in _ENTITY.findall(text) if not _starts_sentence(text, e))
         return Profile(
             text=flat, tokens=frozenset(self.tokenizer.tokens(text)), char3=_char3(flat),
-            numbers=frozenset(stated_numbers(text)), negated=bool(_NEGATION.search(flat)),
-            null_effect=bool(_NULL_EFFECT.search(flat)), asks=bool(_ASKS.search(flat)),
-            reports=bool(_REPORTS.search(flat)), heading=not flat.rstrip("\"')”’)]").endswith((".", "!", "。", "！", ";", "；")),
-            directions=tuple(sorted(_directions(flat).items())),
+            numbers=frozenset(stated_numbers(text)), negated=bool(NEGATED_STATEMENT.search(flat)),
+            null_effect=bool(NO_EFFECT.search(flat)), asks=bool(ASKS.search(flat)),
+            reports=bool(REPORTS.search(flat)), heading=not flat.rstrip("\"')”’)]").endswith((".", "!", "。", "！", ";", "；")),
+            directions=tuple(sorted(directions(flat).items())),
             entities=entities, moves=moves(flat),
         )
 
@@ -249,49 +205,3 @@ def span_claim_coverage(claim: Profile, sentences: list[Profile]) -> float:
     return _share(claim.tokens, frozenset().union(*(s.tokens for s in sentences))) if sentences else 0.0
 
 
-# --------------------------------------------------------------------------- the claim's opposite
-# An embedding puts "X raises Y" and "X lowers Y" close together, but a sentence that supports
-# one should still be a little closer to it than to its opposite. The judge embeds the claim
-# and a mechanically flipped claim and feeds the difference of the two cosines to the model.
-_SWAPS = (
-    ("increases", "decreases"), ("increased", "decreased"), ("increase", "decrease"), ("increasing", "decreasing"),
-    ("higher", "lower"), ("more", "less"), ("greater", "smaller"), ("raises", "lowers"), ("raised", "lowered"),
-    ("promotes", "inhibits"), ("promote", "inhibit"), ("promoted", "inhibited"), ("enhances", "reduces"),
-    ("enhance", "reduce"), ("enhanced", "reduced"), ("activates", "suppresses"), ("activate", "suppress"),
-    ("improves", "worsens"), ("improve", "worsen"), ("improved", "worsened"), ("positive", "negative"),
-    ("positively", "negatively"), ("before", "after"), ("upregulates", "downregulates"), ("induces", "prevents"),
-    ("induce", "prevent"), ("larger", "smaller"), ("longer", "shorter"), ("faster", "slower"), ("gain", "loss"),
-    ("benefit", "harm"), ("protects", "harms"),
-    ("增加", "减少"), ("提高", "降低"), ("升高", "降低"), ("上升", "下降"), ("促进", "抑制"), ("之前", "之后"),
-)
-_SWAP = {a: b for a, b in _SWAPS} | {b: a for a, b in _SWAPS}
-_SWAP_WORD = re.compile(r"\b(?:" + "|".join(sorted((w for w in _SWAP if w.isascii()), key=len, reverse=True)) + r")\b"
-                        r"|" + "|".join(w for w in _SWAP if not w.isascii()), re.IGNORECASE)
-_NOT = re.compile(r"\b(?:not|no|never)\s+|n't\b|不|没有", re.IGNORECASE)
-_AUXILIARY = re.compile(r"\b(?:is|are|was|were|can|could|does|do|did|has|have|had|will|may|might|should|must)\b", re.IGNORECASE)
-
-
-def flip_kind(claim: str) -> str:
-    """How flipped() turns the claim over: "swap" (antonyms), "negation" (removed), "auxiliary" or "prefix" (added)."""
-    if _SWAP_WORD.search(claim):
-        return "swap"
-    if _NOT.search(claim):
-        return "negation"
-    return "auxiliary" if _AUXILIARY.search(claim) else "prefix"
-
-
-def flipped(claim: str) -> str:
-    """The claim's opposite, mechanically: antonyms swapped, else a negation removed or added."""
-    kind = flip_kind(claim)
-    if kind == "swap":
-        return _SWAP_WORD.sub(lambda m: _match_case(m.group(), _SWAP[m.group().lower()]), claim)
-    if kind == "negation":
-        return _NOT.sub("", claim, count=1)
-    if kind == "auxiliary":
-        auxiliary = _AUXILIARY.search(claim)
-        return claim[: auxiliary.end()] + " not" + claim[auxiliary.end() :]
-    return "It is not true that " + claim[:1].lower() + claim[1:]
-
-
-def _match_case(original: str, replacement: str) -> str:
-    return replacement.capitalize() if original[:1].isupper() else replacement

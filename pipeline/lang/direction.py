@@ -16,6 +16,7 @@ import re
 
 from bm25s.stopwords import STOPWORDS_EN
 
+from pipeline.lang.negation import NEGATION_WORD
 from pipeline.lang.tokenize import english_stem
 
 _UP = re.compile(
@@ -30,7 +31,6 @@ _DOWN = re.compile(
     r"slow\w*|shorter|delay\w*|deactivat\w*|discourag\w*|ameliorat\w*|alleviat\w*|abolish\w*|abrogat\w*|"
     r"reversed?|protect\w*|weaken\w*|independent|incapable|unable|unnecessary|dispensable|unrelated|"
     r"uncorrelated|unaffected|unchanged)$")
-_NEGATION = re.compile(r"^(?:not|no|never|without|neither|nor|cannot|fail\w*|n't|lack\w*|absence|absent)$")
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-]*(?:'t)?")  # hyphenated names ("BRCA2-deficient") stay one word
 _FILLER = frozenset(STOPWORDS_EN) | {"also", "been", "its", "markedly", "significantly", "substantially", "than", "were",
                                      "which"}
@@ -45,7 +45,7 @@ def _sign(word: str) -> int:
 
 
 def _is_content(word: str) -> bool:
-    return len(word) > 2 and word not in _FILLER and not _sign(word) and not _NEGATION.match(word)
+    return len(word) > 2 and word not in _FILLER and not _sign(word) and not NEGATION_WORD.match(word)
 
 
 def moves(text: str) -> tuple[Move, ...]:
@@ -56,7 +56,7 @@ def moves(text: str) -> tuple[Move, ...]:
         sign = _sign(word)
         if not sign:
             continue
-        if any(_NEGATION.match(w) for w in words[max(0, index - NEGATION_REACH) : index]):
+        if any(NEGATION_WORD.match(w) for w in words[max(0, index - NEGATION_REACH) : index]):
             sign = -sign
         near = words[max(0, index - BEFORE) : index + AFTER]
         found.append((sign, frozenset(english_stem(w) for w in near if _is_content(w))))
@@ -74,3 +74,29 @@ def move_match(claim: tuple[Move, ...], sentence: tuple[Move, ...]) -> tuple[flo
             elif shared:
                 conflict = max(conflict, shared)
     return agree, conflict
+
+
+# Direction words, by axis: a claim and a sentence that move the same thing opposite ways disagree.
+_AXES = {
+    "amount": (
+        r"\b(?:increas\w*|higher|more|greater|rais\w*|ris\w*|rose|elevat\w*|enhanc\w*|promot\w*|activat\w*|"
+        r"up-?regulat\w*|induc\w*|stimulat\w*|improv\w*|gain\w*|accelerat\w*|augment\w*|boost\w*|larger|longer|"
+        r"faster|exceed\w*|overexpress\w*|positive\w*)|增加|增高|升高|提高|上升|增强|促进|激活|更多|更高",
+        r"\b(?:decreas\w*|lower\w*|less|fewer|smaller|reduc\w*|diminish\w*|declin\w*|fell|fall\w*|inhibit\w*|"
+        r"suppress\w*|attenuat\w*|down-?regulat\w*|impair\w*|block\w*|prevent\w*|loss|lose|lost|deplet\w*|"
+        r"slow\w*|shorter|worse\w*|negative\w*|deficien\w*)|减少|降低|下降|减弱|抑制|阻断|更少|更低",
+    ),
+    "time": (r"\b(?:before|prior|earlier|precede\w*)\b|之前|以前|早于", r"\b(?:after|later|following|follow\w*)\b|之后|以后|晚于"),
+    "risk": (r"\b(?:risk\w*|harm\w*|toxic\w*|adverse)\b|风险|有害", r"\b(?:protect\w*|benefi\w*|safe\w*)\b|保护|有益|安全"),
+}
+
+
+_AXIS_PATTERNS = {axis: (re.compile(up, re.IGNORECASE), re.compile(down, re.IGNORECASE)) for axis, (up, down) in _AXES.items()}
+
+
+def directions(text: str) -> dict[str, int]:
+    signs = {}
+    for axis, (up, down) in _AXIS_PATTERNS.items():
+        sign = len(up.findall(text)) - len(down.findall(text))
+        signs[axis] = (sign > 0) - (sign < 0)
+    return signs
