@@ -219,9 +219,10 @@ def run_bench(arguments: list[str]) -> int:
     import os
     import subprocess
 
-    repository = str(Path(__file__).resolve().parents[1])
-    path = os.pathsep.join(filter(None, [repository, os.environ.get("PYTHONPATH")]))
-    return subprocess.call([sys.executable, "-m", "benchmarks", *arguments], env={**os.environ, "PYTHONPATH": path})
+    environ = dict(os.environ)  # the child runs in this process's environment, the repository on its path
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
+                                                          environ.get("PYTHONPATH")]))
+    return subprocess.call([sys.executable, "-m", "benchmarks", *arguments], env=environ)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -139,6 +139,10 @@ class Corpus:
         """This corpus's bounded cache called `name` (made on first use)."""
         return self._caches.named(name, size)
 
+    def cached(self) -> int:
+        """How many derived values this corpus's caches hold."""
+        return len(self._caches)
+
     def with_own_caches(self) -> Corpus:
         """The same corpus (documents, chunks, vectors and views shared) with caches of its own: one session's."""
         return dataclasses.replace(self, _caches=Caches())
