@@ -206,17 +206,29 @@ def _accept(proposal: Proposal, documents, request: Request, verifier: Verifier,
                           producer=producer, claims=verdicts)
     unsupported = [v for v in verdicts if v.status == "dropped"]
     if not kept or (unsupported and trace.settings.on_unsupported == "abstain"):
-        details = "; ".join(
-            f"{check.citation.source_id}:{check.citation.start_line}-{check.citation.end_line} failed "
-            + ", ".join(check.failed_checks)
-            for check in failures
-        ) or (f"no citation for: {unsupported[0].text!r}" if unsupported else "the answer has no cited claim")
-        return Abstention(reason_code=abstention_for(failures) if failures else "unsupported_claim", stage="verify",
-                          detail=details)
+        return _unsupported(failures, unsupported)
     conflict = conflicts(proposal, kept, documents, request)
     if conflict is not None:
         trace.answer = trace.answer.model_copy(update={"dropped_citations": [], "claims": []})
         return conflict
+    _answered(trace, verdicts, dropped, unsupported, producer)
+    return None
+
+
+def _unsupported(failures: list[CitationCheck], unsupported: list[ClaimVerdict]) -> Abstention:
+    """The abstention of an answer whose claims do not stand: the reason the failed checks justify, and which."""
+    details = "; ".join(
+        f"{check.citation.source_id}:{check.citation.start_line}-{check.citation.end_line} failed "
+        + ", ".join(check.failed_checks)
+        for check in failures
+    ) or (f"no citation for: {unsupported[0].text!r}" if unsupported else "the answer has no cited claim")
+    return Abstention(reason_code=abstention_for(failures) if failures else "unsupported_claim", stage="verify",
+                      detail=details)
+
+
+def _answered(trace: Trace, verdicts: list[ClaimVerdict], dropped: list[Citation], unsupported: list[ClaimVerdict],
+              producer: str) -> None:
+    """The answer of the claims that stand, with what was dropped said in the explanation."""
     verified = [c for verdict in verdicts for c in verdict.citations if c.verified]
     text = " ".join(_claim_text(v) for v in verdicts if v.status == "verified")
     trace.answer = Answer(status="answered", answer=text, citations=verified, dropped_citations=dropped,
@@ -227,7 +239,6 @@ def _accept(proposal: Proposal, documents, request: Request, verifier: Verifier,
                               + "; ".join(repr(v.text) for v in unsupported))
     elif dropped:
         trace.explanation += f" {len(dropped)} citation(s) failed their checks and were dropped."
-    return None
 
 
 def _claim_verdicts(claims: list[Claim], checks: list[CitationCheck], documents):

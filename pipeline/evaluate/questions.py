@@ -22,6 +22,7 @@ from pipeline.core.contracts import Request, Settings
 from pipeline.engine.config import build_engine
 from pipeline.evaluate import data
 from pipeline.evaluate.common import Progress
+from pipeline.evaluate.metrics import share
 
 QUESTIONS = data.EVAL_DIR / "questions" / "dev.jsonl"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -153,14 +154,14 @@ def summarize(rows: list[dict], latencies: list[float] | None = None) -> dict:
     return {
         "items": len(rows),
         "answerable": _rate(answerable),
-        "answerable_correct": sum(r["passed"] for r in answerable) / len(answerable) if answerable else 0.0,
-        "answerable_right_place": sum(r.get("right_place", False) for r in answerable) / len(answerable) if answerable else 0.0,
+        "answerable_correct": share(sum(r["passed"] for r in answerable), len(answerable)),
+        "answerable_right_place": share(sum(r.get("right_place", False) for r in answerable), len(answerable)),
         "table_aggregate": _rate([r for r in answerable if r["kind"] == "table-aggregate"]),
         "unanswerable": _rate(unanswerable),
-        "unanswerable_refused": sum(r["passed"] for r in unanswerable) / len(unanswerable) if unanswerable else 0.0,
+        "unanswerable_refused": share(sum(r["passed"] for r in unanswerable), len(unanswerable)),
         "answered_wrong": wrong,
         "answered_false": false,
-        "wrong_plus_false_rate": (wrong + false) / len(rows) if rows else 0.0,
+        "wrong_plus_false_rate": share(wrong + false, len(rows)),
         "by_kind": {k: _rate(v) for k, v in sorted(by_kind.items())},
         "by_collection": {k: {"answerable": _rate([r for r in v if r["answerable"]]),
                               "unanswerable": _rate([r for r in v if not r["answerable"]])}

