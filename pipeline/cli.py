@@ -13,8 +13,8 @@ from pydantic import ValidationError
 from pipeline.core.contracts import Proposal, Request, Settings
 from pipeline.core.errors import InputError, RagError
 from pipeline.core.registry import GENERATORS, JUDGES
-from pipeline.engine import parts as _shipped  # noqa: F401 (registers the shipped parts: the choices below)
 from pipeline.core.settings import EngineConfig
+from pipeline.engine import parts as _shipped  # noqa: F401 (registers the shipped parts: the choices below)
 
 
 def _positive(text: str) -> int:

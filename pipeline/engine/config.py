@@ -136,6 +136,10 @@ class Engine:
 def build_engine(config: EngineConfig | None = None, **parts: Any) -> Engine:
     """Build every part the config names. `parts` may pass ready-made parts (e.g. `embedder=`) instead."""
     config = config or EngineConfig.from_env()
+    for registry, key, name in ((EMBEDDERS, "embedder", config.embedder), (VECTOR_STORES, "vector_store", config.vector_store),
+                                (GENERATORS, "generator", config.generator), (JUDGES, "judge", config.judge)):
+        if key not in parts:
+            registry.entry(name)  # an unknown name is refused before any part is built
     tokenizer = parts.get("tokenizer") or Tokenizer(config.index.cjk)
     embedder = parts.get("embedder") or EMBEDDERS.create(config.embedder)
     store = parts.get("vector_store") or VECTOR_STORES.create(config.vector_store, config=config, embedder=embedder)

@@ -31,11 +31,16 @@ from pipeline.evaluate.judge_augment import FLIP_KINDS, flippable, flipped_claim
 from pipeline.evaluate.judge_cache import EmbeddingCache
 from pipeline.evaluate.judge_data import Pair, judge_units, load_pairs
 from pipeline.evaluate.judge_fit import POLARITY_L2, RELEVANCE_L2, SELECTOR_L2, fit_decision, fit_selector
+from pipeline.lang.opposites import flipped
 from pipeline.verify.judges.features import (
-    FEATURE_NAMES, PAIR_FEATURE_NAMES, SELECTOR_FEATURE_NAMES, Profiler, features, pair_features,
+    FEATURE_NAMES,
+    PAIR_FEATURE_NAMES,
+    SELECTOR_FEATURE_NAMES,
+    Profiler,
+    features,
+    pair_features,
     span_claim_coverage,
 )
-from pipeline.lang.opposites import flipped
 from pipeline.verify.judges.learned import DECISION_PARTS, DEFAULT_WEIGHTS, decision_score, selector_logits
 
 # The rule to beat verifies 0.68 of SUPPORT pairs; keep a margin above it. Checked on the training side only

@@ -10,7 +10,6 @@ import re
 
 from pipeline.lang.negation import ANSWER_NEGATES, NEGATED_QUESTION
 
-
 _I = re.IGNORECASE
 
 

@@ -22,10 +22,10 @@ import numpy as np
 from pipeline.core.contracts import Candidate, Request, Retrieval, Settings, TableComparison
 from pipeline.core.policy import ineligibility, superseded_by
 from pipeline.index.corpus import Corpus
+from pipeline.lang.comparisons import superlative
 from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
 from pipeline.retrieve.scores import Scores, score_collection
 from pipeline.retrieve.table_compare import compare, document_tables
-from pipeline.lang.comparisons import superlative
 
 
 @dataclass

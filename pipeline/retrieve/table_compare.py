@@ -20,8 +20,15 @@ from functools import cached_property
 from pipeline.core.cache import BoundedCache
 from pipeline.core.contracts import Document, TableComparison
 from pipeline.ingest.metadata import document_names
-from pipeline.lang.comparisons import (AGGREGATE_ROW, DURATION_COLUMN, FRAME_WORDS, MONEY_COLUMN, OVERALL,
-                                       TOTAL_COLUMN, Superlative)
+from pipeline.lang.comparisons import (
+    AGGREGATE_ROW,
+    DURATION_COLUMN,
+    FRAME_WORDS,
+    MONEY_COLUMN,
+    OVERALL,
+    TOTAL_COLUMN,
+    Superlative,
+)
 from pipeline.text.tables import (
     FOOTNOTE_MARK,
     KEY_TRIM,

@@ -7,10 +7,9 @@ compared to hold the most; a question naming a row and a column by that row (the
 
 from __future__ import annotations
 
-
 from pipeline.core.contracts import Context
-from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
+from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.text.footnotes import marks_of, opens_note
 from pipeline.text.units import Unit, exact_between, joined, units_of
 

@@ -15,23 +15,32 @@ import copy
 from collections.abc import Callable
 
 from pipeline.core.contracts import Context, Proposal, ProposedCitation
-from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.generate.extractive.answer_forms import (
-    compared_row, definition_first, first_defining, rows_best_first, source_text, summary_units, whole_list_first,
-)
-from pipeline.lang.questions import (
-    VALUE_TYPES, found_types, holds_wanted_value, new_numerals, states_count, wanted_types,
+    compared_row,
+    definition_first,
+    first_defining,
+    rows_best_first,
+    source_text,
+    summary_units,
+    whole_list_first,
 )
 from pipeline.generate.extractive.answer_model import AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, scored_units
-from pipeline.lang.forms import asks_about_document, defined_term
-from pipeline.lang.forms import COUNTS_KINDS
+from pipeline.lang.comparisons import states_extreme, superlative
+from pipeline.lang.forms import COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
+from pipeline.lang.questions import (
+    ASKS_SEVERAL,
+    VALUE_TYPES,
+    found_types,
+    holds_wanted_value,
+    new_numerals,
+    states_count,
+    wanted_types,
+)
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.tokenize import Tokenizer
-from pipeline.lang.comparisons import states_extreme, superlative
 from pipeline.text.tables import asked_cells, asked_unit, named_row
-from pipeline.lang.forms import PERSON_PRONOUN
 from pipeline.text.units import Unit, introduces, join_lines, joined, units_of
 
 Generator = Callable[[Context], Proposal]

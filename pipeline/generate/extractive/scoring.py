@@ -14,8 +14,8 @@ from pipeline.core.cache import BoundedCache
 from pipeline.core.contracts import Context
 from pipeline.core.settings import TUNING
 from pipeline.generate.extractive.answer_model import AnswerModel, Pair, feature_matrix
-from pipeline.lang.questions import asks_procedure, found_types, negation_unmatched, new_numerals, wanted_types
 from pipeline.lang.abbreviations import expand_tokens
+from pipeline.lang.questions import asks_procedure, found_types, negation_unmatched, new_numerals, wanted_types
 from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.units import Unit, join_lines, units_of
 

