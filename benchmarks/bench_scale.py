@@ -14,14 +14,14 @@ documents restricted to one of 8 groups, 20 % with a validity window, 10 topics.
 What is built once per size and kept under --dir (a rerun resumes; the Chroma fill resumes at
 its last whole batch): the BM25 index of one requester's view (groups ["team-1"]: the public
 documents and team-1's) saved by `pipeline.lexical_store.Bm25Store`, and every chunk's vector
-and access/eligibility metadata in one Chroma collection (`pipeline.dense.ChromaChunkSearch`).
+and access/eligibility metadata in one Chroma collection (`pipeline.index.dense.ChromaChunkSearch`).
 
 What is measured, each in a fresh process (`measure` below):
 - start-up: imports, then opening Chroma (client + collection) and loading the saved BM25 index
   memory-mapped (its checksums verified) and the per-chunk source table: what a replica does;
 - ask p50/p95: the retrieval stage of `ask` for that requester: BM25 over the view for 4 query
-  terms, HNSW in Chroma twice (readable; readable and eligible) through `pipeline.dense.hnsw_scores`,
-  then rank fusion and the eligible top-k exactly as `pipeline.retrieve` does. Packing, composing
+  terms, HNSW in Chroma twice (readable; readable and eligible) through `pipeline.index.dense.hnsw_scores`,
+  then rank fusion and the eligible top-k exactly as `pipeline.retrieve.selection` does. Packing, composing
   and verifying touch only the top chunks and are not part of it;
 - peak RSS (VmHWM) of that process, and for the server mode the `chroma run` process's peak
   (VmHWM) after its own start-up and the queries.
@@ -54,7 +54,7 @@ SIMULATED = "simulated: Zipf pseudo-word text, random unit vectors (384 d), 100 
 
 
 def documents(n_chunks: int) -> list[dict]:
-    """Per document: the metadata `pipeline.dense.document_metadata` would give a real one."""
+    """Per document: the metadata `pipeline.index.dense.document_metadata` would give a real one."""
     import numpy as np
 
     from pipeline.index.dense import OPEN_FROM, OPEN_TO

@@ -1,4 +1,4 @@
-"""Train the answer scorer (pipeline/answer_model.json) on the public SQuAD 2.0 and CMRC halves.
+"""Train the answer scorer (pipeline/models/answer_model.json) on the public SQuAD 2.0 and CMRC halves.
 
 `uv run python scripts/train_answer_model.py [--squad N] [--cmrc N] [--out FILE]`
 

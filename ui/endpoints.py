@@ -1,4 +1,4 @@
-"""The named endpoints for the conversation and the document library (issue 12).
+"""The named endpoints for the conversation and the document library.
 
 /history, /reopen_turn, /clear_history: the session's turns (each with its trace, re-openable);
 /delete_document: remove one of the session's uploads (its chunks and vectors go with it).

@@ -1,6 +1,6 @@
 """Caps on every input a caller controls, checked before any work starts (one clear line when exceeded).
 
-A cap keeps one request's cost bounded: before these, a 100,000-character question cost 146 s in
+A cap keeps one request's cost bounded: uncapped, a 100,000-character question takes 146 s in
 the CLI and a 282 KB answer to check 29 s of claim splitting, holding other sessions' work.
 """
 

@@ -82,7 +82,7 @@ class Environment:
 @dataclass(frozen=True)
 class Tuning:
     """Fixed weights of the retrieval and the composer, chosen on the public sets: not per request, not traced.
-    Changing one changes the measured figures (README Results)."""
+    Changing one changes the measured figures (docs/results.md)."""
 
     prefilter_type_weight: float = 0.25  # composer: the wanted answer type's share beside the words' coverage
     prefilter_pack_weight: float = 0.1  # composer: earlier packed sources first (this weight / pack position)

@@ -101,7 +101,7 @@ class Engine:
     def searchable_corpus(self, documents: Sequence[Document], vector_store: VectorStore | None = None,
                           worker: Any = None) -> tuple[Corpus, Any]:
         """A corpus to ask at once (BM25 now) and the background job embedding the vectors it lacks, or
-        None when every vector is stored (see `pipeline.background`)."""
+        None when every vector is stored (see `pipeline.index.background`)."""
         from pipeline.index.background import searchable_corpus
 
         store = self.vector_store if vector_store is None else vector_store  # (a store may define __len__)

@@ -1,6 +1,6 @@
 """The support judge's two estimators, numpy only: the selector's conditional logit and the decision's regressions.
 
-The decision is two logistic regressions whose probabilities multiply (support_model.decision_score):
+The decision is two logistic regressions whose probabilities multiply (verify.judges.learned.decision_score):
 relevance (does the span hold evidence on the claim at all: SUPPORT and CONTRADICT against
 no-evidence pairs) and polarity (given evidence, does it support the claim: SUPPORT against
 CONTRADICT). One regression of SUPPORT against both kinds of negative had to weigh conflict

@@ -291,8 +291,8 @@ def run(args) -> int:
 
         for path in draw(result, side, args.plots):
             print(f"plot: {path}", file=sys.stderr)
-    if args.readme and args.json:
-        from pipeline.evaluate.report import write_readme
+    if args.results and args.json:
+        from pipeline.evaluate.report import write_results
 
-        write_readme(args.readme, eval_path=args.json)
+        write_results(args.results, eval_path=args.json)
     return 0 if ok else 1

@@ -6,9 +6,9 @@ Small numpy models (judge_fit.py), all fitted on the training side of the fixed 
 (judge_data.py) only:
 1. the selector, a conditional logit over the sentences of a span (title included): which
    sentence is the evidence? Fitted on labelled pairs (SUPPORT and CONTRADICT), the rationale
-   sentences (of every evidence set) being the answer, on support_features.selector_matrix
+   sentences (of every evidence set) being the answer, on verify.judges.features.selector_matrix
    (the sentence features and its place among the others). It picks the sentence to highlight.
-2. the decision, over pair features (support_features.PAIR_FEATURE_NAMES: the picked sentence's
+2. the decision, over pair features (verify.judges.features.PAIR_FEATURE_NAMES: the picked sentence's
    features, including negation/direction/"no effect" conflicts, and how the claim relates to
    the whole span): the product of a relevance regression (evidence or not) and a polarity
    regression (SUPPORT against CONTRADICT, plus supported claims flipped into their opposites:

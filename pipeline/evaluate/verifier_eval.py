@@ -5,7 +5,7 @@ should verify; CONTRADICT pairs and pairs without evidence should not. Three ver
 the same pairs, each through the full `Verifier.check` on a citation spanning the whole
 abstract (a document whose lines are the title and then one sentence per line):
 - ours (containment): claim_supported = contained, or >= 85 % of the content words;
-- the learned judge (support_model.LearnedJudge), deciding claim_supported only;
+- the learned judge (verify.judges.learned.LearnedJudge), deciding claim_supported only;
 - seed 002's rule (>= 3 shared lowercase tokens of >= 5 characters).
 Pairs are the held-out side of the judge's fixed claim-id split (judge_data.py) unless
 `split` says otherwise; the judge was trained on the other side only.
@@ -76,7 +76,7 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
              tokenizer: Tokenizer | None = None, judge=None, split: str = "held_out") -> dict:
     """Figures for containment, the learned judge and the word-overlap rule on the same pairs.
 
-    `judge` defaults to support_model.LearnedJudge(); pass False to skip it (no embedding model).
+    `judge` defaults to verify.judges.learned.LearnedJudge(); pass False to skip it (no embedding model).
     """
     if judge is None:
         from pipeline.verify.judges.learned import LearnedJudge

@@ -136,7 +136,7 @@ def _windows(page: Page, run: list[Line], size: int, overlap: int) -> list[tuple
 
 class _LineFinder:
     """The lines a span touches, by binary search over the page's line offsets (ascending):
-    scanning every line for every window made chunking quadratic (4 MB of text: 24 s)."""
+    scanning every line for every window would make chunking quadratic."""
 
     def __init__(self, page: Page) -> None:
         self.lines = page.lines

@@ -250,7 +250,7 @@ def build_corpus(
 
     With a `lexical_store`, tokens wait until a view's BM25 index is not found saved there.
     From `dense_search_min_chunks` chunks on, with a Chroma `cache`, the chunk vectors also go
-    into a per-corpus Chroma collection and dense search runs there (`pipeline.dense`)."""
+    into a per-corpus Chroma collection and dense search runs there (`pipeline.index.dense`)."""
     check_unique_ids(documents)
     settings = index_settings or IndexSettings()
     tokenizer = tokenizer or Tokenizer(settings.cjk)

@@ -1,6 +1,6 @@
 """Which way a text moves what: direction words together with the words around them.
 
-support_features' direction cues count increase/decrease words over a whole sentence, so
+The learned judge's direction cues (verify.judges.features) count increase/decrease words over a whole sentence, so
 "decreases telomere fragility in BRCA2-deficient cells" and "increases telomere fragility in
 BRCA2-deficient cells" both come out neutral ("deficient" cancels the verb). Here each
 direction word keeps its sign (flipped by a negation just before it) and the content words

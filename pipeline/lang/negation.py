@@ -1,6 +1,6 @@
 """Negation, in English and Chinese: one pattern per question the pipeline asks of a text, each named for it.
 
-They differ on purpose, and each was measured where it is used (README Results): unifying any two would
+They differ on purpose, and each was measured where it is used (docs/results.md): unifying any two would
 change what that check answers.
 
 - `NEGATES`: does a claim or a cited span negate at all? The containment judge refuses a claim whose negation

@@ -2,7 +2,7 @@
 
 English: lowercase word tokens, bm25s' English stopwords, Snowball stemming (PyStemmer).
 Chinese: jieba word segmentation (rjieba, a Rust port) of each run of Han characters, or
-character bigrams; the default is chosen by measurement (README, "Tokenizer choice").
+character bigrams; the default is chosen by measurement (docs/decisions.md, "Tokenizer").
 Numbers are kept whole, with thousands separators removed, so "1,000" matches "1000".
 """
 
@@ -112,7 +112,7 @@ class Tokenizer:
         return out
 
     def name_tokens(self, names: str) -> set[str]:
-        """The tokens of a document's names (index.document_names), numbers left out: "2020" in a file name is not
+        """The tokens of a document's names (ingest.metadata.document_names), numbers left out: "2020" in a file name is not
         what a question names."""
         return {token for token in self.tokens(names) if not token[:1].isdigit()}
 

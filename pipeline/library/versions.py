@@ -1,6 +1,6 @@
 """Replacing a document in place: a new file for an existing source id.
 
-The product's versioning rules (README "Documents and front matter", seed 000 §45.3): versions that
+The product's versioning rules (docs/usage.md "Documents and front matter", seed 000 §45.3): versions that
 must stay answerable side by side (travel-v1 expired, travel-v2 current) are separate ids with
 validity intervals, and "current" is judged against the request date. Replacing in place is for a
 *correction or update of one id*: the new file takes the old one's id, the old version's chunks and

@@ -142,7 +142,7 @@ def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,
                   query_vector: np.ndarray) -> tuple[np.ndarray, str]:
     """Cosine per readable row: HNSW in Chroma for a large corpus (the access filter inside the
-    query, `pipeline.dense`), else the exact matrix product."""
+    query, `pipeline.index.dense`), else the exact matrix product."""
     if corpus.dense_search is not None:
         from pipeline.index.dense import hnsw_scores
 

@@ -194,12 +194,12 @@ def test_eval_all_on_a_slice_writes_json_plots_and_readme(tmp_path, monkeypatch,
     assert figures["tables"]["squad2"] in text  # the table exactly as printed
 
 
-def test_readme_region_is_the_only_change(tmp_path):
-    from pipeline.evaluate.report import write_readme
+def test_the_results_region_is_the_only_change(tmp_path):
+    from pipeline.evaluate.report import write_results
 
     readme = tmp_path / "README.md"
     readme.write_text("head\n<!-- results:start -->\nstale\n<!-- results:end -->\nfoot\n", "utf-8")
-    write_readme(readme, eval_path=tmp_path / "none.json", bench_path=tmp_path / "none.json",
+    write_results(readme, eval_path=tmp_path / "none.json", bench_path=tmp_path / "none.json",
                  load_path=tmp_path / "none.json", scale_path=tmp_path / "none.json",
                  pdf_load_path=tmp_path / "none.json")
     text = readme.read_text("utf-8")

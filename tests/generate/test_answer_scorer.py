@@ -64,7 +64,7 @@ def test_proposal_carries_score_threshold_and_runner_up(real_corpus):
     assert proposal.score is not None and proposal.threshold == shipped_model().threshold
     assert proposal.runner_up_score is not None and proposal.runner_up_score <= proposal.score
     # Both the sentence that names the allowance and the one with the amount are the top two
-    # candidates (which wins is the model's known weakness: README, "Answer selection").
+    # candidates (which wins is the model's known weakness: docs/decisions.md, "Answer selection").
     cited = {proposal.best_unit.split("]")[0], proposal.runner_up.split("]")[0]}
     assert cited == {"[meals:1", "[meals:3"}
 

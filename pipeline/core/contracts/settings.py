@@ -23,7 +23,7 @@ def _shipped_threshold() -> float:
 class Settings(Frozen):
     """Per-request thresholds and switches; every value is validated here and recorded in the trace.
 
-    Product defaults chosen on the natural-question dev set (README, "Choices and limits"): five
+    Product defaults chosen on the natural-question dev set (docs/decisions.md): five
     hits, a low relevance gate (the calibrated answer scorer decides answerability) and a window
     that holds several whole parents. The seed scenarios keep the seed's values (scenarios.py).
     """
@@ -38,7 +38,7 @@ class Settings(Frozen):
     retrieval: Literal["hybrid", "bm25", "dense"] = "hybrid"
     trace_limit: int = Field(100, ge=1, description="candidates listed in the trace, best first")
     # The extractive composer abstains below this calibrated answer probability; the default is
-    # pipeline/answer_model.json's own threshold (chosen on the public curves), so a retrained
+    # pipeline/models/answer_model.json's own threshold (chosen on the public curves), so a retrained
     # model never runs with a stale cut.
     min_support: float = Field(default_factory=_shipped_threshold, ge=0.0, le=1.5,
                                description="the extractive composer's minimum answer probability")

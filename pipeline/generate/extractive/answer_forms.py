@@ -113,7 +113,7 @@ def first_defining(term: str, scored: list, context: Context):
 
 def whole_list_first(question: str, scored: list, threshold: float, note: str) -> tuple[list, str]:
     """A question for several things, best answered by one item of a list: the whole list answers, when it
-    too reaches the threshold ("What are the dependencies?" had been answered with the first library only)."""
+    too reaches the threshold ("What are the dependencies?" wants every library, not the first one)."""
     best = scored[0].unit
     if best.kind != "item" or not ASKS_SEVERAL.search(question):
         return scored, note

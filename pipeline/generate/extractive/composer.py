@@ -2,11 +2,11 @@
 
 A generator is any callable `Context -> Proposal`. The default, `local-extractive-v1`, is an
 exact-source extractive composer (seed 000, §45.4): it splits the packed evidence into units
-(sentences across wrapped lines, list items, table rows; `units.py`), scores each with a
+(sentences across wrapped lines, list items, table rows; `text.units`), scores each with a
 small learned model of meaning, words and expected answer type (`answer_model.py`), and
 copies and cites the best unit — or abstains when the best unit's calibrated probability is
 below the threshold (Settings.min_support, by default the model's own). Conflicts between
-sibling sources are checked by the engine (conflicts.py), not here.
+sibling sources are checked by the engine (verify.conflicts), not here.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from pipeline.text.units import Unit, introduces, join_lines, joined, units_of
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
-# The calibrated answer probability below which the composer abstains (answer_model.json).
+# The calibrated answer probability below which the composer abstains (models/answer_model.json).
 DEFAULT_MIN_SUPPORT = shipped_model().threshold
 
 
@@ -179,8 +179,8 @@ class LocalExtractive:
         if not typed:
             wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
             return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
-        # A place or name the question gives must be in the cited source: 上海的住宿限额 was answered with the
-        # Beijing policy's limit (the units matched 住宿 and 限额, not 上海), "… in Beijing?" with Shanghai's.
+        # A place or name the question gives must be in the cited source: the Beijing policy's limit shares 住宿 and
+        # 限额 with 上海的住宿限额 but does not answer it, nor does Shanghai's limit answer "… in Beijing?".
         places, names = chinese_place_names(question), english_names(question)
         texts = {source.n: source_text(source) for source in context.sources} if places or names else {}
         named = [row for row in typed if all(place in texts[row.unit.source.n] for place in places)

@@ -16,7 +16,7 @@ ordinary text (English averages about 4 code points per token, common Chinese ch
 such text. So the whole prompt (both messages plus a per-message allowance for the chat
 template) must fit `window - reserve`, and `max_tokens = reserve` keeps the output inside the
 window. A prompt that does not fit abstains with `context_budget` before any request: the engine
-asks `prompt_size(context)` and decides before calling the generator (engine.over_budget).
+asks `prompt_size(context)` and decides before calling the generator (engine.journey.over_budget).
 
 Failures never raise: connection refused, timeout, 401, 429 and 5xx (retried with bounded
 exponential backoff, Retry-After honoured up to a cap), a reply cut short (finish_reason
@@ -180,7 +180,7 @@ class ChatCompletionsGenerator:
 
         return OpenAI(base_url=self.config.base_url, api_key=self._key(), timeout=self.config.timeout_s, max_retries=0)
 
-    min_output = MIN_OUTPUT_TOKENS  # the engine refuses a reserve below this before calling (engine.over_budget)
+    min_output = MIN_OUTPUT_TOKENS  # the engine refuses a reserve below this before calling (engine.journey.over_budget)
 
     def prompt_size(self, context: Context) -> int:
         """The whole prompt's size for this context: the engine checks it against window − reserve first."""
@@ -226,7 +226,7 @@ class ChatCompletionsGenerator:
     def _over_budget(self, context: Context, messages) -> Proposal | None:
         """A context_budget abstention, before any request, when the prompt or the output cannot fit.
 
-        The engine decides this before calling (engine.over_budget); this guard serves direct callers."""
+        The engine decides this before calling (engine.journey.over_budget); this guard serves direct callers."""
         why = budget_shortfall(context, prompt_size(messages), MIN_OUTPUT_TOKENS, producer="model")
         if why is None:
             return None

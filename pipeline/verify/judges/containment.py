@@ -2,8 +2,8 @@
 
 `ContainmentJudge` (the default, `containment-v1`) accepts a claim that is contained in the
 span, or whose content words are nearly all in it (`coverage`) with no negation flip. It
-rarely verifies a paraphrase, and almost never a contradiction (README, Results). Other judges
-implement the same `SupportJudge` protocol and are registered in `pipeline.config`.
+rarely verifies a paraphrase, and almost never a contradiction (docs/results.md). Other judges
+implement the same `SupportJudge` protocol and are registered in `verify.judges`.
 """
 
 from __future__ import annotations

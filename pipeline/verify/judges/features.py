@@ -4,7 +4,7 @@ Every feature is cheap and language-neutral where it can be: token coverage both
 project's tokenizer: English stems, Chinese words), character 3-gram containment (works for
 Chinese without word splitting), rapidfuzz ratios, numbers, negation, direction words
 (increase/decrease, higher/lower, before/after …, English and Chinese), "no effect" wording,
-entity-like tokens, the embedding cosine, and direction moves (support_direction.py: what a
+entity-like tokens, the embedding cosine, and direction moves (lang.direction: what a
 direction word moves, so "same thing, other way" is seen within a sentence). Embedding
 similarity alone cannot tell "supports" from "contradicts" (SciFact: AUC 0.735), hence the
 polarity cues and their products with coverage, which let a linear model say "same words,

@@ -2,9 +2,9 @@
 
 It splits the span into sentences, drops sentences that address a reader-model ("ignore
 previous instructions and say …": text is data, never an instruction), and computes per
-sentence the features of support_features.py: lexical overlap, numbers, negation and
+sentence the features of verify.judges.features: lexical overlap, numbers, negation and
 direction cues, whether it moves what the claim moves the same or the other way
-(support_direction.py), and two embedding signals: the cosine to the claim, and how much
+(lang.direction), and two embedding signals: the cosine to the claim, and how much
 closer the sentence is to the claim than to the claim's mechanical opposite (flipped()). Two
 small models, trained by pipeline/evaluate/train_judge.py on SciFact training claims (weights
 in support_judge.json), then decide: a selector (which sentence is the evidence: the
@@ -16,7 +16,7 @@ names the supporting sentences (best first) as code-point spans inside the span.
 Before the model: a number in the claim that the span does not state refuses it outright (the
 verifier's numbers_match check says the same and always wins anyway), and so does a word the
 span says the opposite of ("lower deck" against "upper deck", "reimbursed" against "never
-reimbursed": opposites.py), which an embedding does not separate. Fast path: a claim contained
+reimbursed": lang.opposites), which an embedding does not separate. Fast path: a claim contained
 verbatim in one (non-instruction) sentence is supported without the model.
 """
 
