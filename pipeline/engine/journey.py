@@ -24,7 +24,7 @@ from pipeline.core.contracts import (
     Settings,
     Trace,
 )
-from pipeline.core.interfaces import BudgetAware, CorpusBound, Generator, SupportJudge
+from pipeline.core.interfaces import BudgetAware, CorpusBound, Generator, ModelScored, SupportJudge
 from pipeline.core.registry import GENERATORS, JUDGES
 from pipeline.core.settings import EngineConfig
 from pipeline.engine import parts as _shipped  # noqa: F401 (registers the parts the defaults name)
@@ -116,7 +116,8 @@ def ask(
     trace = Trace(
         request=request, settings=settings, index=corpus.index_settings,
         components={**(components or {}), "generator": generator_name, "judge": judge.name,
-                    "tokenizer": corpus.tokenizer.name, "embedder": corpus.embedder.name},
+                    "tokenizer": corpus.tokenizer.name, "embedder": corpus.embedder.name,
+                    **_scoring_models(generator, judge)},
         corpus_digest=view.digest, documents=list(view.records),
         tokenizer=corpus.tokenizer.name, embedder=corpus.embedder.name,
         answer=Answer(status="abstained", answer=None, reason_code="insufficient_evidence", producer=producer),
@@ -140,6 +141,15 @@ def ask(
         _abstained(trace, abstention, producer)
     trace.timings_ms = clock.timings
     return trace
+
+
+def _scoring_models(generator: Generator, judge: SupportJudge) -> dict[str, str]:
+    """The models behind the generator's and the judge's scores, by role (`generator.scorer`, `judge.reader`, …)."""
+    out: dict[str, str] = {}
+    for role, part in (("generator", generator), ("judge", judge)):
+        if isinstance(part, ModelScored):
+            out.update({f"{role}.{name}": model for name, model in part.models.items()})
+    return out
 
 
 def over_budget(generator: Generator, context: Context) -> Abstention | None:

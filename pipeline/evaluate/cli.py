@@ -30,6 +30,8 @@ def add_eval_parser(commands) -> None:
                         help="questions: also sweep the answer scorer's threshold over these values (the whole engine at each)")
     parser.add_argument("--support-judge", choices=["containment", "learned"], default="containment",
                         help="who decides claim_supported in the scenarios (the verifier suite runs both)")
+    parser.add_argument("--paraphrase-judge", choices=["learned", "reader"], default="learned",
+                        help="verifier: the paraphrase judge measured beside containment (reader: the cross-encoder)")
     parser.add_argument("--traces", type=Path, metavar="FILE",
                         help="where the scenario traces go (default reports/rag-traces.json)")
     parser.add_argument("--results", "--readme", type=Path, metavar="PAGE", dest="results",

@@ -110,7 +110,12 @@ def _threshold(value: float) -> str:
 def suite_verifier(args, configs) -> dict:
     from pipeline.evaluate import verifier_eval
 
-    figures = verifier_eval.evaluate(args.claims, args.corpus, limit=args.limit)
+    judge = None
+    if getattr(args, "paraphrase_judge", "learned") == "reader":
+        from pipeline.verify.judges.reader import ReaderJudge
+
+        judge = ReaderJudge()
+    figures = verifier_eval.evaluate(args.claims, args.corpus, limit=args.limit, judge=judge)
     coverage = figures.pop("_coverage")
     ours = figures["verifier"]
     base = ours["baseline_word_overlap"]
@@ -123,9 +128,9 @@ def suite_verifier(args, configs) -> dict:
     text = table(f"verifier on held-out SciFact (claim, cited abstract) pairs (claims the learned judge was not trained on): "
                  f"{pairs['total']} = {pairs['support']} SUPPORT, {pairs['contradict']} CONTRADICT, "
                  f"{pairs['no_evidence']} no evidence", rows,
-                 columns=("ours (containment)", f"learned judge (threshold {_threshold(learned['threshold'])})",
+                 columns=("ours (containment)", f"{learned['judge']} (threshold {_threshold(learned['threshold'])})",
                           "papertrail (word overlap)"))
-    curve = table("learned judge: threshold -> recall, false-verification rate (all / CONTRADICT / no evidence)",
+    curve = table(f"{learned['judge']}: threshold -> recall, false-verification rate (all / CONTRADICT / no evidence)",
                   [(f"threshold {_threshold(row['threshold'])}", row["recall"], row["false_verification_rate"],
                     row["contradict"], row["no_evidence"]) for row in learned["curve"]],
                   columns=("recall", "fvr", "fvr contradict", "fvr no evidence"))

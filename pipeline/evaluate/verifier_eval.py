@@ -125,6 +125,7 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
     if learned_verifier is not None:
         figures["learned_judge"] = scores(learned, labels)
         figures["learned_judge"]["threshold"] = judge.threshold
+        figures["learned_judge"]["judge"] = judge.name
         figures["learned_judge"]["highlight_is_rationale"] = (sum(highlight_hits) / len(highlight_hits)
                                                               if highlight_hits else 0.0)
         figures["learned_judge"]["highlights_checked"] = len(highlight_hits)

@@ -21,7 +21,13 @@ LLM_RESERVE = 800
 def _extractive(config, tokenizer, embedder=None, **_: Any):
     from pipeline.generate.extractive.composer import LocalExtractive
 
-    return LocalExtractive(tokenizer, min_support=config.settings.min_support, embedder=embedder)
+    reader = None
+    if config.settings.min_reader > 0:
+        from pipeline.models.reader import shipped_reader
+
+        reader = shipped_reader()
+    return LocalExtractive(tokenizer, min_support=config.settings.min_support, embedder=embedder, reader=reader,
+                           reader_threshold=config.settings.min_reader)
 
 
 def _llm(**_: Any):

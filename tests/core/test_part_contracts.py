@@ -110,6 +110,18 @@ class TestLearnedJudge(SupportJudgeContract):
         return sample_corpus
 
 
+class TestReaderJudge(SupportJudgeContract):
+    registered_as = "reader"
+
+    @pytest.fixture
+    def judge(self, engine):
+        return engine.judge_named("reader")
+
+    @pytest.fixture
+    def corpus(self, sample_corpus):
+        return sample_corpus
+
+
 class TestLanguageModelJudge(SupportJudgeContract):
     """The stand-in model finds the unrelated claim unsupported (a verbatim claim needs no call)."""
 

@@ -67,3 +67,7 @@ class Proposal(BaseModel):
     best_unit: str | None = None
     runner_up: str | None = None
     runner_up_score: float | None = None
+    # The reader's check of the chosen unit (a cross-encoder reading question and unit together), if one ran.
+    reader: str | None = None
+    reader_score: float | None = None
+    reader_threshold: float | None = None

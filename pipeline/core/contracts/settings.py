@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from pipeline.core.contracts.base import Frozen
-from pipeline.models import ANSWER_MODEL
+from pipeline.models import ANSWER_MODEL, READER_RECORD
 
 
 @lru_cache(maxsize=1)
@@ -18,6 +18,12 @@ def _shipped_threshold() -> float:
     """The composer's shipped answer model carries its own threshold: the default `min_support`, so a retrained
     model never runs with a stale cut. Read as data: no scorer code here."""
     return float(json.loads(ANSWER_MODEL.read_text("utf-8"))["threshold"])
+
+
+@lru_cache(maxsize=1)
+def _reader_threshold() -> float:
+    """The reader's own calibrated answer threshold (its training record), read as data."""
+    return float(json.loads(READER_RECORD.read_text("utf-8"))["thresholds"]["answer"])
 
 
 class Settings(Frozen):
@@ -42,6 +48,10 @@ class Settings(Frozen):
     # model never runs with a stale cut.
     min_support: float = Field(default_factory=_shipped_threshold, ge=0.0, le=1.5,
                                description="the extractive composer's minimum answer probability")
+    # The reader (a cross-encoder) reads the question with the unit the composer chose; below this calibrated
+    # probability that unit does not answer. Default: the threshold in pipeline/models/reader-v1.json.
+    min_reader: float = Field(default_factory=_reader_threshold, ge=0.0, le=1.0,
+                              description="the reader's minimum probability that the chosen unit answers (0: off)")
     # A paraphrase counts as supported only if nearly all of its content words are in the span.
     support_coverage: float = Field(0.85, ge=0.0, le=1.0, description="the containment judge's word coverage")
     on_unsupported: Literal["drop", "abstain"] = Field(

@@ -24,8 +24,8 @@ from pipeline.generate.extractive.answer_forms import (
     summary_units,
     whole_list_first,
 )
-from pipeline.generate.extractive.answer_model import AnswerModel, shipped_model
-from pipeline.generate.extractive.scoring import UnitVectors, scored_units
+from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, shipped_model
+from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
 from pipeline.lang.forms import COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
@@ -49,6 +49,9 @@ PRODUCER = "local-extractive-v1"
 DEFAULT_MIN_SUPPORT = shipped_model().threshold
 
 
+# What the reader was trained to read (prose sentences and items from SQuAD, CMRC and SciFact): a table row, a
+# command or a heading is outside its training data, and the reader under-scores it (measured: docs/decisions.md).
+READ_KINDS = frozenset({"sentence", "item"})
 VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
 
 
@@ -109,8 +112,14 @@ class LocalExtractive:
     name = PRODUCER
 
     def __init__(self, tokenizer: Tokenizer | None = None, min_support: float | None = None, embedder=None,
-                 model: AnswerModel | None = None, vectors: UnitVectors | None = None):
+                 model: AnswerModel | None = None, vectors: UnitVectors | None = None, reader=None,
+                 reader_threshold: float | None = None):
         self.tokenizer = tokenizer or Tokenizer()
+        # The reader (pipeline.models.reader) reads the question with the chosen unit: below its threshold the unit
+        # does not answer, however many words it shares with the question. None: no such check.
+        self.reader = reader
+        self.reader_threshold = (reader.threshold("answer") if reader_threshold is None else reader_threshold
+                                 ) if reader is not None else None
         self.model = model or shipped_model()
         self.min_support = self.model.threshold if min_support is None else min_support
         if embedder is None:
@@ -119,6 +128,26 @@ class LocalExtractive:
             embedder = default_embedder()
         self.embedder = embedder
         self.vectors = vectors or UnitVectors(embedder)
+
+    @property
+    def models(self) -> dict[str, str]:
+        """The models behind this composer's scores (the trace's components)."""
+        out = {"scorer": f"answer-model ({WEIGHTS.name}, features over {self.embedder.name})"}
+        if self.reader is not None:
+            out["reader"] = self.reader.name
+        return out
+
+    def _read(self, question: str, best: Unit, fields: dict) -> Proposal | None:
+        """The reader's check of the chosen unit (its score goes into `fields`); the abstention when it fails."""
+        if self.reader is None or self.reader_threshold is None or best.kind not in READ_KINDS:
+            return None
+        score = float(self.reader.probabilities("question", question, [scored_text(best)])[0])
+        fields.update(reader=self.reader.name, reader_score=round(score, 4), reader_threshold=self.reader_threshold)
+        if score >= self.reader_threshold:
+            return None
+        return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields,
+                        note=f"the reader ({self.reader.name}) finds that the chosen unit {best.marker()} does not answer "
+                             f"the question: {score:.2f} < threshold {self.reader_threshold:.2f}")
 
     def for_corpus(self, corpus) -> LocalExtractive:
         """This composer bound to `corpus`: units that are whole chunks reuse its index-time vectors, and the
@@ -233,6 +262,10 @@ class LocalExtractive:
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
             if best.section and best.section == best.source.continues:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
+            # The reader checks what the scorer chose; a unit chosen for its form (a definition of the asked term, the
+            # table cell a question names) is held to that form's own rule instead.
+            if (refused := self._read(question, best, fields)) is not None:
+                return refused
         return self._answer([best], how, fields)
 
     def _answer(self, units: list[Unit], how: str, fields: dict) -> Proposal:

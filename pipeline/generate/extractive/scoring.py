@@ -162,7 +162,7 @@ def candidate_pairs(context: Context, tokenizer: Tokenizer, embedder, prefilter:
     rows = rows[:prefilter]
     query = embedder.embed_query(context.question)
     query = query / max(float(np.linalg.norm(query)), 1e-12)
-    texts = [_scored_text(unit) for _, _, unit, _ in rows]
+    texts = [scored_text(unit) for _, _, unit, _ in rows]
     dense = (vectors or UnitVectors(embedder))(texts) @ query
     pairs = [replace(p, dense=float(d)) for d, (_, p, _, _) in zip(dense, rows)]
     return [r[2] for r in rows], pairs, [r[1].lexical for r in rows], [r[3] for r in rows]
@@ -175,7 +175,7 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
     return units, feature_matrix(pairs), lexical, matched
 
 
-def _scored_text(unit: Unit) -> str:
+def scored_text(unit: Unit) -> str:
     """What the meaning score reads: the unit, with a row's header or an item's section heading."""
     if unit.section:
         return f"{unit.section}: {join_lines(unit.quote)}"

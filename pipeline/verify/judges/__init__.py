@@ -22,6 +22,12 @@ def _learned(**parts: Any):
     return learned_judge(**parts)
 
 
+def _reader(**_: Any):
+    from pipeline.verify.judges.reader import ReaderJudge
+
+    return ReaderJudge()
+
+
 def _llm(**parts: Any):
     from pipeline.verify.judges.llm import llm_judge
 
@@ -30,5 +36,6 @@ def _llm(**parts: Any):
 
 JUDGES.register("containment", _containment)
 JUDGES.register("learned", _learned, label="learned judge (offline, no calls)", paraphrase=True)
+JUDGES.register("reader", _reader, label="reader judge (our cross-encoder, offline)", paraphrase=True)
 JUDGES.register("llm", _llm, label="language model judge (one short call per claim)", paraphrase=True, remote=True,
                 available=llm_configured)  # off unless named

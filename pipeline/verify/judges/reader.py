@@ -1,0 +1,85 @@
+"""The reader as a support judge: does a cited span say what a paraphrased claim says?
+
+The same cross-encoder that picks the extractive composer's unit (`pipeline.models.reader`) reads the
+claim with each sentence of the cited span (and each pair of neighbouring sentences, for
+evidence that spans two); the claim is supported when the best of them reaches the threshold
+chosen on the calibration claims. Before any model runs, the checks every judge shares refuse
+what is certainly not support: a number or quantity the span does not state, a word the span
+says the opposite of; a claim contained in the span word for word is supported outright.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.core.contracts.verdicts import SupportVerdict
+from pipeline.lang.instructions import is_instruction
+from pipeline.lang.numbers import numbers_missing
+from pipeline.lang.opposites import said_opposite
+from pipeline.lang.sentences import sentence_units
+from pipeline.lang.text import normalized
+
+from .features import containing_run
+
+_EDGES = " \t\n.,;:!?。，；：！？"
+RUNNER_UP_MARGIN = 0.1  # a second sentence this close to the best is highlighted with it
+MAX_SENTENCES = 24  # of a long span, the sentences sharing most words with the claim are read
+
+
+class ReaderJudge:
+    """`ReaderJudge(reader=None, threshold=None)`: the shipped reader and its calibrated support threshold."""
+
+    def __init__(self, reader=None, threshold: float | None = None) -> None:
+        if reader is None:
+            from pipeline.models.reader import shipped_reader
+
+            reader = shipped_reader()
+        self.reader = reader
+        self.name = f"{reader.name}-judge"
+        self.threshold = reader.threshold("support") if threshold is None else threshold
+
+    def score(self, claim: str, sentences: list[str]) -> tuple[float, np.ndarray]:
+        """P(support) of the best sentence (or neighbouring pair), and each sentence's own probability."""
+        texts = list(sentences) + [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
+        probabilities = self.reader.probabilities("claim", claim, texts)
+        singles = probabilities[: len(sentences)]
+        return float(probabilities.max()), singles
+
+    def __call__(self, claim: str, span: str) -> SupportVerdict:
+        claim = claim.strip()
+        if not claim.strip(_EDGES):
+            return SupportVerdict(supported=False, score=None, detail="the answer has no text for this citation")
+        units = [(s, e) for s, e in sentence_units(span) if not is_instruction(span[s:e])]
+        if not units:
+            return SupportVerdict(supported=False, score=0.0, detail="no sentence of the span can support a claim")
+        kept_text = "\n".join(span[s:e] for s, e in units)
+        missing = numbers_missing(claim, kept_text)
+        if missing:
+            return SupportVerdict(supported=False, score=0.0, detail=f"the span does not state {', '.join(missing[:5])}")
+        opposite = said_opposite(claim, kept_text)
+        if opposite:
+            return SupportVerdict(supported=False, score=0.0,
+                                  detail=f"the span says {opposite[1]!r} where the claim says {opposite[0]!r}")
+        containing = containing_run(normalized(claim).strip(_EDGES), span, units)
+        if containing:
+            return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span", sentences=containing)
+        units = _most_relevant(claim, span, units)
+        score, singles = self.score(claim, [span[s:e] for s, e in units])
+        supported = score >= self.threshold
+        best = int(singles.argmax())
+        chosen = [i for i in np.argsort(-singles, kind="stable")[:2] if singles[i] >= singles[best] - RUNNER_UP_MARGIN]
+        verdict = "supported" if supported else "not supported"
+        detail = (f"{verdict}: the reader ({self.reader.name}) scores {score:.2f} (threshold {self.threshold:.2f}); "
+                  f"best evidence: sentence {best + 1} of {len(units)}")
+        return SupportVerdict(supported=supported, score=score, detail=detail,
+                              sentences=tuple(sorted(units[i] for i in chosen)) if supported else ())
+
+
+def _most_relevant(claim: str, span: str, units: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """At most MAX_SENTENCES sentences, in span order: those sharing most words with the claim."""
+    if len(units) <= MAX_SENTENCES:
+        return units
+    words = set(normalized(claim).split())
+    ranked = sorted(units, key=lambda u: -len(words & set(normalized(span[u[0]:u[1]]).split())))
+    return sorted(ranked[:MAX_SENTENCES])
+

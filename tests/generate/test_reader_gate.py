@@ -1,0 +1,66 @@
+"""The reader checks the unit the extractive composer chose: a prose unit that only shares the question's words is
+refused, every score it gives is shown with its threshold and its model's name, and what it was not trained to read
+(a table row) is left to the composer's own checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.core.contracts import Request, Settings
+from pipeline.models.reader import shipped_reader
+from tests.conftest import REQUEST_DATE
+
+pytestmark = pytest.mark.slow
+
+HPC = ("# HPC security\n\nThis publication also analyzes HPC threats and recommends mitigations for HPC systems.\n"
+       "The security of HPC systems matters to every research lab.\n")
+MEALS = ("# Meals\n\nTravellers on a business trip of more than one day receive a daily meal allowance.\n"
+         "It is paid with the salary of the following month.\n"
+         "The allowance is 180 yuan per day in large cities and 150 yuan per day elsewhere.\n")
+RATES = ("# Hotel rates\n\n| City | Nightly limit |\n| --- | --- |\n| Beijing | 750 yuan |\n| Shanghai | 800 yuan |\n"
+         "| Guangzhou | 650 yuan |\n")
+
+
+@pytest.fixture(scope="module")
+def corpus(engine):
+    return engine.corpus([engine.parse(text.encode("utf-8"), name)
+                          for name, text in (("hpc.md", HPC), ("meals.md", MEALS), ("rates.md", RATES))])
+
+
+def _ask(engine, corpus, question, **settings):
+    return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings(**settings) if settings else None)
+
+
+def test_a_sentence_that_only_echoes_the_question_is_refused_by_the_reader(engine, corpus):
+    trace = _ask(engine, corpus, "Who are the authors of the HPC security publication?")
+    assert trace.answer.status == "abstained"
+    proposal = trace.proposal
+    assert proposal.reader == "reader-v1"
+    assert proposal.reader_score < proposal.reader_threshold
+    assert "the reader (reader-v1)" in proposal.note and "does not answer" in proposal.note
+
+
+def test_the_answering_sentence_passes_and_the_trace_names_both_models(engine, corpus):
+    trace = _ask(engine, corpus, "How much is the daily meal allowance in large cities?")
+    assert trace.answer.status == "answered"
+    assert "180 yuan" in trace.answer.answer
+    proposal = trace.proposal
+    assert proposal.reader_score >= proposal.reader_threshold == Settings().min_reader
+    assert trace.components["generator.reader"] == "reader-v1"
+    assert trace.components["generator.scorer"].startswith("answer-model")
+
+
+def test_the_default_threshold_is_the_training_records(corpus):
+    assert Settings().min_reader == shipped_reader().threshold("answer")
+
+
+def test_a_table_row_is_not_read_by_the_reader(engine, corpus):
+    trace = _ask(engine, corpus, "What is the nightly hotel limit in Shanghai?")
+    assert trace.answer.status == "answered" and "800" in trace.answer.answer
+    assert trace.proposal.reader_score is None  # rows are outside what it was trained to read
+
+
+def test_min_reader_zero_turns_the_reader_off(engine, corpus):
+    trace = _ask(engine, corpus, "Who are the authors of the HPC security publication?", min_reader=0.0)
+    assert trace.proposal.reader is None and trace.proposal.reader_score is None
+    assert "generator.reader" not in trace.components
