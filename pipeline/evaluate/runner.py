@@ -110,8 +110,9 @@ def _threshold(value: float) -> str:
 def suite_verifier(args, configs) -> dict:
     from pipeline.evaluate import verifier_eval
 
-    judge = None
+    judge, label = None, "learned judge"
     if getattr(args, "paraphrase_judge", "learned") == "reader":
+        label = "reader judge"
         from pipeline.verify.judges.reader import ReaderJudge
 
         judge = ReaderJudge()
@@ -128,9 +129,9 @@ def suite_verifier(args, configs) -> dict:
     text = table(f"verifier on held-out SciFact (claim, cited abstract) pairs (claims the learned judge was not trained on): "
                  f"{pairs['total']} = {pairs['support']} SUPPORT, {pairs['contradict']} CONTRADICT, "
                  f"{pairs['no_evidence']} no evidence", rows,
-                 columns=("ours (containment)", f"{learned['judge']} (threshold {_threshold(learned['threshold'])})",
+                 columns=("ours (containment)", f"{label} (threshold {_threshold(learned['threshold'])})",
                           "papertrail (word overlap)"))
-    curve = table(f"{learned['judge']}: threshold -> recall, false-verification rate (all / CONTRADICT / no evidence)",
+    curve = table(f"{label}: threshold -> recall, false-verification rate (all / CONTRADICT / no evidence)",
                   [(f"threshold {_threshold(row['threshold'])}", row["recall"], row["false_verification_rate"],
                     row["contradict"], row["no_evidence"]) for row in learned["curve"]],
                   columns=("recall", "fvr", "fvr contradict", "fvr no evidence"))

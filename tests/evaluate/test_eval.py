@@ -94,6 +94,18 @@ def test_eval_verifier_limit_runs_the_learned_judge(capsys):
 
 
 @needs_data
+def test_eval_verifier_can_measure_the_reader_judge_instead(capsys):
+    from pipeline.cli import main
+    from pipeline.evaluate.runner import _threshold
+    from pipeline.models.reader import shipped_reader
+
+    assert main(["eval", "verifier", "--limit", "12", "--paraphrase-judge", "reader"]) == 0
+    printed = capsys.readouterr().out
+    assert f"reader judge (threshold {_threshold(shipped_reader().threshold('support'))})" in printed
+    assert "learned judge (threshold" not in printed
+
+
+@needs_data
 def test_the_judge_split_is_by_claim_and_fixed():
     from pipeline.evaluate.judge_data import load_pairs
 

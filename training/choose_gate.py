@@ -1,0 +1,89 @@
+"""Choose the composer's reader threshold (`min_reader`) on the SQuAD 2.0 calibration articles, whole engine.
+
+    uv run --frozen python -m training.choose_gate [--split calib] [--out training/data/gate-calib.json]
+
+Every question of the split's articles is asked with the reader's check at a threshold of 1e-6, so the composer
+reads the unit it would answer with exactly as in the product and records the score (`Proposal.reader_score`)
+without refusing it. Then, per threshold of the grid: an answer stays if its unit was not read (a table row, a
+definition chosen by its form) or scored at least the threshold. The rule: the highest threshold that keeps at
+least `--keep` (90 %) of the right answers. Maximising accuracy instead chooses a threshold SQuAD's
+adversarial unanswerables favour and the product's documents do not (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from pipeline import Settings, build_engine
+from pipeline.evaluate import data
+from pipeline.evaluate.common import request
+from pipeline.evaluate.squad import contains_gold
+
+from .pairs import SQUAD2_DEV_SPLIT
+
+GRID = (0.0, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+
+
+def asked(split: str) -> list[dict]:
+    """One row per question: answered, right, impossible and the reader's score of the answered unit."""
+    engine = build_engine()
+    settings = Settings(min_reader=1e-6)
+    rows = []
+    for a_index, article in enumerate(data.load_squad(data.SQUAD2)):
+        if SQUAD2_DEV_SPLIT.get(article.title) != split:
+            continue
+        documents = [data.paragraph_document(a_index, p, text) for p, text in enumerate(article.paragraphs)]
+        corpus = engine.corpus(documents)
+        for question in article.questions:
+            trace = engine.ask(corpus, request(question.question), settings)
+            answered = trace.answer.status == "answered" and bool(trace.answer.citations)
+            quote = trace.answer.citations[0].quote if answered else ""
+            rows.append({"impossible": question.impossible, "answered": answered,
+                         "right": answered and not question.impossible and contains_gold(quote or "", question.answers),
+                         "reader_score": trace.proposal.reader_score if trace.proposal is not None else None})
+    return rows
+
+
+def curve(rows: list[dict]) -> list[dict]:
+    out = []
+    for threshold in GRID:
+        kept = [r for r in rows if r["answered"] and (r["reader_score"] is None or r["reader_score"] >= threshold)]
+        right = sum(r["right"] for r in kept)
+        false = sum(r["impossible"] for r in kept)
+        refused = sum(r["impossible"] for r in rows) - false
+        out.append({"threshold": threshold, "right": right, "wrong": len(kept) - right - false, "false": false,
+                    "accuracy": round((right + refused) / len(rows), 4)})
+    return out
+
+
+def choose(table: list[dict], keep: float) -> float:
+    everything = table[0]["right"]
+    allowed = [row["threshold"] for row in table if row["right"] >= keep * everything]
+    return max(allowed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", default="calib")
+    parser.add_argument("--keep", type=float, default=0.9)
+    parser.add_argument("--out", type=Path, default=Path("training/data/gate-calib.json"))
+    args = parser.parse_args(argv)
+    started = time.time()
+    rows = asked(args.split)
+    table = curve(rows)
+    chosen = choose(table, args.keep)
+    result = {"split": args.split, "questions": len(rows), "keep": args.keep, "threshold": chosen, "curve": table,
+              "seconds": round(time.time() - started, 1)}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1))
+    for row in table:
+        print(row)
+    print(f"chosen min_reader: {chosen} (keeps >= {args.keep:.0%} of {table[0]['right']} right answers)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
