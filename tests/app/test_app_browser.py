@@ -97,6 +97,7 @@ def test_upload_pdf_ask_and_see_the_highlighted_page(page, tmp_path):
     answer.get_by_text("✓ answered").wait_for()
     assert "42 euros" in answer.inner_text()
     assert "✓ verified: harbour-pass page 1" in answer.inner_text()
+    assert "Reader (reader-v1): the chosen unit answers with probability" in answer.inner_text()
     page.get_by_role("tab", name="5 Source").click()
     image = page.locator("#source-image img")
     image.wait_for(state="visible")
