@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -145,6 +146,12 @@ def main(argv: list[str] | None = None) -> int:
     for row in figures.get("embedder", []):
         lines.append(f"embedder {row[0]}: {row[1]:.2f} passages/s, {row[2]:.1f} questions/s, min cos {row[3]:.5f} / {row[4]:.5f}")
     print("\n".join(lines))
+    from pipeline.evaluate.runner import machine
+
+    figures["table"] = "\n".join(lines)
+    figures["meta"] = {"command": "python -m pipeline bench reader " + " ".join(argv or []),
+                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
+                       "load_average": os.getloadavg()[0]}
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
     return 0

@@ -125,11 +125,13 @@ def threshold_curve(path: Path, thresholds: list[float], limit: int | None = Non
     the value, name and table checks act before the threshold and a definition or table lookup below it, so the
     scorer's probabilities alone do not give this curve."""
     from pipeline.generate.extractive.composer import LocalExtractive
+    from pipeline.models.reader import shipped_reader
 
     points = []
+    reader, reader_threshold = shipped_reader(), Settings().min_reader  # the product's check of the chosen unit
     for threshold in thresholds:
         figures = evaluate(path, limit, generator_factory=lambda corpus, t=threshold: LocalExtractive(
-            min_support=t, model=model).for_corpus(corpus))
+            min_support=t, model=model, reader=reader, reader_threshold=reader_threshold).for_corpus(corpus))
         points.append({"threshold": threshold, "answered_correct": figures["answerable"]["passed"],
                        "answerable": figures["answerable"]["total"], "refused": figures["unanswerable"]["passed"],
                        "unanswerable": figures["unanswerable"]["total"], "wrong": figures["answered_wrong"],
