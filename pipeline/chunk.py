@@ -15,7 +15,7 @@ import hashlib
 import re
 
 from .contracts import Chunk, Document, Line, Page, Span
-from .tables import heading_above
+from .tables import HeadingsAbove
 from .tokenize import is_cjk_char
 
 WINDOW_SIZE = 800
@@ -194,7 +194,7 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
     chunks = []
     for page in document.pages:
         lines = _LineFinder(page)
-        texts = [line.text for line in page.lines]
+        heading_above = HeadingsAbove([line.text for line in page.lines])  # one pass per page, not per window
         index_of = {line.number: i for i, line in enumerate(page.lines)}
         continued = continued_sentence(document, page)
         body_start = _first_body_line(page) if continued else 0  # once per page: a 5 MB text has one page
@@ -202,7 +202,7 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
             for start, end in _windows(page, run, size, overlap):
                 first, last = lines.touching(start, end)
                 text = page.text[start:end]
-                heading = heading_above(texts, index_of[first]) or (continued if first <= body_start else "")
+                heading = heading_above(index_of[first]) or (continued if first <= body_start else "")
                 chunks.append(
                     Chunk(
                         chunk_id=f"{document.source_id}#{_page_tag(page.number)}w{start}-{end}",

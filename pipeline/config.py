@@ -112,6 +112,7 @@ class Engine:
     generator: Generator
     judge: SupportJudge
     parsers: list[Parser] = field(default_factory=list)
+    sandbox: Any = None  # pipeline.sandbox.Sandbox: parse in worker processes (the app); None: in this process
     _registered_generator: bool = True  # False when a ready-made part was passed to build_engine
     _registered_judge: bool = True
 
@@ -134,9 +135,19 @@ class Engine:
 
         return choose_parser(self.parsers, data, filename)
 
-    def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
-        """One file's bytes → a Document (`filename` is only a label)."""
-        return self.parser_for(data, filename).parse(data, filename, metadata, limits)
+    def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None,
+              admit: Callable[[dict], None] | None = None) -> Document:
+        """One file's bytes → a Document (`filename` is only a label). With a sandbox, a worker process parses
+        it; `admit(summary)` may refuse the document from its size (pages, lines, chars, words) first."""
+        parser = self.parser_for(data, filename)
+        from .sandbox import SANDBOXED_PARSERS, summary_of
+
+        if self.sandbox is not None and parser.name in SANDBOXED_PARSERS:
+            return self.sandbox.parse(parser.name, data, filename, metadata, limits, admit=admit)
+        document = parser.parse(data, filename, metadata, limits)
+        if admit is not None:
+            admit(summary_of(document))
+        return document
 
     def parse_paths(self, paths: Sequence[Path], warn: Callable[[str], None] | None = None) -> list[Document]:
         from .load import parse_paths

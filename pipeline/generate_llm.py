@@ -36,8 +36,10 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from .citations import marker
 from .contracts import ChatMessage, Context, GenerationAttempt, GenerationRecord, Proposal
 from .errors import InputError
+from .limits import MAX_REPLY_CHARS
 from .llm_reply import NOT_IN_SOURCES, UnreadableReply, parse_reply
 from .pack import budget_shortfall
+from .reply_cap import capped_http_client, kept, reply_too_large, too_large_note
 
 # Tokens a chat template adds around each message (role tags, separators); generous for
 # the common templates (ChatML uses 4-5).
@@ -180,7 +182,8 @@ class ChatCompletionsGenerator:
     def _client(self):
         from openai import OpenAI  # imported on first use: the app and CLI start without it
 
-        return OpenAI(base_url=self.config.base_url, api_key=self._key(), timeout=self.config.timeout_s, max_retries=0)
+        return OpenAI(base_url=self.config.base_url, api_key=self._key(), timeout=self.config.timeout_s, max_retries=0,
+                      http_client=capped_http_client(self.config.timeout_s))  # a reply is read up to a cap
 
     min_output = MIN_OUTPUT_TOKENS  # the engine refuses a reserve below this before calling (engine.over_budget)
 
@@ -217,6 +220,9 @@ class ChatCompletionsGenerator:
             latency_ms=_ms_since(started), attempts=tuple(attempts),
             prompt_tokens=usage.prompt_tokens if usage else None, completion_tokens=usage.completion_tokens if usage else None,
         )
+        if len(record.raw_reply) > MAX_REPLY_CHARS:  # the same cap as an answer pasted into /check_answer
+            record = record.model_copy(update={"raw_reply": kept(record.raw_reply)})
+            return self._give_up(too_large_note(len(choice.message.content)), record)
         if record.finish_reason in CUT_SHORT:
             return self._give_up(CUT_SHORT[record.finish_reason].format(reserve=context.reserve), record)
         try:
@@ -276,6 +282,8 @@ class ChatCompletionsGenerator:
             raise _Failure(f"no reply from {self.config.host} within {self.config.timeout_s:g} s (timeout)",
                            _attempt("timeout", None, started, waited)) from None
         except openai.APIConnectionError as error:
+            if reply_too_large(error):
+                raise _Failure(too_large_note(), _attempt("reply too large", 200, started, waited)) from None
             cause = _root_cause(error)
             raise _Failure(f"cannot reach {self.config.host} ({cause})", _attempt(cause, None, started, waited)) from None
         except openai.APIStatusError as error:

@@ -100,11 +100,21 @@ def decode_text(data: bytes, filename: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None) -> Document:
-    if len(data) > MAX_TEXT_BYTES:
-        from .limits import megabytes
+def count_lines(data: bytes) -> int:
+    """The lines a text file's bytes hold once line endings are normalised (without decoding them)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
 
+
+def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None,
+               max_lines: int | None = None) -> Document:
+    from .limits import MAX_DOCUMENT_LINES, megabytes
+
+    if len(data) > MAX_TEXT_BYTES:
         raise InputError(filename, f"is {megabytes(len(data))}; the limit is {megabytes(MAX_TEXT_BYTES)}")
+    max_lines = max_lines or MAX_DOCUMENT_LINES
+    lines = count_lines(data)
+    if lines > max_lines:  # counted on the bytes: a line costs ~400 bytes held however short it is
+        raise InputError(filename, f"has {lines} lines; the limit is {max_lines} per document")
     text = decode_text(data, filename)
     front_matter, body = split_front_matter(text, filename)
     if metadata:
@@ -129,7 +139,7 @@ class TextParser:
         return False  # text has no signature; it is chosen by its name
 
     def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
-        return parse_text(data, filename, metadata)
+        return parse_text(data, filename, metadata, getattr(limits, "max_lines", None))
 
 
 class PdfParser:
@@ -186,9 +196,7 @@ def document_warnings(document: Document) -> list[str]:
     """What a user should know about a document that was accepted (not errors)."""
     if not document.paged:
         return []
-    from .parse_pdf import pages_without_text
-
-    empty = pages_without_text(document)
+    empty = [page.number for page in document.pages if not page.lines]  # without importing PyMuPDF
     if empty:
         listed = ", ".join(str(n) for n in empty[:20]) + (" …" if len(empty) > 20 else "")
         return [

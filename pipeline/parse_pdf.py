@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +36,11 @@ import pymupdf
 
 from .contracts import Box, Document, Line, Page, WordBoxes
 from .errors import InputError
+from .limits import PdfLimits
 from .metadata import check_cards_against_pages, meta_from_mapping
 from .page_furniture import running_lines
 from .parse import sha256
+from .pdf_guard import check_page_content
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
@@ -54,13 +55,6 @@ _CLEAN.update({0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: 
                0xAD: None, 0x200B: None})
 _NEEDS_CLEAN = re.compile("[\x00-\x1f\x7f-\xa0\xad\ufb00-\ufb06\u2000-\u200b\u2028\u2029\u3000]")
 _SPACES = re.compile(r"\s+")
-
-
-@dataclass(frozen=True)
-class PdfLimits:
-    max_pages: int = 500
-    max_lines_per_page: int = 3000
-    max_bytes: int = 100 * 1024 * 1024
 
 
 # --------------------------------------------------------------------------- input checks
@@ -411,12 +405,17 @@ def parse_pdf(
     meta = meta_from_mapping(metadata, default_id=Path(filename).stem, filename=filename)
     doc = _open(data, filename, limits)
     pages: list[Page] = []
+    content = lines = 0
     try:
         for index in range(doc.page_count):
             number = index + 1
             try:
                 page = doc.load_page(index)
+                content += check_page_content(doc, page, number, filename, limits.max_page_content,
+                                              limits.max_content, content)
                 atoms = _page_atoms(page)
+            except InputError:
+                raise
             except Exception as error:
                 raise InputError(filename, f"page {number} is damaged and cannot be read ({_short(error)})") from None
             if len(atoms) > limits.max_lines_per_page:
@@ -426,6 +425,10 @@ def parse_pdf(
                 )
             rect = page.rect
             rows = _order_page(atoms, rect.width)
+            lines += len(rows)
+            if lines > limits.max_lines:
+                raise InputError(filename, f"has more than {limits.max_lines} lines (at page {number}); "
+                                           f"the limit is {limits.max_lines} per document")
             pages.append(_build_page(number, rect.width, rect.height, rows))
     finally:
         doc.close()

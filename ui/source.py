@@ -56,10 +56,13 @@ def source_view(
             return None, None, f"{chosen.source_id} has no page {page}."
         # The chosen citation last, so its label is drawn on top of any other on that page.
         on_page = [c for c in same_doc if c.page == page and c is not chosen] + ([chosen] if chosen.page == page else [])
-        from pipeline import render_pdf_page  # PyMuPDF loads with the first PDF page drawn
+        from pipeline import InputError
+        from pipeline.sandbox import render_pdf_page  # drawn by a worker process, under its limits
 
-        png = render_pdf_page(data, document, page, [highlight_for(c) for c in on_page],
-                              **({"zoom": zoom} if zoom else {}))
+        try:
+            png = render_pdf_page(data, document, page, [highlight_for(c) for c in on_page], zoom)
+        except InputError as error:  # e.g. a page whose content is too large to draw safely
+            return None, None, str(error)
         image = Image.open(io.BytesIO(png))
         image.load()
         cited_here = "" if chosen.page == page else f" (the citation is on page {chosen.page}; "

@@ -60,13 +60,22 @@ def _thumbnails(shared: Shared, session: Session, document):
         return None
     from PIL import Image
 
-    from pipeline import render_pdf_page  # PyMuPDF loads with the first PDF page drawn
+    from pipeline import InputError
+    from pipeline.limits import MAX_THUMBNAIL_PIXELS
+    from pipeline.sandbox import render_pdf_pages  # drawn by a worker process, under its limits
 
+    numbers = [page.number for page in document.pages[:MAX_THUMBNAILS]]
+    try:
+        pngs = render_pdf_pages(data, document, numbers, THUMBNAIL_ZOOM, MAX_THUMBNAIL_PIXELS)
+    except InputError:
+        return None
     images = []
-    for page in document.pages[:MAX_THUMBNAILS]:
-        image = Image.open(io.BytesIO(render_pdf_page(data, document, page.number, [], zoom=THUMBNAIL_ZOOM)))
+    for number, png in zip(numbers, pngs):
+        if png is None:
+            continue
+        image = Image.open(io.BytesIO(png))
         image.load()
-        images.append((image, f"page {page.number}"))
+        images.append((image, f"page {number}"))
     return images
 
 

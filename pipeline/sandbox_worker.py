@@ -1,0 +1,148 @@
+"""The worker process that parses uploaded files and draws PDF pages (`python -m pipeline.sandbox_worker`).
+
+Started by `pipeline.sandbox` with its limits: an address-space cap (RLIMIT_AS), a CPU-time cap per task
+(RLIMIT_CPU, moved forward before each task: SIGXCPU ends the process) and no core files.
+It reads framed requests on stdin and answers on stdout, one at a time, until stdin closes. Whatever a
+file does to MuPDF — inflate gigabytes, loop, crash — happens here, never in the server.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import resource
+import sys
+from typing import Any
+
+FRAME = 8  # bytes of big-endian length before each pickled message
+
+
+def read_frame(stream) -> bytes | None:
+    header = stream.read(FRAME)
+    if len(header) < FRAME:
+        return None
+    size = int.from_bytes(header, "big")
+    data = stream.read(size)
+    return data if len(data) == size else None
+
+
+def write_frame(stream, payload: bytes) -> None:
+    stream.write(len(payload).to_bytes(FRAME, "big"))
+    stream.write(payload)
+    stream.flush()
+
+
+def _limit(kind: int, value: int) -> None:
+    try:
+        resource.setrlimit(kind, (value, value))
+    except (ValueError, OSError):  # a platform without this limit: the parent's wall-clock limit still holds
+        pass
+
+
+def _cpu_budget(seconds: int) -> None:
+    """Allow `seconds` more CPU from now (RLIMIT_CPU counts the process's whole life)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(usage.ru_utime + usage.ru_stime) + seconds + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+    except (ValueError, OSError):
+        pass
+
+
+def summary(document) -> dict[str, int]:
+    """What a document will cost to hold, before the server unpacks it (pipeline.budgets prices it)."""
+    lines = [line for page in document.pages for line in page.lines]
+    return {"pages": len(document.pages), "lines": len(lines), "chars": sum(len(line.text) for line in lines),
+            "words": sum(len(line.words) for line in lines), "cards": len(document.meta.cards)}
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    text = f"{type(error).__name__} {error}".lower()
+    return isinstance(error, MemoryError) or "malloc" in text or "out of memory" in text or "cannot allocate" in text
+
+
+def handle(request: tuple) -> tuple:
+    from .errors import InputError
+
+    kind, *arguments = request
+    try:
+        if kind == "parse":
+            return _parse(*arguments)
+        if kind == "render":
+            return _render(*arguments)
+        return ("error", f"unknown request {kind!r}")
+    except InputError as error:
+        return ("error", str(error))
+    except BaseException as error:  # noqa: BLE001 - one line back to the server, never a traceback
+        if _out_of_memory(error):
+            return ("memory", type(error).__name__)
+        return ("error", f"could not be read ({type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''})")
+
+
+def _parse(parser_name: str, data: bytes, filename: str, metadata: Any, limits: Any, cpu_s: int) -> tuple:
+    from .parse import DEFAULT_PARSERS
+
+    parser = next(p for p in DEFAULT_PARSERS if p.name == parser_name)
+    _cpu_budget(cpu_s)
+    document = parser.parse(data, filename, metadata, limits)
+    return ("ok", summary(document), pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+class _Pages:
+    """The little of a Document that drawing needs: its file name and the pages to draw."""
+
+    def __init__(self, filename: str, pages: dict) -> None:
+        self.filename = filename
+        self._pages = pages
+
+    def page(self, number):
+        return self._pages.get(number)
+
+
+def _render(pdf_bytes: bytes, filename: str, pages: dict, items: list, cpu_s: int) -> tuple:
+    from .errors import InputError
+    from .render_pdf import render_pdf_page
+
+    _cpu_budget(cpu_s)
+    document = _Pages(filename, pages)
+    images = []
+    for page_number, highlights, zoom, max_pixels in items:
+        try:
+            images.append(render_pdf_page(pdf_bytes, document, page_number, highlights, zoom, max_pixels))
+        except InputError as error:
+            images.append(str(error))
+    return ("ok", images)
+
+
+def main(argv: list[str]) -> int:
+    memory = int(argv[0]) if argv else 0
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # a stray print (or a library's) goes to the log, never into the replies
+    requests = sys.stdin.buffer
+    os.nice(5)  # parsing yields the cores to the server's answers
+    import pymupdf  # loaded before the memory cap and the first request: every task starts warm
+
+    pymupdf.TOOLS.mupdf_display_errors(False)  # a hostile file's complaints do not fill the server's log
+    from . import parse, parse_pdf, render_pdf  # noqa: F401
+
+    if memory:
+        _limit(resource.RLIMIT_AS, memory)
+    _limit(resource.RLIMIT_CORE, 0)
+    write_frame(replies, pickle.dumps(("ready",)))  # the wall-clock limit of a task starts after this
+    while True:
+        try:
+            frame = read_frame(requests)
+            if frame is None:
+                return 0
+            reply = handle(pickle.loads(frame))  # noqa: S301 - the server sent it
+            payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except MemoryError:  # reading the request or sending the reply: what is left may not even say so
+            os._exit(3)
+        write_frame(replies, payload)
+        if reply[0] == "memory":
+            return 3  # what ran out may have left the heap in pieces: a fresh worker takes the next task
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
