@@ -37,7 +37,7 @@ from .errors import InputError
 from .limits import megabytes
 
 SANDBOXED_PARSERS = ("text", "pdf")  # what the worker can parse; another registered parser runs in-process
-MAX_REPLY_BYTES = 512 * 1024 * 1024  # a parsed document within the line and byte caps is far smaller
+MAX_WORKER_REPLY_BYTES = 512 * 1024 * 1024  # a parsed document within the line and byte caps is far smaller
 STARTUP_S = 120  # a worker loads its modules (about a second; much more on a busy machine) before it is timed
 _ROOT = Path(__file__).resolve().parents[1]
 _FRAME = 8
@@ -117,7 +117,7 @@ class _Worker:
         payload = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
         self._write(len(payload).to_bytes(_FRAME, "big") + payload, deadline)
         size = int.from_bytes(self._read(_FRAME, deadline), "big")
-        if size > MAX_REPLY_BYTES:
+        if size > MAX_WORKER_REPLY_BYTES:
             raise _Stopped(f"sent a reply of {megabytes(size)}")
         reply = _load(self._read(size, deadline))
         self.tasks += 1

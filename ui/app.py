@@ -40,9 +40,10 @@ def create_app(shared: Shared | None = None) -> FastAPI:
         return {"status": "ok", "documents": len(shared.corpus.readable_documents(())),
                 "embedder": shared.engine.embedder.name, "corpus_digest": shared.corpus.readable_digest(())}
 
+    options = mount_options(shared.accounts)
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
-                              max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True,
-                              **mount_options(shared.accounts))
+                              max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True, **options)
+    app.state.login_guard = getattr(options.get("auth"), "__self__", None)  # ui.login.LoginGuard, with sign-in
     # Before Gradio sees a request: its upload route within a total and a rate; with sign-in, a session
     # only for its own user; the client's address for the sign-in throttle (ui.login).
     app.add_middleware(UploadGuard, folder=received.upload_folder)

@@ -2,8 +2,8 @@
 
 Gradio's `/login` awaits the `auth` function on the server's event loop. Verifying an argon2id hash
 (64 MiB, t=3, p=4) there stopped every other request meanwhile: 8 anonymous login threads took `/healthz`
-from 4 ms to a 15.8 s median. Here the verification runs in a worker thread, at most
-LOGIN_VERIFICATIONS_AT_ONCE at a time (each takes 64 MiB and a core); at most LOGIN_WAITING_MAX sign-ins
+from 4 ms to a 15.8 s median. Here the verification runs in a thread of its own pool, niced, at most
+LOGIN_VERIFICATIONS_AT_ONCE at a time (each takes 64 MiB and the cores); at most LOGIN_WAITING_MAX sign-ins
 wait for one, and more are told to try again.
 
 Failures are counted per account and per client address (the address uvicorn reports: behind a proxy,
@@ -17,17 +17,21 @@ Failures older than LOGIN_FORGET_S are forgotten; at most MAX_TRACKED accounts a
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import math
+import os
 import threading
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 
 from fastapi import HTTPException
 
 from pipeline import limits
 
 MAX_TRACKED = 10_000
+LOGIN_NICE = 10
 
 client_address: contextvars.ContextVar[str] = contextvars.ContextVar("client_address", default="unknown")
 
@@ -94,13 +98,14 @@ class LoginGuard:
         self.accounts = accounts
         self.lockouts = Lockouts(clock)
         self._waiting = 0
-        self._limiter = None  # anyio.CapacityLimiter, made inside the event loop
+        # Its own threads (not the pool that runs the app's other routes), at a lower CPU priority: argon2's
+        # lanes (p=4) would otherwise take both cores from the requests of people already signed in.
+        self._pool = ThreadPoolExecutor(limits.LOGIN_VERIFICATIONS_AT_ONCE, thread_name_prefix="argon2",
+                                        initializer=_lower_priority)
         self.verifying = self.most_verifying = 0  # verifications running now, and the most at once
         self._counting = threading.Lock()
 
     async def login(self, username: str, password: str) -> bool:
-        import anyio
-
         account, address = f"account:{username}", f"address:{client_address.get()}"
         wait = max(self.lockouts.locked_for(account, limits.LOGIN_FREE_FAILURES_PER_ACCOUNT),
                    self.lockouts.locked_for(address, limits.LOGIN_FREE_FAILURES_PER_ADDRESS))
@@ -108,11 +113,9 @@ class LoginGuard:
             _refuse(f"too many failed sign-ins; try again in {math.ceil(wait)} s", wait)
         if self._waiting >= limits.LOGIN_WAITING_MAX:
             _refuse("the server is busy with other sign-ins; try again in 5 s", 5)
-        if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(limits.LOGIN_VERIFICATIONS_AT_ONCE)
         self._waiting += 1
         try:
-            ok = await anyio.to_thread.run_sync(self._verify, username, password, limiter=self._limiter)
+            ok = await asyncio.wrap_future(self._pool.submit(self._verify, username, password))
         finally:
             self._waiting -= 1
         if ok:
@@ -131,6 +134,14 @@ class LoginGuard:
         finally:
             with self._counting:
                 self.verifying -= 1
+
+
+def _lower_priority() -> None:
+    """Nice this thread (Linux schedules threads apart; the lanes argon2 starts inherit it)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOGIN_NICE)
+    except (AttributeError, OSError):
+        pass
 
 
 def _refuse(message: str, retry_after: float) -> None:
