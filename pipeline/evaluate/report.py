@@ -34,7 +34,8 @@ def _measured(title: str, figures: dict | None) -> list[str]:
 
 
 def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: dict | None = None,
-           scale_figures: dict | None = None, pdf_load_figures: dict | None = None) -> str:
+           scale_figures: dict | None = None, pdf_load_figures: dict | None = None,
+           attack_figures: dict | None = None) -> str:
     out = ["## Results", "",
            "Written by `python -m pipeline.evaluate.report` from `reports/eval.json` and `reports/bench.json`; "
            "nothing here is typed by hand. Data: ../shared/eval (SciFact, SQuAD 2.0 dev half, CMRC 2018 dev; "
@@ -54,6 +55,9 @@ def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: 
     out += _measured("### bench load (concurrent sessions against the app)", load_figures)
     out += _measured("### bench load, the deployment target (8 sessions, each uploads a 20-page PDF and asks 10 "
                      "questions; goal: peak <= 450 MB, cold start <= 10 s)", pdf_load_figures)
+    out += _measured("### bench load, under attack and over many short sessions (a bomb upload and a login storm "
+                     "while 8 signed-in users ask; 200 sessions that upload, ask 3 questions and close)",
+                     attack_figures)
     out += _measured("### bench scale (100k and 1M chunks: HNSW in Chroma, saved BM25; simulated data)", scale_figures)
     plots = sorted((ROOT / "reports" / "plots").glob("*.png"))
     if plots:
@@ -66,13 +70,15 @@ def write_readme(readme: Path = ROOT / "README.md", eval_path: Path = ROOT / "re
                  bench_path: Path = ROOT / "reports" / "bench.json",
                  load_path: Path = ROOT / "reports" / "load.json",
                  scale_path: Path = ROOT / "reports" / "scale.json",
-                 pdf_load_path: Path = ROOT / "reports" / "load-pdf.json") -> None:
+                 pdf_load_path: Path = ROOT / "reports" / "load-pdf.json",
+                 attack_path: Path = ROOT / "reports" / "load-attack.json") -> None:
     text = readme.read_text("utf-8")
     if START not in text or END not in text:
         raise SystemExit(f"{readme}: no {START} … {END} region")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    body = render(_load(eval_path), _load(bench_path), _load(load_path), _load(scale_path), _load(pdf_load_path))
+    body = render(_load(eval_path), _load(bench_path), _load(load_path), _load(scale_path), _load(pdf_load_path),
+                  _load(attack_path))
     readme.write_text(f"{head}{START}\n{body}{END}{tail}", "utf-8")
 
 
