@@ -14,10 +14,8 @@ and how long it took, and how many storm attempts were verified (HTTP 400) or th
 
 from __future__ import annotations
 
-import os
 import shutil
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
@@ -215,20 +213,14 @@ def attack(url: str, pid: int, questions: list[str], count: int, folder: Path) -
     }
 
 
-def run_attack(questions: list[str], count: int, start_server) -> dict:
+def run_attack(questions: list[str], count: int, serving) -> dict:
+    """`attack` against the app with sign-in, started by `serving` (bench_load's)."""
     folder = Path(tempfile.mkdtemp(prefix="bench-attack-"))
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE",
-           "DATA_DIR": str(folder / "data"), "RAG_CACHE_DIR": str(folder / "chroma"),
-           "AUTH_USERS_FILE": str(users_file(folder, [f"user{n}" for n in range(8)] + ["mallory"]))}
-    process, url = start_server(env)
     try:
-        return attack(url, process.pid, questions, count, folder)
+        users = users_file(folder, [f"user{n}" for n in range(8)] + ["mallory"])
+        with serving({"AUTH_USERS_FILE": str(users)}) as (process, url, _):
+            return attack(url, process.pid, questions, count, folder)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,6 +74,38 @@ def start_server(env: dict) -> tuple[subprocess.Popen, str]:
             time.sleep(0.2)
     process.kill()
     raise RuntimeError("the app did not start within 600 s")
+
+
+@contextmanager
+def serving(extra_env: dict | None = None):
+    """The app in its own process on an empty cache and library (a cold start: the samples are embedded anew);
+    yields (process, url, seconds from launch to the first /healthz answer), stops it afterwards."""
+    empty = Path(tempfile.mkdtemp(prefix="bench-load-cold-"))
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE",
+           "DATA_DIR": str(empty / "data"), "RAG_CACHE_DIR": str(empty / "chroma"), **(extra_env or {})}
+    launched = time.perf_counter()
+    process, url = start_server(env)
+    try:
+        yield process, url, time.perf_counter() - launched
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        shutil.rmtree(empty, ignore_errors=True)
+
+
+def publish(figures: dict, argv: list[str] | None, out: Path | None) -> None:
+    """Print the table; with `out`, write every figure, the table, the command, date and machine as JSON."""
+    from pipeline.evaluate.runner import machine
+
+    figures["meta"] = {"command": "python -m pipeline bench load " + " ".join(argv or []),
+                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
+    print(figures["table"])
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(figures, indent=1) + "\n", "utf-8")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -141,14 +174,7 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
     from pipeline.evaluate.scenarios import SCENARIOS
 
     questions = list(dict.fromkeys(s.question for s in SCENARIOS))
-    # An empty cache and library: the start below is a cold start (the samples are embedded anew).
-    empty = Path(tempfile.mkdtemp(prefix="bench-load-cold-"))
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE",
-           "DATA_DIR": str(empty / "data"), "RAG_CACHE_DIR": str(empty / "chroma")}
-    launched = time.perf_counter()
-    process, url = start_server(env)
-    cold_start = time.perf_counter() - launched
-    try:
+    with serving() as (process, url, cold_start):
         idle = _proc_memory_mb(process.pid)
         results = {"latencies": [], "errors": [], "upload_s": []}
         lock = threading.Lock()
@@ -175,13 +201,6 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
         done.set()
         end = _proc_memory_mb(process.pid)
         end["VmRSS"] = tree_memory_mb(process.pid)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        shutil.rmtree(empty, ignore_errors=True)
     latencies = results["latencies"]
     return {
         "sessions": sessions, "questions_per_session": per_session, "upload_per_session": upload,
@@ -249,17 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --sessions must be 1..64, --questions 1..50 and --pdf-pages 0..200 (the load test is bounded)",
               file=sys.stderr)
         return 2
-    sys.path.insert(0, str(ROOT))
-    from pipeline.evaluate.runner import machine
-
     figures = bench_load(args.sessions, args.questions, not args.no_upload, args.pdf_pages)
     figures["table"] = render(figures)
-    figures["meta"] = {"command": "python -m pipeline bench load " + " ".join(argv or []),
-                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
-    print(figures["table"])
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=1) + "\n", "utf-8")
+    publish(figures, argv, args.json)
     return 0
 
 
@@ -268,38 +279,23 @@ def _attack_main(args, argv) -> int:
     if not 0 <= args.short_sessions <= 1000:
         print("error: --short-sessions must be 0..1000", file=sys.stderr)
         return 2
-    sys.path.insert(0, str(ROOT))
     from benchmarks import bench_attack
-    from pipeline.evaluate.runner import machine
     from pipeline.evaluate.scenarios import SCENARIOS
 
     questions = list(dict.fromkeys(s.question for s in SCENARIOS))
     figures: dict = {}
     rows: list[tuple[str, str]] = []
     if args.short_sessions:
-        empty = Path(tempfile.mkdtemp(prefix="bench-load-cold-"))
-        env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE",
-               "DATA_DIR": str(empty / "data"), "RAG_CACHE_DIR": str(empty / "chroma")}
-        process, url = start_server(env)
-        try:
+        with serving() as (process, url, _):
             figures.update(bench_attack.short_sessions(url, process.pid, args.short_sessions, questions))
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
-            shutil.rmtree(empty, ignore_errors=True)
         rows += bench_attack.render_short(figures)
     if args.attack:
-        figures.update(bench_attack.run_attack(questions, args.questions, start_server))
+        figures.update(bench_attack.run_attack(questions, args.questions, serving))
         rows += bench_attack.render_attack(figures)
     width = max(len(name) for name, _ in rows)
     figures["table"] = "\n".join([f"{'load test':<{width}}  value", f"{'-' * width}  -----"]
                                  + [f"{name:<{width}}  {value}" for name, value in rows])
-    figures["meta"] = {"command": "python -m pipeline bench load " + " ".join(argv or []),
-                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
-    print(figures["table"])
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=1) + "\n", "utf-8")
+    publish(figures, argv, args.json)
     return 0
 
 

@@ -62,9 +62,9 @@ class PdfLimits:
 # --------------------------------------------------------------------------- the parsing and drawing worker
 # Uploaded files are parsed, and PDF pages drawn, in worker processes (pipeline.sandbox) under these limits.
 WORKERS = env_int("RAG_WORKERS", 2)
-WORKER_MEMORY_BYTES = env_int("RAG_WORKER_MEMORY_MB", 640) * 1024 * 1024  # address space (RLIMIT_AS)
+WORKER_MEMORY_BYTES = env_int("RAG_WORKER_MEMORY_MB", 384) * 1024 * 1024  # address space (RLIMIT_AS)
 WORKER_CPU_S = env_int("RAG_WORKER_CPU_S", 30)  # CPU seconds per task (RLIMIT_CPU)
-WORKER_WALL_S = env_int("RAG_WORKER_WALL_S", 60)  # wall-clock seconds per task, then the worker is killed
+WORKER_WALL_S = env_int("RAG_WORKER_WALL_S", 120)  # wall-clock seconds per task (CPU limit aside: a busy host is slow)
 WORKER_IDLE_S = env_int("RAG_WORKER_IDLE_S", 120)  # an idle worker exits after this (its memory goes back)
 
 # --------------------------------------------------------------------------- memory held for uploads (pipeline.budgets)

@@ -103,6 +103,7 @@ class _Worker:
         os.set_blocking(self.reader, False)
         self.last_used = time.monotonic()
         self.tasks = 0
+        self.leaving = False  # the worker said it leaves after this task (out of memory, or still large)
 
     def ready(self, deadline: float) -> None:
         """Wait for the worker's first frame: it has loaded its modules and set its limits."""
@@ -119,7 +120,7 @@ class _Worker:
         size = int.from_bytes(self._read(_FRAME, deadline), "big")
         if size > MAX_WORKER_REPLY_BYTES:
             raise _Stopped(f"sent a reply of {megabytes(size)}")
-        reply = _load(self._read(size, deadline))
+        reply, self.leaving = _load(self._read(size, deadline))
         self.tasks += 1
         self.last_used = time.monotonic()
         return reply
@@ -255,11 +256,11 @@ class Sandbox:
     def _run(self, request: tuple, label: str, what: str) -> tuple:
         """Send one request to a worker; one line (InputError) when the worker had to be stopped."""
         worker = self._take()
-        kept = None
+        kept, reply = None, ("stopped", "interrupted")
         try:
             worker = worker or self._start()
             reply = worker.call(request, time.monotonic() + self.wall_s)
-            if reply[0] != "memory":  # after running out of memory the worker answers, then leaves
+            if not worker.leaving:  # out of memory, or still large after its task, a worker answers, then leaves
                 kept = worker
         except _Stopped as stopped:
             reply = ("stopped", stopped.why)
@@ -268,8 +269,9 @@ class Sandbox:
         finally:
             if kept is None and worker is not None:
                 worker.stop()
-                with self._changed:
-                    self.stopped += 1
+                if not worker.leaving or reply[0] == "memory":
+                    with self._changed:
+                        self.stopped += 1
             self._give_back(kept)
         if reply[0] in ("stopped", "memory"):
             raise InputError(label, self._explain(reply[1] if reply[0] == "stopped" else "memory", what))

@@ -50,6 +50,33 @@ def _cpu_budget(seconds: int) -> None:
         pass
 
 
+RECYCLE_RSS = 160 * 1024 * 1024  # a worker still this large after a task leaves (a fresh one is ~70 MiB)
+
+
+def _first_to_go() -> None:
+    """Under memory pressure the kernel stops this process before the server (a worker's task fails with one
+    line; the server never sees an out-of-memory kill)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
+
+
+def _still_large() -> bool:
+    """Give the freed heap back (glibc's malloc_trim), then: is the process still over RECYCLE_RSS?"""
+    import ctypes
+    import ctypes.util
+
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim(0)
+        with open("/proc/self/statm") as handle:
+            resident = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, AttributeError, ValueError, IndexError):
+        return False
+    return resident > RECYCLE_RSS
+
+
 def summary(document) -> dict[str, int]:
     """What a document will cost to hold, before the server unpacks it (pipeline.budgets prices it)."""
     lines = [line for page in document.pages for line in page.lines]
@@ -129,6 +156,7 @@ def main(argv: list[str]) -> int:
     if memory:
         _limit(resource.RLIMIT_AS, memory)
     _limit(resource.RLIMIT_CORE, 0)
+    _first_to_go()
     write_frame(replies, pickle.dumps(("ready",)))  # the wall-clock limit of a task starts after this
     while True:
         try:
@@ -136,12 +164,14 @@ def main(argv: list[str]) -> int:
             if frame is None:
                 return 0
             reply = handle(pickle.loads(frame))  # noqa: S301 - the server sent it
-            payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+            del frame
+            leaving = reply[0] == "memory" or _still_large()
+            payload = pickle.dumps((reply, leaving), protocol=pickle.HIGHEST_PROTOCOL)
         except MemoryError:  # reading the request or sending the reply: what is left may not even say so
             os._exit(3)
         write_frame(replies, payload)
-        if reply[0] == "memory":
-            return 3  # what ran out may have left the heap in pieces: a fresh worker takes the next task
+        if leaving:  # out of memory, or still large after giving back what it freed: a fresh worker is smaller
+            return 3 if reply[0] == "memory" else 0
 
 
 if __name__ == "__main__":

@@ -50,3 +50,13 @@ def one_long_line(characters: int) -> bytes:
     """A text file that is one line of prose, `characters` long."""
     sentence = "Staff travelling to the city may book lodging up to 300 yuan per night. "
     return (sentence * (characters // len(sentence) + 1))[:characters].encode()
+
+
+def huge_page_pdf(text: str, points: float = 12000) -> bytes:
+    """One page `points` wide and high (PDF's largest; 324 megapixels at zoom 1.5) holding `text`."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=points, height=points)
+    page.insert_text((100, 100), text, fontsize=40)
+    return doc.tobytes()

@@ -18,7 +18,8 @@ import uuid
 import pytest
 
 from pipeline import InputError, PdfLimits
-from tests.costly_files import inflating_pdf, one_long_line, pdf_of_lines, short_lines, slow_to_draw_pdf
+from tests.costly_files import (huge_page_pdf, inflating_pdf, one_long_line, pdf_of_lines, short_lines,
+                                slow_to_draw_pdf)
 
 
 # --------------------------------------------------------------------------- 1. many short lines
@@ -271,48 +272,38 @@ def test_one_long_line_is_chunked_with_linear_work(monkeypatch, separator):
 
 def test_a_huge_page_is_drawn_within_the_pixel_cap():
     """A 25 KB PDF with 12000-point pages needed 2.2 GiB to draw one cited page, then PIL refused the image."""
-    import io
-
-    from PIL import Image
-
     from pipeline.parse_pdf import parse_pdf
     from pipeline.render_pdf import render_pdf_page
 
-    import pymupdf
-
-    doc = pymupdf.open()
-    page = doc.new_page(width=12000, height=12000)
-    page.insert_text((100, 100), "A page a hundred and sixty-seven inches wide.", fontsize=40)
-    data = doc.tobytes()
+    data = huge_page_pdf("A page a hundred and sixty-seven inches wide.")
     document = parse_pdf(data, "huge.pdf")
     for zoom, cap in ((1.5, 1_000_000), (0.2, 60_000)):
-        image = Image.open(io.BytesIO(render_pdf_page(data, document, 1, [], zoom, max_pixels=cap)))
+        image = _image(render_pdf_page(data, document, 1, [], zoom, max_pixels=cap))
         assert image.width * image.height <= cap and image.width > 0.9 * (cap ** 0.5)
-    small = Image.open(io.BytesIO(render_pdf_page(data, document, 1, [], 0.01, max_pixels=1_000_000)))
-    assert small.size == (120, 120)  # a page within the cap keeps its zoom
+    assert _image(render_pdf_page(data, document, 1, [], 0.01, max_pixels=1_000_000)).size == (120, 120)  # fits
 
 
 def test_the_source_viewer_draws_a_huge_cited_page_through_the_worker():
+    from pipeline.limits import MAX_RENDER_PIXELS
     from pipeline.parse_pdf import parse_pdf
     from pipeline.render import Highlight
     from pipeline.sandbox import render_pdf_page
-    import pymupdf
 
-    doc = pymupdf.open()
-    page = doc.new_page(width=12000, height=12000)
-    page.insert_text((100, 100), "The lodging limit is 750 yuan.", fontsize=40)
-    data = doc.tobytes()
+    data = huge_page_pdf("The lodging limit is 750 yuan.")
     document = parse_pdf(data, "huge.pdf")
     highlight = Highlight(page=1, start_line=1, end_line=1, verified=True, label="huge 1 verified")
+    image = _image(render_pdf_page(data, document, 1, [highlight]))  # within PIL's decompression-bomb limit
+    assert image.width * image.height <= MAX_RENDER_PIXELS
+
+
+def _image(png: bytes):
     import io
 
     from PIL import Image
 
-    from pipeline.limits import MAX_RENDER_PIXELS
-
-    image = Image.open(io.BytesIO(render_pdf_page(data, document, 1, [highlight])))
-    image.load()  # within PIL's decompression-bomb limit, and the server's pixel cap
-    assert image.width * image.height <= MAX_RENDER_PIXELS
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    return image
 
 
 # --------------------------------------------------------------------------- 11. Gradio's own upload route
