@@ -414,3 +414,31 @@ def test_a_huge_model_reply_is_refused_with_one_line_and_a_small_trace(sample_co
         assert trace.answer.status == "abstained" and trace.answer.reason_code == "generator_unavailable"
         assert note in trace.proposal.note and "\n" not in trace.proposal.note
         assert len(trace.model_dump_json()) < 200_000
+
+
+# --------------------------------------------------------------------------- memory over many short sessions
+
+
+def test_a_spent_session_is_dropped_whole_not_kept_until_500_newer_ones(logic_engine):
+    """Gradio deleted an expired session's values but kept its SessionState (a copy of the page's config, about
+    0.35 MiB) until 500 newer sessions pushed it out: 200 short sessions grew the server by 60 MiB."""
+    import datetime
+
+    import gradio as gr
+
+    from ui.app import create_app
+    from ui.state import Session, load_shared
+
+    demo = create_app(load_shared(logic_engine)).state.demo
+    holder = demo.state_holder
+    [key] = [block_id for block_id, block in demo.blocks.items() if isinstance(block, gr.State)]
+    long_ago = datetime.datetime.now() - datetime.timedelta(hours=2)
+    for session_id in ("spent", "closed-now", "active"):
+        holder[session_id][key] = Session()
+    holder["spent"].is_closed = True
+    holder["spent"]._state_ttl[key] = (holder["spent"]._state_ttl[key][0], long_ago)
+    holder.time_last_used["spent"] = long_ago
+    holder["closed-now"].is_closed = True  # closed a moment ago: kept for its short lifetime
+    holder.delete_all_expired_state()
+    assert "spent" not in holder.session_data and "spent" not in holder.time_last_used
+    assert "closed-now" in holder.session_data and "active" in holder.session_data
