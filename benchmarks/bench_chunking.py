@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1,2,5", help="megabytes, comma-separated (at most 20 each)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from pipeline.chunk import retrieval_chunks
-    from pipeline.parse import parse
+    from pipeline.index.chunk import retrieval_chunks
+    from pipeline.ingest.parsers import parse
 
     print(f"{'text':<9}  {'MB':>4}  {'parse s':>8}  {'chunk s':>8}  {'chunks':>7}  {'chunk s per MB':>14}")
     for shape, make in (("prose", prose), ("one line", one_line)):

@@ -22,9 +22,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from pipeline.evaluate.judge_data import load_pairs  # noqa: E402
-from pipeline.support_features import sentence_units  # noqa: E402
-from pipeline.support_model import LearnedJudge  # noqa: E402
-from pipeline.support import ContainmentJudge  # noqa: E402
+from pipeline.lang.sentences import sentence_units  # noqa: E402
+from pipeline.verify.judges.containment import ContainmentJudge  # noqa: E402
+from pipeline.verify.judges.learned import LearnedJudge  # noqa: E402
 
 
 def _ms(samples: list[float]) -> tuple[float, float]:

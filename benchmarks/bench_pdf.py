@@ -21,9 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 import pymupdf  # noqa: E402
 
-from pipeline.parse_pdf import TEXT_FLAGS, parse_pdf  # noqa: E402
-from pipeline.render import DEFAULT_ZOOM, Highlight  # noqa: E402
-from pipeline.render_pdf import render_pdf_page  # noqa: E402
+from pipeline.ingest.parsers.pdf_layout import TEXT_FLAGS, parse_pdf  # noqa: E402
+from pipeline.render.highlights import DEFAULT_ZOOM, Highlight  # noqa: E402
+from pipeline.render.pdf import render_pdf_page  # noqa: E402
 
 DEFAULT_PDF = ROOT.parent / "shared" / "eval" / "pdfs" / "federal-register-2020-17221.pdf"
 
@@ -43,7 +43,7 @@ def _timed(fn) -> float:
 
 def measure_pdf(path: Path, reps: int = 7, zoom: float = DEFAULT_ZOOM) -> dict:
     """Medians of interleaved runs: the floor, our parse, parse + chunk, and render per page."""
-    from pipeline.chunk import retrieval_chunks
+    from pipeline.index.chunk import retrieval_chunks
 
     data = path.read_bytes()
     document = parse_pdf(data, path.name)

@@ -14,14 +14,14 @@ documents restricted to one of 8 groups, 20 % with a validity window, 10 topics.
 What is built once per size and kept under --dir (a rerun resumes; the Chroma fill resumes at
 its last whole batch): the BM25 index of one requester's view (groups ["team-1"]: the public
 documents and team-1's) saved by `pipeline.lexical_store.Bm25Store`, and every chunk's vector
-and access/eligibility metadata in one Chroma collection (`pipeline.dense.ChromaChunkSearch`).
+and access/eligibility metadata in one Chroma collection (`pipeline.index.dense.ChromaChunkSearch`).
 
 What is measured, each in a fresh process (`measure` below):
 - start-up: imports, then opening Chroma (client + collection) and loading the saved BM25 index
   memory-mapped (its checksums verified) and the per-chunk source table: what a replica does;
 - ask p50/p95: the retrieval stage of `ask` for that requester: BM25 over the view for 4 query
-  terms, HNSW in Chroma twice (readable; readable and eligible) through `pipeline.dense.hnsw_scores`,
-  then rank fusion and the eligible top-k exactly as `pipeline.retrieve` does. Packing, composing
+  terms, HNSW in Chroma twice (readable; readable and eligible) through `pipeline.index.dense.hnsw_scores`,
+  then rank fusion and the eligible top-k exactly as `pipeline.retrieve.selection` does. Packing, composing
   and verifying touch only the top chunks and are not part of it;
 - peak RSS (VmHWM) of that process, and for the server mode the `chroma run` process's peak
   (VmHWM) after its own start-up and the queries.
@@ -54,10 +54,10 @@ SIMULATED = "simulated: Zipf pseudo-word text, random unit vectors (384 d), 100 
 
 
 def documents(n_chunks: int) -> list[dict]:
-    """Per document: the metadata `pipeline.dense.document_metadata` would give a real one."""
+    """Per document: the metadata `pipeline.index.dense.document_metadata` would give a real one."""
     import numpy as np
 
-    from pipeline.dense import OPEN_FROM, OPEN_TO
+    from pipeline.index.dense import OPEN_FROM, OPEN_TO
 
     rng = np.random.default_rng(7)
     docs = []
@@ -118,7 +118,7 @@ def chunk_tokens(rows) -> list[list[str]]:
 
 
 def bm25_key(n_chunks: int) -> str:
-    from pipeline.lexical_store import index_key
+    from pipeline.index.lexical_store import index_key
 
     return index_key(f"simulated-{n_chunks}-{'+'.join(REQUESTER)}", {"k1": 1.2, "b": 0.75}, "simulated-words")
 
@@ -126,8 +126,8 @@ def bm25_key(n_chunks: int) -> str:
 def open_search(folder: Path, n_chunks: int, port: int | None):
     import chromadb
 
-    from pipeline.dense import ChromaChunkSearch, chunk_collection_name
-    from pipeline.vectors import _chroma_settings
+    from pipeline.index.dense import ChromaChunkSearch, chunk_collection_name
+    from pipeline.index.stores.chroma import _chroma_settings
 
     if port:
         client = chromadb.HttpClient(host="127.0.0.1", port=port, settings=_chroma_settings())
@@ -138,8 +138,8 @@ def open_search(folder: Path, n_chunks: int, port: int | None):
 
 def build(folder: Path, n_chunks: int, record) -> None:
     """BM25 view saved, Chroma collection filled (both skipped or resumed when already there)."""
-    from pipeline.index import LexicalIndex
-    from pipeline.lexical_store import Bm25Store
+    from pipeline.index.lexical import LexicalIndex
+    from pipeline.index.lexical_store import Bm25Store
 
     folder.mkdir(parents=True, exist_ok=True)
     docs = documents(n_chunks)
@@ -177,9 +177,9 @@ def measure(folder: Path, n_chunks: int, queries: int, port: int | None) -> dict
     start = time.perf_counter()
     import numpy as np
 
-    from pipeline.dense import hnsw_scores
-    from pipeline.lexical_store import Bm25Store
-    from pipeline.retrieve import ranks, reciprocal_rank_fusion
+    from pipeline.index.dense import hnsw_scores
+    from pipeline.index.lexical_store import Bm25Store
+    from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
 
     imported = time.perf_counter()
     search = open_search(folder, n_chunks, port)
@@ -230,7 +230,7 @@ def measure_lexical(folder: Path, n_chunks: int, queries: int) -> dict:
     start = time.perf_counter()
     import numpy as np
 
-    from pipeline.lexical_store import Bm25Store
+    from pipeline.index.lexical_store import Bm25Store
 
     imported = time.perf_counter()
     store = Bm25Store(folder / "bm25")
@@ -260,8 +260,8 @@ def crossover(folder: Path, sizes: list[int], queries: int, record, previous: li
     """Brute force (matrix product + ranking, as `retrieve` does it) next to HNSW in Chroma, per size."""
     import numpy as np
 
-    from pipeline.dense import hnsw_scores
-    from pipeline.retrieve import ranks
+    from pipeline.index.dense import hnsw_scores
+    from pipeline.retrieve.fusion import ranks
 
     results = [r for r in previous if r["chunks"] not in sizes]
     for n in sizes:

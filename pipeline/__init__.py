@@ -1,4 +1,5 @@
-"""The evidence pipeline: parse → chunk → metadata → index → retrieve → pack → generate → verify.
+"""The evidence pipeline: ingest (parse, metadata) → index (chunk, BM25, vectors) → retrieve → pack → generate →
+verify (each citation, then the cited sources' siblings for a conflict).
 
 This module is the public API the app (`ui/`) and other tools use: build an engine with
 `build_engine(EngineConfig(...))`, turn documents into a `Corpus` with `engine.corpus(...)`,
@@ -12,39 +13,61 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    ".contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context", "Document",
-                   "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings", "SupportSentence", "SupportVerdict",
-                   "Trace",
-                   "CHECK_NAMES", "REASON_CODES"],
-    ".errors": ["InputError", "shown"],
-    ".limits": ["MAX_ANSWER_CHARS", "PdfLimits", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "check_answer_text",
-                "check_question", "megabytes", "parse_groups", "parse_iso_date"],
-    ".chunk": ["Chunker"],
-    ".tokenize": ["has_cjk"],
-    ".embed": ["vector_key"],
-    ".config": ["Engine", "EngineConfig", "build_engine", "GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES",
-                "PARSERS"],
-    ".interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore"],
-    ".index": ["Corpus", "can_read"],
-    ".generate_llm": ["ChatCompletionsGenerator", "LlmConfig", "with_llm_budget"],
-    ".support_llm": ["LlmJudge"],
-    ".citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer", "strip_markers"],
-    ".scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
-                   "scenario_request", "scenario_settings"],
-    ".parse": ["TEXT_SUFFIXES", "document_warnings", "sha256"],
-    ".render": ["highlight_for", "render_text_html"],
-    ".render_pdf": ["render_pdf_page"],
-    ".load": ["parse_paths", "stderr_progress"],
-    ".accounts": ["Accounts", "add_user"],
-    ".library": ["LIBRARY_ADMIN", "Incoming", "Library", "default_data_dir"],
-    ".versions": ["check_replacement", "replacement_metadata", "stale_vector_keys"],
-    ".background": ["EmbeddingJob", "EmbeddingWorker", "completed", "embedding_worker", "searchable_corpus"],
+    # core: the contracts between the stages, the parts' interfaces and registries, errors and input limits
+    ".core.contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context",
+                        "Document", "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings",
+                        "SupportSentence", "SupportVerdict", "Trace", "CHECK_NAMES", "REASON_CODES"],
+    ".core.errors": ["RagError", "InputError", "ConfigError", "StoreError", "shown"],
+    ".core.limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "PdfLimits", "check_answer_text",
+                     "check_question", "megabytes", "parse_groups", "parse_iso_date", "MAX_THUMBNAIL_PIXELS",
+                     "SESSION_MEMORY_BYTES"],
+    ".core.interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore", "BudgetAware", "CorpusBound",
+                         "SessionKeyed", "Deletes"],
+    ".engine.parts": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS"],  # with the shipped parts
+    ".core.policy": ["can_read"],
+    ".core.citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer",
+                        "strip_markers"],
+    ".lang.tokenize": ["has_cjk"],
+    # ingest: parse, metadata
+    ".ingest.parsers.text": ["TEXT_SUFFIXES"],
+    ".ingest.document": ["document_warnings", "sha256", "text_document"],
+    ".ingest.paths": ["parse_paths"],
+    ".ingest.budgets": ["MemoryBudget", "document_cost", "document_size", "text_cost", "text_size",
+                         "upload_budget"],
+    # index: chunk, BM25, vectors (and the background embedding of a session's uploads)
+    ".index.chunk": ["Chunker"],
+    ".index.embed": ["vector_key", "stderr_progress"],
+    ".index.corpus": ["Corpus"],
+    ".index.background": ["EmbeddingJob", "EmbeddingWorker", "completed", "embedding_worker", "searchable_corpus"],
+    # generate and verify: the parts a caller may build itself
+    ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig"],
+    ".verify.judges.llm": ["LlmJudge"],
+    # engine: one configuration, one builder, the journey; the frozen seed scenarios
+    ".core.settings": ["EngineConfig", "Environment", "environment", "default_cache_dir", "default_data_dir"],
+    ".engine.config": ["Engine", "build_engine", "paired_judge", "with_budget_of", "with_llm_budget"],
+    ".engine.sandbox": ["Sandbox", "default_sandbox", "render_page_in_worker", "render_pages_in_worker"],
+    ".engine.scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
+                          "scenario_request", "scenario_settings"],
+    # around the engine: highlights, accounts, the persistent library
+    ".render.highlights": ["highlight_for"],
+    ".render.text": ["render_text_html"],
+    ".render.pdf": ["render_pdf_page"],
+    ".render.pages": ["PAGE_RENDERERS", "draws_pages", "render_page"],
+    ".auth.accounts": ["Accounts", "add_user"],
+    ".library.shared": ["LIBRARY_ADMIN", "Incoming", "Library"],
+    ".library.versions": ["check_replacement", "replacement_metadata", "stale_vector_keys"],
 }
+# Modules exported whole: the app reads a limit when it is used, so an operator's (or a test's) value holds.
+_MODULES = {"limits": ".core.limits"}
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_WHERE)
+__all__ = sorted([*_WHERE, *_MODULES])
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        value = import_module(_MODULES[name], __name__)
+        globals()[name] = value
+        return value
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'pipeline' has no attribute {name!r}")

@@ -10,8 +10,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .contracts import Proposal, Request, Settings
-from .errors import InputError
+from pipeline.core.contracts import Proposal, Request, Settings
+from pipeline.core.errors import InputError, RagError
+from pipeline.core.registry import GENERATORS, JUDGES
+from pipeline.core.settings import EngineConfig
+from pipeline.engine import parts as _shipped  # noqa: F401 (registers the shipped parts: the choices below)
 
 
 def _positive(text: str) -> int:
@@ -33,7 +36,7 @@ def _add_ask(commands) -> None:
     ask.add_argument("--date", help="request date YYYY-MM-DD (default: today)")
     ask.add_argument("--topic")
     ask.add_argument("--groups", default="", help="the requester's access groups, comma-separated")
-    ask.add_argument("--generator", choices=["extractive", "llm"], default="extractive",
+    ask.add_argument("--generator", choices=GENERATORS.names(), default=EngineConfig.model_fields["generator"].default,
                      help="who proposes the answer: exact source sentences (default) or a language model configured "
                      "by LLM_BASE_URL, LLM_MODEL, LLM_API_KEY; either way every citation is checked")
     ask.add_argument("--window", type=_positive,
@@ -45,7 +48,7 @@ def _add_ask(commands) -> None:
     ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
     ask.add_argument("--retrieval", choices=["hybrid", "bm25", "dense"], default="hybrid")
     ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
-    ask.add_argument("--judge", choices=["containment", "learned", "llm"], default=None,
+    ask.add_argument("--judge", choices=JUDGES.names(), default=None,
                      help="who decides claim_supported: containment (the default for the extractive answerer), the "
                           "learned paraphrase judge (the default with --generator llm, whose answers paraphrase), or "
                           "llm: one short call per claim to the LLM_* model, the learned judge when it fails "
@@ -67,7 +70,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     schema = commands.add_parser("schema", help="write the answer object's JSON Schema")
     schema.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "schema" / "answer-v1.schema.json")
-    from .evaluate.cli import add_eval_parser
+    from pipeline.evaluate.cli import add_eval_parser
 
     add_eval_parser(commands)
     commands.add_parser("bench", help="performance benchmarks (prints a table; `bench --help` for options)")
@@ -83,7 +86,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _load_proposal(path: Path) -> Proposal:
-    from .limits import MAX_ANSWER_CHARS, check_answer_text
+    from pipeline.core.limits import MAX_ANSWER_CHARS, check_answer_text
 
     try:
         if path.stat().st_size > 4 * MAX_ANSWER_CHARS:
@@ -100,11 +103,10 @@ def _load_proposal(path: Path) -> Proposal:
 
 
 def _settings(args) -> Settings:
-    window, reserve = Settings().window, Settings().reserve
-    if args.generator == "llm":  # the system message needs room besides the sources
-        from .generate_llm import DEFAULT_RESERVE, DEFAULT_WINDOW
-
-        window, reserve = DEFAULT_WINDOW, DEFAULT_RESERVE
+    # A generator may declare its own budget (a language model's system message needs room besides the sources):
+    # it replaces the defaults, never a --window or --reserve given.
+    chosen = GENERATORS.entry(args.generator)
+    window, reserve = chosen.trait("window", Settings().window), chosen.trait("reserve", Settings().reserve)
     try:
         return Settings(
             window=window if args.window is None else args.window,
@@ -118,9 +120,10 @@ def _settings(args) -> Settings:
 
 
 def run_ask(args) -> int:
-    from .config import EngineConfig, build_engine
-    from .limits import check_question, parse_groups, parse_iso_date
-    from .load import corpus_from_store, stderr_progress
+    from pipeline.core.limits import check_question, parse_groups, parse_iso_date
+    from pipeline.engine.config import build_engine, paired_judge
+    from pipeline.index.embed import stderr_progress
+    from pipeline.library.ingest import corpus_from_store
 
     # Checked before any slow work, each a one-line error (exit 2).
     question, groups = check_question(args.question), parse_groups(args.groups)
@@ -128,8 +131,8 @@ def run_ask(args) -> int:
     proposal = _load_proposal(args.proposal) if args.proposal else None
     settings = _settings(args)
     # A given proposal replaces the generator: no language model is needed to check it.
-    generator = args.generator if proposal is None else "extractive"
-    judge = args.judge or ("learned" if args.generator == "llm" else "containment")
+    generator = args.generator if proposal is None else EngineConfig.model_fields["generator"].default
+    judge = args.judge or paired_judge(args.generator)
     engine = build_engine(EngineConfig.from_env(settings=settings, generator=generator, judge=judge))
     if args.store:
         corpus = corpus_from_store(engine, args.store, progress=stderr_progress)
@@ -145,7 +148,8 @@ def run_ask(args) -> int:
         print(f"{trace.answer.producer}: {trace.proposal.note}", file=sys.stderr)  # what went wrong, in one line
     for note in sorted({c.judge_call.fallback for c in trace.checks if c.judge_call is not None and c.judge_call.fallback}):
         print(f"llm judge: {note}; the learned judge decided instead", file=sys.stderr)
-    if args.generator == "llm" and trace.abstention is not None and trace.abstention.reason_code == "context_budget":
+    if (GENERATORS.entry(args.generator).trait("remote") and trace.abstention is not None
+            and trace.abstention.reason_code == "context_budget"):
         print(f"{trace.answer.producer}: {trace.abstention.detail}; the model was not called", file=sys.stderr)
     if args.trace:
         try:
@@ -161,8 +165,8 @@ def run_ask(args) -> int:
 
 
 def _write_highlights(args, corpus, trace) -> None:
-    from .render import write_highlights
-    from .store import DocumentStore
+    from pipeline.library.store import DocumentStore
+    from pipeline.render.files import write_highlights
 
     def original_bytes(document):
         if args.store:
@@ -175,8 +179,9 @@ def _write_highlights(args, corpus, trace) -> None:
 
 
 def run_ingest(args) -> int:
-    from .config import build_engine
-    from .load import ingest, stderr_progress
+    from pipeline.engine.config import build_engine
+    from pipeline.index.embed import stderr_progress
+    from pipeline.library.ingest import ingest
 
     added, unchanged = ingest(build_engine(), args.store, args.paths, progress=stderr_progress)
     print(json.dumps({"store": str(args.store), "added": added, "unchanged": unchanged}))
@@ -184,7 +189,7 @@ def run_ingest(args) -> int:
 
 
 def run_schema(args) -> int:
-    from .contracts import Answer
+    from pipeline.core.contracts import Answer
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(Answer.model_json_schema(), indent=2) + "\n", "utf-8")
@@ -195,7 +200,7 @@ def run_schema(args) -> int:
 def run_users(args) -> int:
     import getpass
 
-    from .accounts import add_user
+    from pipeline.auth.accounts import add_user
 
     if args.no_password:
         password = None
@@ -209,12 +214,21 @@ def run_users(args) -> int:
     return 0
 
 
+def run_bench(arguments: list[str]) -> int:
+    """The benchmarks (`benchmarks/`, beside the pipeline: they depend on it, never the other way) in their own process."""
+    import os
+    import subprocess
+
+    environ = dict(os.environ)  # the child runs in this process's environment, the repository on its path
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
+                                                          environ.get("PYTHONPATH")]))
+    return subprocess.call([sys.executable, "-m", "benchmarks", *arguments], env=environ)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["bench"]:  # argparse's REMAINDER refuses options ("--json") after a subcommand
-        from benchmarks.bench import main as bench_main
-
-        return bench_main(arguments[1:])
+        return run_bench(arguments[1:])
     args = _build_parser().parse_args(argv)
     try:
         if args.command == "ask":
@@ -226,10 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "users":
             return run_users(args)
         if args.command == "eval":
-            from .evaluate.cli import run_eval
+            from pipeline.evaluate.cli import run_eval
 
             return run_eval(args)
-    except InputError as error:
+    except RagError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # e.g. the disk is full: one line naming the file, never a traceback

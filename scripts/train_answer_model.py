@@ -1,4 +1,4 @@
-"""Train the answer scorer (pipeline/answer_model.json) on the public SQuAD 2.0 and CMRC halves.
+"""Train the answer scorer (pipeline/models/answer_model.json) on the public SQuAD 2.0 and CMRC halves.
 
 `uv run python scripts/train_answer_model.py [--squad N] [--cmrc N] [--out FILE]`
 
@@ -36,15 +36,22 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.answer_model import FEATURES, UNTRAINED, WEIGHTS, AnswerModel, Pair, feature_matrix  # noqa: E402
-from pipeline.contracts import Settings  # noqa: E402
+from pipeline.core.contracts import Settings  # noqa: E402
+from pipeline.engine.config import build_engine  # noqa: E402
 from pipeline.evaluate import data, questions  # noqa: E402
 from pipeline.evaluate.common import request  # noqa: E402
 from pipeline.evaluate.squad import contains_gold, pooled  # noqa: E402
-from pipeline.generate import candidate_pairs  # noqa: E402
-from pipeline.config import build_engine  # noqa: E402
+from pipeline.generate.extractive.answer_model import (  # noqa: E402
+    FEATURES,
+    UNTRAINED,
+    WEIGHTS,
+    AnswerModel,
+    Pair,
+    feature_matrix,
+)
+from pipeline.generate.extractive.scoring import candidate_pairs  # noqa: E402
 from pipeline.pack import PackError, pack  # noqa: E402
-from pipeline.retrieve import retrieve  # noqa: E402
+from pipeline.retrieve.selection import retrieve  # noqa: E402
 
 
 class DiskCachedEmbedder:

@@ -8,7 +8,6 @@ test embedder (tests/fakes.py) for tests of pure logic.
 from __future__ import annotations
 
 import contextlib
-
 import datetime as dt
 import os
 import shutil
@@ -29,6 +28,27 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(TEST_CACHE, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- tiers
+
+TIERS = ("unit", "slow", "browser")
+# A test that builds the real model's engine, serves the app, starts a Chroma server or a browser is slow (a browser
+# one is browser); a module or test whose own work is slow says so with `pytest.mark.slow`. Every other test is unit:
+# the everyday loop, `pytest -m unit`, runs them all in under a minute.
+SLOW_FIXTURES = {"engine", "sample_documents", "sample_corpus", "app_url", "chroma_server"}
+BROWSER_FIXTURES = {"browser", "page"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        declared = [name for name in TIERS if item.get_closest_marker(name) is not None]
+        if not declared:
+            fixtures = set(item.fixturenames)
+            tier = "browser" if fixtures & BROWSER_FIXTURES else "slow" if fixtures & SLOW_FIXTURES else "unit"
+            item.add_marker(getattr(pytest.mark, tier))
+        elif len(declared) > 1 and declared != ["slow", "browser"]:
+            raise pytest.UsageError(f"{item.nodeid}: one tier, not {declared}")
 
 ROOT = REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -51,9 +71,8 @@ def engine():
 @pytest.fixture(scope="session")
 def logic_engine():
     """An engine with the deterministic test embedder and an in-memory vector store: no model loads."""
-    from tests.fakes import HashedWordsTestEmbedder
-
     from pipeline import EngineConfig, build_engine
+    from tests.fakes import HashedWordsTestEmbedder
 
     return build_engine(EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder())
 

@@ -8,7 +8,6 @@ the app runs in demo mode: groups are self-declared in the form, and the page sa
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,9 @@ ACCOUNT_GROUPS_INFO = "Your groups come from your account."
 
 def load_accounts():
     """The users file named by AUTH_USERS_FILE, or None (demo mode)."""
-    from pipeline import Accounts
+    from pipeline import Accounts, environment
 
-    path = os.environ.get("AUTH_USERS_FILE")
+    path = environment().get("AUTH_USERS_FILE")
     return Accounts.from_file(Path(path)) if path else None
 
 
@@ -28,7 +27,9 @@ def mount_options(accounts) -> dict[str, Any]:
     """`gr.mount_gradio_app` keywords: a login page checking the users file, or the proxy's user header."""
     if accounts is None:
         return {}
-    header = os.environ.get("AUTH_PROXY_HEADER")
+    from pipeline import environment
+
+    header = environment().get("AUTH_PROXY_HEADER")
     if header:
         return {"auth_dependency": lambda request: request.headers.get(header) or None}
     from .login import LoginGuard  # argon2 off the event loop, throttled per account and address

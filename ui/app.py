@@ -64,4 +64,5 @@ def _gradio_app(app: FastAPI):
     """The Gradio app `mount_gradio_app` mounted on `app` (its sign-in tokens name a request's user)."""
     from gradio.routes import App
 
-    return next(route.app for route in app.routes if isinstance(getattr(route, "app", None), App))
+    mounted = (getattr(route, "app", None) for route in app.routes)
+    return next(inner for inner in mounted if isinstance(inner, App))

@@ -1,4 +1,4 @@
-"""The named endpoints for the conversation and the document library (issue 12).
+"""The named endpoints for the conversation and the document library.
 
 /history, /reopen_turn, /clear_history: the session's turns (each with its trace, re-openable);
 /delete_document: remove one of the session's uploads (its chunks and vectors go with it).
@@ -53,7 +53,7 @@ def do_clear_history(session):
 
 
 @guarded
-def do_delete_document(shared: Shared, source_id, session, request: gr.Request = None):
+def do_delete_document(shared: Shared, source_id, session, request: gr.Request | None = None):
     """Delete one of this session's uploaded documents by id: its chunks and vectors leave the session's
     collection; the samples and other uploads stay. Returns the remaining uploads' ids."""
     session = session_of(session)

@@ -27,27 +27,36 @@ def json_html(value, depth: int = 0) -> str:
     if _scalar(value):
         return _e(_fmt(value))
     if isinstance(value, list):
-        if value and all(isinstance(v, dict) for v in value) and all(all(_scalar(x) for x in v.values()) for v in value):
-            headers = list(dict.fromkeys(k for v in value for k in v))
-            return table(headers, [[_fmt(v.get(h)) for h in headers] for v in value])
-        if all(_scalar(v) for v in value):
-            return _e(", ".join(_fmt(v) for v in value))
-        return "".join(f"<div>{json_html(v, depth + 1)}</div>" for v in value)
+        return _list_html(value, depth)
     if isinstance(value, dict):
-        flat = {k: v for k, v in value.items() if _scalar(v) or (isinstance(v, list) and all(_scalar(x) for x in v))}
-        nested = {k: v for k, v in value.items() if k not in flat}
-        out = ""
-        if flat:
-            out += table(["key", "value"], [[k, _fmt(v) if _scalar(v) else ", ".join(_fmt(x) for x in v)]
-                                            for k, v in flat.items()])
-        for key, sub in nested.items():
-            if depth < 3:
-                out += f"<details {'open' if depth == 0 else ''}><summary><b>{_e(key)}</b></summary>" \
-                       f"{json_html(sub, depth + 1)}</details>"
-            else:
-                out += f"<p><b>{_e(key)}</b></p><div class='rag-pre'>{_e(json.dumps(sub, indent=1))}</div>"
-        return out
+        return _object_html(value, depth)
     return _e(str(value))
+
+
+def _list_html(value: list, depth: int) -> str:
+    if value and all(isinstance(v, dict) for v in value) and all(all(_scalar(x) for x in v.values()) for v in value):
+        headers = list(dict.fromkeys(k for v in value for k in v))
+        return table(headers, [[_fmt(v.get(h)) for h in headers] for v in value])
+    if all(_scalar(v) for v in value):
+        return _e(", ".join(_fmt(v) for v in value))
+    return "".join(f"<div>{json_html(v, depth + 1)}</div>" for v in value)
+
+
+def _object_html(value: dict, depth: int) -> str:
+    """Its scalar (and scalar list) fields as one key/value table, each nested one below it (folded past depth 3)."""
+    flat = {k: v for k, v in value.items() if _scalar(v) or (isinstance(v, list) and all(_scalar(x) for x in v))}
+    nested = {k: v for k, v in value.items() if k not in flat}
+    out = ""
+    if flat:
+        out += table(["key", "value"], [[k, _fmt(v) if _scalar(v) else ", ".join(_fmt(x) for x in v)]
+                                        for k, v in flat.items()])
+    for key, sub in nested.items():
+        if depth < 3:
+            out += f"<details {'open' if depth == 0 else ''}><summary><b>{_e(key)}</b></summary>" \
+                   f"{json_html(sub, depth + 1)}</details>"
+        else:
+            out += f"<p><b>{_e(key)}</b></p><div class='rag-pre'>{_e(json.dumps(sub, indent=1))}</div>"
+    return out
 
 
 def text_tables_html(text: str) -> str:

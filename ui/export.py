@@ -10,9 +10,9 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from . import history, library
 import gradio as gr
 
+from . import history, library
 from .accounts import parse_groups, requester_groups
 from .handlers import guarded, session_of
 from .retention import SESSION_TTL_S
@@ -20,7 +20,7 @@ from .state import Shared
 
 EXPORT_DIR = Path(tempfile.gettempdir()) / "auditable-rag-exports"
 EXPORT_VERSION = "session-export-v1"
-#: The one notice about what a session keeps (it merges issue 9's restart notice): shown beside the export.
+#: The one notice about what a session keeps, shown beside the export.
 NOTICE = ("⚠ **Your uploads and this conversation live only in this server's memory, for this browser session.** "
           f"They are discarded when you reload or close the page, after {SESSION_TTL_S // 60} minutes without use, "
           "or when the server restarts (the samples stay; after a restart the page says so on the next question). "

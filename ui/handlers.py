@@ -19,15 +19,37 @@ from pathlib import Path
 import gradio as gr
 from pydantic import ValidationError
 
-from pipeline import Document, InputError, Request, Settings, Trace, can_read, parse_answer, strip_markers
-from pipeline import check_answer_text, check_question, megabytes, parse_iso_date
+from pipeline import (
+    Document,
+    InputError,
+    RagError,
+    Request,
+    Settings,
+    Trace,
+    can_read,
+    check_answer_text,
+    check_question,
+    megabytes,
+    parse_answer,
+    parse_iso_date,
+    strip_markers,
+)
 
 from . import history, panels
 from .accounts import parse_groups, requester_groups
 from .demos import run_demo
-from .received import forget_file, received_file
 from .memory import release_free_memory
-from .state import MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, ROOT, Session, Shared, session_quota_left
+from .received import forget_file, received_file
+from .state import (
+    MAX_FILE_BYTES,
+    MAX_FILES_PER_UPLOAD,
+    MAX_PDF_PAGES,
+    ROOT,
+    Session,
+    Shared,
+    session_of,
+    session_quota_left,
+)
 
 log = logging.getLogger("auditable_rag.ui")
 
@@ -54,7 +76,7 @@ def guarded(fn):
             return fn(*args, **kwargs)
         except gr.Error:
             raise
-        except InputError as error:
+        except RagError as error:
             raise gr.Error(toast(clean(str(error))), print_exception=False) from None
         except Exception as error:  # noqa: BLE001 - the UI must never show a stack trace
             log.exception("unexpected error in %s", fn.__name__)
@@ -78,10 +100,6 @@ def bind(fn, *args, **kwargs):
 
     bound.__signature__ = inspect.signature(functools.partial(fn, *args, **kwargs))
     return bound
-
-
-def session_of(value) -> Session:
-    return value if isinstance(value, Session) else Session()
 
 
 # --------------------------------------------------------------------------- request parsing
@@ -140,21 +158,27 @@ def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, mi
     settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
     corpus = session.corpus(shared)
     generator = judge = None
-    if session.generator == "llm" and shared.llm is not None:
-        from pipeline import with_llm_budget
+    model = shared.models.get(session.generator)
+    if model is not None:
+        from pipeline import with_budget_of
 
-        settings = with_llm_budget(settings)  # the model's prompt holds instructions as well as the sources
-        generator = shared.llm.with_api_key(session.api_key)
-        judge = shared.engine.judge_named("learned")  # a model paraphrases: the learned judge accepts faithful ones
-        if session.judge == "llm":  # opt-in (the page's "Claim judge", or LLM_JUDGE=on): the model judges too
-            from pipeline import LlmJudge
-
-            judge = LlmJudge(generator, judge)  # this session's key; the learned judge when a call fails
+        settings = with_budget_of(session.generator, settings)  # its prompt holds instructions as well as the sources
+        generator = _keyed(model, session.api_key)
+        # A model paraphrases: the session's judge for model answers decides (the learned one unless the page's
+        # "Claim judge", or LLM_JUDGE=on, asks the model too; the learned judge then decides when a call fails).
+        judge = _keyed(shared.engine.judge_named(session.judge), session.api_key)
     trace = shared.engine.ask(corpus, searched, settings, generator=generator, judge=judge)
     if trace.proposal is not None and trace.proposal.generation is not None and trace.answer.status == "abstained":
         gr.Warning(html.escape(f"{trace.answer.producer}: {trace.proposal.note or trace.answer.reason_code}"))
     session.last_demo = None
     return remember(session, trace, corpus.documents, "ask", asked.question), session
+
+
+def _keyed(part, api_key: str | None):
+    """The part asking with this session's own key, when it calls a model server."""
+    from pipeline import SessionKeyed
+
+    return part.with_api_key(api_key) if isinstance(part, SessionKeyed) else part
 
 
 @guarded
@@ -241,13 +265,14 @@ def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_dig
     digest = sha256(data)
     if digest in known_digests:  # the same bytes again: neither parsed nor embedded twice
         raise InputError(name, f"is already loaded (as {known_digests[digest]})")
+    # The form's fields apply to a file without front matter, or of a type that cannot hold any (a PDF).
     has_front_matter = data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
-    given = metadata if metadata and (name.lower().endswith(".pdf") or not has_front_matter) else None
+    given = metadata if metadata and (not has_front_matter or not shared.engine.takes_front_matter(data, name)) else None
     limits = PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES)
-    if admit is not None and not data[:1024].lstrip().startswith(b"%PDF"):  # text: priced before it is parsed
-        from pipeline.parse import count_lines
+    if admit is not None and shared.engine.parser_for(data, name).name == "text":  # priced before it is parsed
+        from pipeline import text_size
 
-        admit.check(name, {"lines": count_lines(data), "chars": len(data)})
+        admit.check(name, text_size(data))
     document = shared.engine.parse(data, name, given, limits,
                                    admit=(lambda summary: admit(name, summary)) if admit else None)
     if document.source_id in known_ids:
@@ -257,7 +282,7 @@ def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_dig
 
 
 class MemoryAdmission:
-    """One upload batch's admission to the memory budget (pipeline.budgets): a file is refused when, with the
+    """One upload batch's admission to the memory budget (pipeline.ingest.budgets): a file is refused when, with the
     batch's files admitted before it, it would not fit the session's or the server's budget."""
 
     def __init__(self, session: Session) -> None:
@@ -265,7 +290,7 @@ class MemoryAdmission:
         self.pending: dict[str, int] = {}
 
     def check(self, name: str, summary: dict) -> int:
-        from pipeline.budgets import document_cost, upload_budget
+        from pipeline import document_cost, upload_budget
 
         cost = document_cost(summary)
         upload_budget().check(self.session, {**self.pending, f"\0{len(self.pending)}": cost}, name)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pipeline import Document, Request, Trace, has_cjk
 
 from .panels import _e
+from .state import session_of
 
 MAX_TURNS = 50
 MAX_FOLLOW_UP_WORDS = 8
@@ -167,8 +168,6 @@ def resolve_request(session, request: Request) -> Request:
 
 def set_follow_ups(enabled, session):
     """The page's switch, applied before its ask (API clients never set it)."""
-    from .handlers import session_of
-
     session = session_of(session)
     conversation_of(session).resolve_follow_ups = bool(enabled)
     return session

@@ -13,23 +13,31 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from pipeline import ANSWER_HELP, TEXT_SUFFIXES, Settings
-from pipeline.limits import SESSION_MEMORY_BYTES
+from pipeline import ANSWER_HELP, SESSION_MEMORY_BYTES, Settings
 
-from . import endpoints, export, handlers, history, panels, replace, viewer, views
+from . import endpoints, export, handlers, history, panels, replace, restart, viewer, views
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
 from .retention import CACHE_MAX_AGE_S, CACHE_SWEEP_S
-from . import restart
-from .state import (MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, MAX_PDF_PAGES, MAX_SESSION_BYTES, SESSION_TTL_S, Shared,
-                    default_judge, delete_session)
+from .state import (
+    DEFAULT_GENERATOR,
+    MAX_FILE_BYTES,
+    MAX_FILES_PER_UPLOAD,
+    MAX_PDF_PAGES,
+    MAX_SESSION_BYTES,
+    SESSION_TTL_S,
+    Shared,
+    default_judge,
+    delete_session,
+    generator_choices,
+    judges_for_model_answers,
+)
 
 DEFAULTS = Settings()
 UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
 ANSWER_CONCURRENCY = 2
 EMBEDDING_POLL_S = 1.5  # how often the page refreshes "embedding n of m" while a session's vectors are computed
-TEXT_TYPES = [".pdf", *sorted(TEXT_SUFFIXES)]
 ELIGIBILITY = [("before the top-k cut-off (filter, then rank)", "before_cutoff"),
                ("after selection (baseline: rank, then filter)", "after_selection")]
 TITLE = "Auditable RAG — cited answers you can audit"
@@ -50,7 +58,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
             with gr.Column(scale=3):
                 _request_form(c, signed_in=shared.accounts is not None, has_llm=shared.llm is not None)
             with gr.Column(scale=2):
-                _collection(c, signed_in=shared.accounts is not None)
+                _collection(c, shared.engine.upload_suffixes, signed_in=shared.accounts is not None)
         _demo_buttons(c)
         _conversation(c)
         _result_tabs(c)
@@ -83,14 +91,12 @@ def _request_form(c: SimpleNamespace, signed_in: bool = False, has_llm: bool = F
             c.eligibility = gr.Radio(ELIGIBILITY, value=DEFAULTS.eligibility, label="eligibility applied")
             c.retrieval = gr.Radio(["hybrid", "bm25", "dense"], value=DEFAULTS.retrieval, label="retrieval")
     with gr.Row(visible=has_llm):
-        c.generator = gr.Radio([("extractive (copies the evidence; no model)", "extractive"),
-                                ("language model (every claim checked)", "llm")], value="extractive",
+        c.generator = gr.Radio(generator_choices(), value=DEFAULT_GENERATOR,
                                label="Answer generator", elem_id="generator")
         c.api_key = gr.Textbox(label="API key for this session (optional)", type="password", value="",
                                info="Kept in this browser session's memory only: never logged, stored or traced.",
                                elem_id="api-key")
-        c.judge = gr.Radio([("learned judge (offline, no calls)", "learned"),
-                            ("language model judge (one short call per claim)", "llm")], value=default_judge(),
+        c.judge = gr.Radio(judges_for_model_answers(), value=default_judge(),
                            label="Claim judge for model answers", elem_id="judge",
                            info="The deterministic checks (source, lines, quote, numbers) always run and win.")
     with gr.Row():
@@ -99,7 +105,7 @@ def _request_form(c: SimpleNamespace, signed_in: bool = False, has_llm: bool = F
                                   elem_id="follow-up", scale=2)
 
 
-def _collection(c: SimpleNamespace, signed_in: bool = False) -> None:
+def _collection(c: SimpleNamespace, file_types: list[str], signed_in: bool = False) -> None:
     with gr.Accordion("Documents in your collection", open=False):
         c.docs_html = gr.HTML(elem_id="documents")
         with gr.Row():
@@ -116,13 +122,13 @@ def _collection(c: SimpleNamespace, signed_in: bool = False) -> None:
                                          allow_custom_value=True)
             c.replace_version = gr.Textbox(value="", label="new version label", max_lines=1, elem_id="replace-version",
                                            scale=1)
-        c.replace_file = gr.File(label="The new version (PDF or text)", file_count="single", file_types=TEXT_TYPES,
+        c.replace_file = gr.File(label="The new version (PDF or text)", file_count="single", file_types=file_types,
                                  type="filepath", elem_id="replace-file", height=110)
         c.replace_button = gr.Button("Replace with this file", size="sm", elem_id="replace-doc")
         c.replace_report = gr.JSON(visible=False, label="replace report")
         c.replace_html = gr.HTML(elem_id="replace-status")
     with gr.Accordion("Upload documents (only you see them)", open=False):
-        c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=TEXT_TYPES,
+        c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=file_types,
                           type="filepath", elem_id="upload-files")
         gr.Markdown(f"{export.NOTICE_POINTER} At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
                     f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all, and what the server's "

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
 from functools import lru_cache
 
 M_ARENA_MAX = -8  # mallopt parameter number, from glibc's malloc.h
@@ -32,7 +31,9 @@ def limit_malloc_arenas(arenas: int = DEFAULT_ARENAS) -> bool:
     """Cap glibc's malloc arenas for threads started from now on (MALLOC_ARENA_MAX, when set, wins).
     Returns whether the cap was applied."""
     mallopt = _glibc("mallopt")
-    if os.environ.get("MALLOC_ARENA_MAX") or mallopt is None:
+    from pipeline import environment
+
+    if environment().get("MALLOC_ARENA_MAX") or mallopt is None:
         return False  # the operator's own setting (read by glibc at start), or not glibc
     return bool(mallopt(M_ARENA_MAX, arenas))
 

@@ -353,30 +353,54 @@ def answer_html(trace: Trace | None) -> str:
     if trace is None:
         return '<p class="rag-note">Ask a question, run a demo or check an answer.</p>'
     a = trace.answer
-    if a.status == "answered":
-        parts = ['<span class="rag-badge ok">✓ answered</span>',
-                 f'<div class="rag-answer">{_answer_with_marks(a.answer or "", a.citations, a.dropped_citations)}</div>']
-    else:
-        parts = [f'<span class="rag-badge no">✗ abstained — {_e(a.reason_code)}</span>',
-                 f'<div class="rag-answer"><b>Reason code:</b> <code>{_e(a.reason_code)}</code></div>']
-        if trace.proposal is not None and trace.proposal.answer:
-            parts.append("<p class='rag-note'>Proposed answer (not shown as supported):</p>"
-                         f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
+    parts = _status_html(trace)
     parts.append(f"<p><b>Why:</b> {_e(trace.explanation)}</p>")
-    proposal = trace.proposal
-    if proposal is not None and proposal.score is not None and proposal.threshold is not None:
-        parts.append(f"<p class='rag-note'>Answer scorer: best unit {proposal.score:.2f} "
-                     f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
-                     + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
-                     + (f"<br>Chosen by: {_e(proposal.note)}" if a.status == "answered" and proposal.note else "")
-                     + "</p>")
-    elif proposal is not None and proposal.note and a.status == "answered":  # chosen without a score: a table comparison
-        parts.append(f"<p class='rag-note'>Chosen by: {_e(proposal.note)}</p>")
+    parts.append(_chosen_by_html(trace))
     parts.append(claims_html(a))
+    parts.append(_citations_html(trace))
+    parts.append(_generation_html(trace))
+    meta = (f"producer <code>{_e(a.producer)}</code> · generator called: {'yes' if trace.generator_called else 'no'}"
+            f" · request date {trace.request.date}{'' if trace.request.date_given else ' (today)'}"
+            f" · topic {_e(trace.request.topic or 'any')} · {len(trace.documents)} readable documents"
+            f" · timings {', '.join(f'{k} {v:.0f} ms' for k, v in trace.timings_ms.items())}")
+    parts.append(f"<p class='rag-note'>{meta}</p>")
+    return "".join(parts)
+
+
+def _status_html(trace: Trace) -> list[str]:
+    """The status badge and the answer with its marks, or the reason code and the proposal not shown as supported."""
+    a = trace.answer
+    if a.status == "answered":
+        return ['<span class="rag-badge ok">✓ answered</span>',
+                f'<div class="rag-answer">{_answer_with_marks(a.answer or "", a.citations, a.dropped_citations)}</div>']
+    parts = [f'<span class="rag-badge no">✗ abstained — {_e(a.reason_code)}</span>',
+             f'<div class="rag-answer"><b>Reason code:</b> <code>{_e(a.reason_code)}</code></div>']
+    if trace.proposal is not None and trace.proposal.answer:
+        parts.append("<p class='rag-note'>Proposed answer (not shown as supported):</p>"
+                     f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
+    return parts
+
+
+def _chosen_by_html(trace: Trace) -> str:
+    """The answer scorer's best unit and runner-up, and how the answer was chosen."""
+    proposal, answered = trace.proposal, trace.answer.status == "answered"
+    if proposal is not None and proposal.score is not None and proposal.threshold is not None:
+        return (f"<p class='rag-note'>Answer scorer: best unit {proposal.score:.2f} "
+                f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
+                + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
+                + (f"<br>Chosen by: {_e(proposal.note)}" if answered and proposal.note else "")
+                + "</p>")
+    if proposal is not None and proposal.note and answered:  # chosen without a score: a table comparison
+        return f"<p class='rag-note'>Chosen by: {_e(proposal.note)}</p>"
+    return ""
+
+
+def _citations_html(trace: Trace) -> str:
+    """Each citation, verified or dropped, with its quote and every check's result."""
+    a = trace.answer
     unshown = list(trace.checks)
     all_citations = [*a.citations, *a.dropped_citations]
-    if all_citations:
-        parts.append("<h4>Citations</h4>")
+    parts = ["<h4>Citations</h4>"] if all_citations else []
     for c in all_citations:
         kind = "ok" if c.verified else "no"
         check = _check_of(c, unshown)
@@ -389,15 +413,15 @@ def answer_html(trace: Trace | None) -> str:
             f" <span class='rag-note'>(version {_e(c.version or '—')})</span>"
             f'<div class="rag-pre" style="max-height:140px">{_e(c.quote)}</div>'
             + (table(["result", "check", "detail"], rows) if rows else "") + "</div>")
-    generation = trace.proposal.generation if trace.proposal is not None else None
-    if generation is not None:
-        tokens = f"{generation.prompt_tokens or '?'} + {generation.completion_tokens or '?'} tokens"
-        parts.append(f"<p class='rag-note'>Model <code>{_e(generation.model)}</code> at {_e(generation.host)}: "
-                     f"{generation.latency_ms:.0f} ms, {_e(tokens)}, finish {_e(generation.finish_reason or '—')}, "
-                     f"{len(generation.attempts)} attempt(s); the exact messages and raw reply are in the trace.</p>")
-    meta = (f"producer <code>{_e(a.producer)}</code> · generator called: {'yes' if trace.generator_called else 'no'}"
-            f" · request date {trace.request.date}{'' if trace.request.date_given else ' (today)'}"
-            f" · topic {_e(trace.request.topic or 'any')} · {len(trace.documents)} readable documents"
-            f" · timings {', '.join(f'{k} {v:.0f} ms' for k, v in trace.timings_ms.items())}")
-    parts.append(f"<p class='rag-note'>{meta}</p>")
     return "".join(parts)
+
+
+def _generation_html(trace: Trace) -> str:
+    """A language model's call: its model, host, latency, tokens, how it finished and its attempts."""
+    generation = trace.proposal.generation if trace.proposal is not None else None
+    if generation is None:
+        return ""
+    tokens = f"{generation.prompt_tokens or '?'} + {generation.completion_tokens or '?'} tokens"
+    return (f"<p class='rag-note'>Model <code>{_e(generation.model)}</code> at {_e(generation.host)}: "
+            f"{generation.latency_ms:.0f} ms, {_e(tokens)}, finish {_e(generation.finish_reason or '—')}, "
+            f"{len(generation.attempts)} attempt(s); the exact messages and raw reply are in the trace.</p>")

@@ -17,7 +17,6 @@ from gradio.utils import get_upload_folder
 
 from pipeline import InputError
 
-
 _received_sets: list[set] = []  # Gradio's own sets of files its /upload route wrote (Blocks.upload_file_set)
 
 

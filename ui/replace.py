@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from pipeline import Document, InputError, check_replacement, megabytes, replacement_metadata
+from pipeline import (Document, InputError, check_replacement, document_cost, megabytes, replacement_metadata,
+                      upload_budget)
 
 from .accounts import requester_groups
 from .endpoints import readable_ids
@@ -37,7 +38,8 @@ def _replace_upload(shared: Shared, session: Session, source_id: str, path: str,
     if len(data) > allowed:
         raise InputError(name, f"is {megabytes(len(data))}; this session may upload {megabytes(allowed)} more "
                                "(the uploads of one session are bounded)")
-    document = shared.engine.parse(data, name, replacement_metadata(data, name, old, version), _limits(),
+    metadata = replacement_metadata(data, name, old, version, front_matter=shared.engine.takes_front_matter(data, name))
+    document = shared.engine.parse(data, name, metadata, _limits(),
                                    admit=lambda summary: _fits(session, source_id, name, summary))
     check_replacement(old, document, name)
     same = [d.source_id for d in session.visible_documents(shared)
@@ -48,9 +50,7 @@ def _replace_upload(shared: Shared, session: Session, source_id: str, path: str,
 
 
 def _fits(session: Session, source_id: str, name: str, summary: dict) -> None:
-    """The new version, in place of the old one, must fit the memory budget (pipeline.budgets)."""
-    from pipeline.budgets import document_cost, upload_budget
-
+    """The new version, in place of the old one, must fit the memory budget (pipeline.ingest.budgets)."""
     upload_budget().check(session, {source_id: document_cost(summary)}, name)
 
 

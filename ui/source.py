@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
-from pipeline import Citation, Document, Trace, highlight_for, render_text_html
+from pipeline import (Citation, Document, InputError, Trace, draws_pages, highlight_for, render_page_in_worker,
+                      render_text_html)
 
 from .panels import citation_label
 
@@ -45,7 +46,7 @@ def source_view(
     if document is None:
         return None, None, f"{chosen.source_id} is not a document in this collection (or not readable by you)."
     same_doc = [c for c in citations if c.source_id == chosen.source_id]
-    if document.paged:
+    if draws_pages(document):
         from PIL import Image
 
         data = pdf_bytes(document.digest)
@@ -56,11 +57,8 @@ def source_view(
             return None, None, f"{chosen.source_id} has no page {page}."
         # The chosen citation last, so its label is drawn on top of any other on that page.
         on_page = [c for c in same_doc if c.page == page and c is not chosen] + ([chosen] if chosen.page == page else [])
-        from pipeline import InputError
-        from pipeline.sandbox import render_pdf_page  # drawn by a worker process, under its limits
-
-        try:
-            png = render_pdf_page(data, document, page, [highlight_for(c) for c in on_page], zoom)
+        try:  # a PDF's page is drawn by a worker process, under its limits
+            png = render_page_in_worker(data, document, page, [highlight_for(c) for c in on_page], zoom)
         except InputError as error:  # e.g. a page whose content is too large to draw safely
             return None, None, str(error)
         image = Image.open(io.BytesIO(png))

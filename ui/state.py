@@ -9,14 +9,13 @@ and uploaded file names are only labels (bytes are read from Gradio's temporary 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline import Corpus, Document, Engine, InputError, Trace
-from pipeline.budgets import document_cost, upload_budget
+from pipeline import (Corpus, Document, Engine, EngineConfig, InputError, StoreError, Trace, document_cost,
+                      document_size, upload_budget)
 
 from .pdf_files import PdfFiles
 from .retention import SESSION_TTL_S  # noqa: F401 (the layout imports it from here)
@@ -25,6 +24,7 @@ log = logging.getLogger("auditable_rag.ui")
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "sample_docs" / "corpus"
 
+DEFAULT_GENERATOR = EngineConfig.model_fields["generator"].default
 MAX_FILES_PER_UPLOAD = 10
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_PDF_PAGES = 200
@@ -45,11 +45,16 @@ class Shared:
     pdf_bytes: dict[str, bytes]  # by digest (samples)
     accounts: Any = None  # pipeline.Accounts when a users file is configured; None in demo mode
     library: Any = None  # pipeline.Library (DATA_DIR), or None
-    llm: Any = None  # pipeline.ChatCompletionsGenerator when LLM_BASE_URL/LLM_MODEL are set, else None
+    models: dict[str, Any] = field(default_factory=dict)  # the configured generators that ask a model server, by name
     _samples_corpus: Corpus | None = None
     _collection: tuple[str, list[Document], Corpus] | None = None
     _demo_corpora: dict[tuple, Corpus] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def llm(self) -> Any:
+        """The language-model generator when one is configured (the page then offers it), else None."""
+        return next(iter(self.models.values()), None)
 
     def _current(self) -> tuple[str, list[Document], Corpus]:
         version = self.library.version() if self.library is not None else "none"
@@ -57,7 +62,7 @@ class Shared:
             if self._collection is None or self._collection[0] != version:
                 try:
                     library = self.library.documents() if self.library is not None else []
-                except InputError as error:  # the manifest broke after the start: keep serving what was read
+                except StoreError as error:  # the manifest broke after the start: keep serving what was read
                     log.warning("library not reloaded: %s", error)
                     if self._collection is None:
                         library = []
@@ -106,41 +111,67 @@ def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR, a
 
     `accounts` (a `pipeline.Accounts`) turns on sign-in; by default it comes from AUTH_USERS_FILE. `library`
     defaults to DATA_DIR's (./data). Uploaded files are parsed by `sandbox` (default: the process's pool of
-    worker processes, pipeline.sandbox; False: in this process); the samples, which ship with the app, here.
+    worker processes, pipeline.engine.sandbox; False: in this process); the samples, which ship with the app, here.
     """
-    from pipeline import EngineConfig, Library, build_engine, default_data_dir
+    from pipeline import EngineConfig, Library, build_engine, default_data_dir, environment
 
     from .accounts import load_accounts
 
     if engine is None:  # the embedded vectors live beside the library unless RAG_CACHE_DIR says otherwise
-        cache = None if os.environ.get("RAG_CACHE_DIR") else default_data_dir() / "chroma"
+        cache = None if environment().get("RAG_CACHE_DIR") else default_data_dir() / "chroma"
         engine = build_engine(EngineConfig.from_env(cache_dir=cache))
     samples = engine.parse_paths([samples_dir]) if samples_dir.is_dir() else []
     pdf_bytes = {d.digest: Path(d.filename).read_bytes() for d in samples if d.paged}
     if sandbox is not False:
         from dataclasses import replace
 
-        from pipeline.sandbox import default_sandbox
+        from pipeline import default_sandbox
 
         engine = replace(engine, sandbox=sandbox or default_sandbox())  # the caller's engine is left as it was
     library = library if library is not None else Library(default_data_dir())
     library.documents()  # a corrupt manifest stops the start here, with one line naming it
-    return Shared(engine=engine, samples=samples, pdf_bytes=pdf_bytes, llm=_configured_llm(),
+    return Shared(engine=engine, samples=samples, pdf_bytes=pdf_bytes, models=_configured_models(engine),
                   accounts=accounts if accounts is not None else load_accounts(),
                   library=library,
                   _samples_corpus=engine.corpus(samples))
 
 
-def _configured_llm():
-    """The language-model generator the environment configures (LLM_BASE_URL, LLM_MODEL), or None."""
-    from pipeline import ChatCompletionsGenerator, LlmConfig
+def _configured_models(engine: Engine) -> dict[str, Any]:
+    """The registered generators that ask a model server and are configured (LLM_BASE_URL, LLM_MODEL), built."""
+    from pipeline import GENERATORS
 
-    return ChatCompletionsGenerator.from_env() if LlmConfig.configured() else None
+    return {entry.name: engine.generator_named(entry.name) for entry in GENERATORS.entries()
+            if entry.trait("remote") and entry.available()}
 
 
 def default_judge() -> str:
-    """The claim judge a new session starts with: the operator may preset the LLM judge (LLM_JUDGE=on)."""
-    return "llm" if os.environ.get("LLM_JUDGE", "").strip().lower() in {"1", "on", "llm"} else "learned"
+    """The claim judge for a model's answers a new session starts with: the one its registration pairs with it, or,
+    when the operator switches it on (LLM_JUDGE=on), the judge that asks the model too."""
+    from pipeline import JUDGES, environment
+
+    if environment().switch("LLM_JUDGE", ("1", "on", "llm")):
+        return next(entry.name for entry in JUDGES.entries() if entry.trait("remote") and entry.trait("paraphrase"))
+    return paired_model_judge()
+
+
+def paired_model_judge() -> str:
+    """The judge a model generator's registration pairs with it (the learned one: it accepts faithful paraphrases)."""
+    from pipeline import GENERATORS, paired_judge
+
+    return paired_judge(next(entry.name for entry in GENERATORS.entries() if entry.trait("remote")))
+
+
+def judges_for_model_answers() -> list[tuple[str, str]]:
+    """The judges a session may choose for a model's answers (those that accept a faithful paraphrase)."""
+    from pipeline import JUDGES
+
+    return [(entry.shown, entry.name) for entry in JUDGES.entries() if entry.trait("paraphrase")]
+
+
+def generator_choices() -> list[tuple[str, str]]:
+    from pipeline import GENERATORS
+
+    return [(entry.shown, entry.name) for entry in GENERATORS.entries()]
 
 
 class Session:
@@ -157,11 +188,12 @@ class Session:
         self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
         self.last_demo: str | None = None
         self.user: str | None = None  # the signed-in user, when the app has a users file
-        self.generator = "extractive"  # or "llm" when the app has a language model configured
+        self.generator = DEFAULT_GENERATOR  # or a model's ("llm") when the app has one configured
         self.api_key: str | None = None  # this session's own LLM key: memory only, never logged or traced
         self.judge = default_judge()  # "learned", or "llm": the model also judges each claim (one call per claim)
         self.trace_files: list[Path] = []  # folders of downloadable traces
         self._corpus: Corpus | None = None
+        self._shared_view: tuple[Corpus, Corpus] | None = None  # (the shared corpus, this session's view of it)
         self._corpus_key: tuple = ()
         self._vectors = None  # SessionVectors, made on the first upload
         self._job = None  # pipeline.EmbeddingJob: the uploads' vectors, computed in the background
@@ -185,9 +217,14 @@ class Session:
         return list(self.corpus(shared).readable_documents(groups).values())
 
     def corpus(self, shared: Shared) -> Corpus:
-        """Samples + uploads, searchable by BM25 at once; dense ranking once the background job is done."""
+        """Samples + uploads, searchable by BM25 at once; dense ranking once the background job is done. Without
+        uploads, the shared collection with caches of this session's own (what the parts derive from its questions
+        and answers goes with the session)."""
         if not self.uploads:
-            return shared.corpus
+            with self._lock:
+                if self._shared_view is None or self._shared_view[0] is not shared.corpus:
+                    self._shared_view = (shared.corpus, shared.corpus.with_own_caches())
+                return self._shared_view[1]
         with self._lock:
             key = (id(shared.corpus), *sorted(d.digest for d in self.uploads.values()))
             if self._corpus is None or key != self._corpus_key:
@@ -251,10 +288,9 @@ class Session:
                 raise
 
     def _hold(self, documents: list[Document], force: bool = False) -> None:
-        """Reserve the memory these documents will hold (the process-wide budget, pipeline.budgets)."""
-        from pipeline.sandbox import summary_of
+        """Reserve the memory these documents will hold (the process-wide budget, pipeline.ingest.budgets)."""
 
-        costs = {d.source_id: document_cost(summary_of(d)) for d in documents}
+        costs = {d.source_id: document_cost(document_size(d)) for d in documents}
         label = Path(documents[0].filename).name if len(documents) == 1 else "upload"
         upload_budget().reserve(self, costs, label, force=force)
 
@@ -321,12 +357,18 @@ class Session:
         self.last_trace = None
         self.last_documents = {}
         self._corpus = None
+        self._shared_view = None
         self._vectors = None
         import shutil
 
         for folder in self.trace_files:
             shutil.rmtree(folder, ignore_errors=True)
         self.trace_files.clear()
+
+
+def session_of(value) -> Session:
+    """The session a gr.State holds, or a fresh one (a new page, or a state Gradio dropped)."""
+    return value if isinstance(value, Session) else Session()
 
 
 def delete_session(session: Any) -> None:

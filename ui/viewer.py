@@ -11,6 +11,7 @@ import io
 
 import gradio as gr
 
+from pipeline import MAX_THUMBNAIL_PIXELS, InputError, draws_pages, render_pages_in_worker
 
 from . import panels
 from .conflict import conflict_html
@@ -53,20 +54,16 @@ def _document(session: Session, index: int):
 
 def _thumbnails(shared: Shared, session: Session, document):
     """Small images of every page of a long PDF (None: no strip for this document)."""
-    if document is None or not document.paged or len(document.pages) < THUMBNAIL_MIN_PAGES:
+    if document is None or not draws_pages(document) or len(document.pages) < THUMBNAIL_MIN_PAGES:
         return None
     data = session.pdf(shared, document.digest)
     if data is None:
         return None
     from PIL import Image
 
-    from pipeline import InputError
-    from pipeline.limits import MAX_THUMBNAIL_PIXELS
-    from pipeline.sandbox import render_pdf_pages  # drawn by a worker process, under its limits
-
     numbers = [page.number for page in document.pages[:MAX_THUMBNAILS]]
-    try:
-        pngs = render_pdf_pages(data, document, numbers, THUMBNAIL_ZOOM, MAX_THUMBNAIL_PIXELS)
+    try:  # a PDF's pages are drawn by a worker process, under its limits
+        pngs = render_pages_in_worker(data, document, numbers, THUMBNAIL_ZOOM, MAX_THUMBNAIL_PIXELS)
     except InputError:
         return None
     images = []
@@ -98,7 +95,7 @@ def view(shared: Shared, session: Session):
     if conflict is not None:
         body = conflict + (body or "")
     document = _document(session, position.index)
-    paged = image is not None and document is not None and document.paged
+    paged = image is not None and document is not None and draws_pages(document)
     if paged and position.page is None:
         position.page = citations_of(trace)[position.index].page or 1
     thumbs = gr.Gallery(visible=False)
@@ -131,7 +128,7 @@ def _move(shared, session, index=None, page=None, zoom=None, step_citation=0, st
     if step_citation and citations:
         position.index, position.page = (position.index + step_citation) % len(citations), None
     document = _document(session, position.index)
-    if document is not None and document.paged:
+    if document is not None and draws_pages(document):
         if page not in (None, ""):
             position.page = int(page)
         if step_page:

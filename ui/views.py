@@ -17,12 +17,12 @@ import gradio as gr
 from pipeline import REQUEST_DATE, scenario_settings
 
 from . import evaluation, history, library, panels, viewer
+from .accounts import parse_groups, requester_groups
 from .conflict import conflict_html
 from .demos import BY_NAME, describe
-from .accounts import parse_groups, requester_groups
 from .handlers import guarded, session_of
 from .source import citation_choices, source_view
-from .state import Session, Shared
+from .state import DEFAULT_GENERATOR, Session, Shared, generator_choices, judges_for_model_answers, paired_model_judge
 
 TRACE_DIR = Path(tempfile.gettempdir()) / "auditable-rag-traces"
 KEEP_TRACE_FILES = 3
@@ -282,8 +282,8 @@ def choose_generator(choice, api_key, session, judge=None):
     """Remember this session's generator, its own API key (memory only; never logged or traced) and, when given,
     its claim judge ("learned", or "llm": the model also judges each claim)."""
     session = session_of(session)
-    session.generator = "llm" if choice == "llm" else "extractive"
+    session.generator = choice if choice in {name for _, name in generator_choices()} else DEFAULT_GENERATOR
     session.api_key = (api_key or "").strip() or None
     if judge is not None:
-        session.judge = "llm" if judge == "llm" else "learned"
+        session.judge = judge if judge in {name for _, name in judges_for_model_answers()} else paired_model_judge()
     return session

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import data
+from pipeline.evaluate import data
 
 SUITES = ["scenarios", "scifact", "verifier", "squad2", "cmrc", "questions", "all"]
 
@@ -32,11 +32,11 @@ def add_eval_parser(commands) -> None:
                         help="who decides claim_supported in the scenarios (the verifier suite runs both)")
     parser.add_argument("--traces", type=Path, metavar="FILE",
                         help="where the scenario traces go (default reports/rag-traces.json)")
-    parser.add_argument("--readme", type=Path, metavar="README",
-                        help="after writing --json, rewrite this README's results region from reports/*.json")
+    parser.add_argument("--results", "--readme", type=Path, metavar="PAGE", dest="results",
+                        help="after writing --json, rewrite this page's results region (docs/results.md) from reports/*.json")
 
 
 def run_eval(args) -> int:
-    from .runner import run
+    from pipeline.evaluate.runner import run
 
     return run(args)

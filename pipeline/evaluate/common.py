@@ -7,7 +7,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from ..contracts import Request, Settings
+from pipeline.core.contracts import Request, Settings
 
 # The public sets carry no validity dates; any fixed date makes runs reproducible.
 REQUEST_DATE = dt.date(2026, 1, 1)

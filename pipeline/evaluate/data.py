@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..contracts import Document
-from ..parse import parse
+from pipeline.core.contracts import Document
+from pipeline.ingest.parsers import parse
 
 EVAL_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "eval"
 SCIFACT_CORPUS = EVAL_DIR / "scifact" / "corpus.jsonl"

@@ -12,8 +12,8 @@ the others gave 0.255 and 0.266. Only the training side of the split is ever fli
 
 from __future__ import annotations
 
-from ..support_features import flip_kind, flipped
-from .judge_data import Pair
+from pipeline.evaluate.judge_data import Pair
+from pipeline.lang.opposites import flip_kind, flipped
 
 FLIP_KINDS = ("swap", "negation")
 

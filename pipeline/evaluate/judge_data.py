@@ -11,8 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..support_features import sentence_units
-from . import data
+from pipeline.evaluate import data
+from pipeline.lang.sentences import sentence_units
 
 HELD_OUT_FIFTHS = 2  # of 5 buckets
 
@@ -52,7 +52,7 @@ def judge_units(pair: Pair) -> tuple[list[str], list[int]]:
     """The sentences the judge sees when this abstract is cited, and the SciFact sentence each comes from (-1: title).
 
     At run time the judge splits a cited span (one line per SciFact sentence, title first:
-    data.sentence_document) with support_features.sentence_units, which cuts a few SciFact
+    data.sentence_document) with lang.sentences.sentence_units, which cuts a few SciFact
     "sentences" further ("… 4 y. Gastric bypass …"); training on the same pieces keeps the
     features (positions, neighbours) the same as those it is measured and used on.
     """

@@ -1,6 +1,6 @@
 """The support judge's two estimators, numpy only: the selector's conditional logit and the decision's regressions.
 
-The decision is two logistic regressions whose probabilities multiply (support_model.decision_score):
+The decision is two logistic regressions whose probabilities multiply (verify.judges.learned.decision_score):
 relevance (does the span hold evidence on the claim at all: SUPPORT and CONTRADICT against
 no-evidence pairs) and polarity (given evidence, does it support the claim: SUPPORT against
 CONTRADICT). One regression of SUPPORT against both kinds of negative had to weigh conflict
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..support_features import selector_matrix
-from ..support_model import sigmoid
+from pipeline.verify.judges.features import selector_matrix
+from pipeline.verify.judges.learned import sigmoid
 
 RELEVANCE_L2 = 10.0  # out of fold (mean of five fold assignments): the decision's former setting, kept
 POLARITY_L2 = 30.0  # polarity AUC (SUPPORT vs CONTRADICT) 3: 0.74, 10: 0.75, 30: 0.75, 100: 0.75; FVR lowest at 30

@@ -57,3 +57,8 @@ def rounded(value, digits: int = 4):
     if isinstance(value, list):
         return [rounded(v, digits) for v in value]
     return value
+
+
+def share(count: float, total: int) -> float:
+    """count / total, 0.0 for an empty total."""
+    return count / total if total else 0.0

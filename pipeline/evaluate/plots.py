@@ -31,8 +31,8 @@ def draw(result: dict, side: dict, folder: Path) -> list[Path]:
 
 
 def _distributions(rows, path: Path) -> Path:
-    from ..contracts import Settings
-    from ..generate import DEFAULT_MIN_SUPPORT
+    from pipeline.core.contracts import Settings
+    from pipeline.generate.extractive.composer import DEFAULT_MIN_SUPPORT
     plt = _plt()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     features = [("top_coverage", "top candidate lexical coverage", Settings().min_lexical),
@@ -50,7 +50,7 @@ def _distributions(rows, path: Path) -> Path:
 
 
 def _threshold_curve(result, rows, path: Path) -> Path:
-    from . import squad
+    from pipeline.evaluate import squad
 
     plt = _plt()
     curve = squad.threshold_curve(rows, [round(0.05 * i, 2) for i in range(0, 23)])
@@ -68,7 +68,7 @@ def _threshold_curve(result, rows, path: Path) -> Path:
         right.axhline(base["baseline_always_abstain"]["accuracy"], color="grey", linestyle="--", label="always abstain")
     if base.get("baseline_never_abstain"):
         right.axhline(base["baseline_never_abstain"]["accuracy"], color="orange", linestyle=":", label="never abstain")
-    from ..generate import DEFAULT_MIN_SUPPORT
+    from pipeline.generate.extractive.composer import DEFAULT_MIN_SUPPORT
     right.axvline(DEFAULT_MIN_SUPPORT, color="black", linewidth=1, label=f"default {DEFAULT_MIN_SUPPORT}")
     right.set_xlabel("min_support")
     right.set_ylabel("accuracy")
@@ -109,7 +109,7 @@ def _save(plt, fig, path: Path) -> Path:
 
 
 def _verifier(coverage, path: Path) -> Path:
-    from ..support import DEFAULT_COVERAGE as SUPPORT_COVERAGE
+    from pipeline.verify.judges.containment import DEFAULT_COVERAGE as SUPPORT_COVERAGE
 
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 3.6))

@@ -17,11 +17,12 @@ import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
-from ..citations import strip_markers
-from ..config import build_engine
-from ..contracts import Request, Settings
-from . import data
-from .common import Progress
+from pipeline.core.citations import strip_markers
+from pipeline.core.contracts import Request, Settings
+from pipeline.engine.config import build_engine
+from pipeline.evaluate import data
+from pipeline.evaluate.common import Progress
+from pipeline.evaluate.metrics import share
 
 QUESTIONS = data.EVAL_DIR / "questions" / "dev.jsonl"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +124,7 @@ def threshold_curve(path: Path, thresholds: list[float], limit: int | None = Non
     """The whole engine asked again at each answer threshold (with `model`'s weights, default the shipped ones):
     the value, name and table checks act before the threshold and a definition or table lookup below it, so the
     scorer's probabilities alone do not give this curve."""
-    from ..generate import LocalExtractive
+    from pipeline.generate.extractive.composer import LocalExtractive
 
     points = []
     for threshold in thresholds:
@@ -153,14 +154,14 @@ def summarize(rows: list[dict], latencies: list[float] | None = None) -> dict:
     return {
         "items": len(rows),
         "answerable": _rate(answerable),
-        "answerable_correct": sum(r["passed"] for r in answerable) / len(answerable) if answerable else 0.0,
-        "answerable_right_place": sum(r.get("right_place", False) for r in answerable) / len(answerable) if answerable else 0.0,
+        "answerable_correct": share(sum(r["passed"] for r in answerable), len(answerable)),
+        "answerable_right_place": share(sum(r.get("right_place", False) for r in answerable), len(answerable)),
         "table_aggregate": _rate([r for r in answerable if r["kind"] == "table-aggregate"]),
         "unanswerable": _rate(unanswerable),
-        "unanswerable_refused": sum(r["passed"] for r in unanswerable) / len(unanswerable) if unanswerable else 0.0,
+        "unanswerable_refused": share(sum(r["passed"] for r in unanswerable), len(unanswerable)),
         "answered_wrong": wrong,
         "answered_false": false,
-        "wrong_plus_false_rate": (wrong + false) / len(rows) if rows else 0.0,
+        "wrong_plus_false_rate": share(wrong + false, len(rows)),
         "by_kind": {k: _rate(v) for k, v in sorted(by_kind.items())},
         "by_collection": {k: {"answerable": _rate([r for r in v if r["answerable"]]),
                               "unanswerable": _rate([r for r in v if not r["answerable"]])}

@@ -1,17 +1,19 @@
-"""Write README.md's results region from reports/eval.json and reports/bench.json.
+"""Write the results page (docs/results.md) from reports/eval.json, reports/bench.json and the other reports.
 
-`python -m pipeline.evaluate.report [README] [--eval FILE] [--bench FILE]` replaces only the
-text between `<!-- results:start -->` and `<!-- results:end -->`; every table is copied as the
-commands printed it, with the command, the date and the machine it was measured on.
+`python -m pipeline.evaluate.report [PAGE] [--eval FILE] [--bench FILE]` replaces only the text between
+`<!-- results:start -->` and `<!-- results:end -->` of PAGE (default docs/results.md); every table is copied
+as the commands printed it, with the command, the date and the machine it was measured on.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+RESULTS_PAGE = ROOT / "docs" / "results.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 SUITE_ORDER = ("scenarios", "questions", "scifact", "verifier", "squad2", "cmrc")
 
@@ -24,7 +26,7 @@ def _load(path: Path) -> dict | None:
 
 
 def _measured(title: str, figures: dict | None) -> list[str]:
-    """A README section: the command, date and machine, then the table; or "not yet measured"."""
+    """A section: the command, date and machine, then the table; or "not yet measured"."""
     out = [title, ""]
     if figures and figures.get("table"):
         meta = figures.get("meta", {})
@@ -35,7 +37,7 @@ def _measured(title: str, figures: dict | None) -> list[str]:
 
 def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: dict | None = None,
            scale_figures: dict | None = None, pdf_load_figures: dict | None = None,
-           attack_figures: dict | None = None) -> str:
+           attack_figures: dict | None = None, page: Path = RESULTS_PAGE) -> str:
     out = ["## Results", "",
            "Written by `python -m pipeline.evaluate.report` from `reports/eval.json` and `reports/bench.json`; "
            "nothing here is typed by hand. Data: ../shared/eval (SciFact, SQuAD 2.0 dev half, CMRC 2018 dev; "
@@ -61,35 +63,40 @@ def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: 
     out += _measured("### bench scale (100k and 1M chunks: HNSW in Chroma, saved BM25; simulated data)", scale_figures)
     plots = sorted((ROOT / "reports" / "plots").glob("*.png"))
     if plots:
-        out.append("Plots: " + ", ".join(f"[{p.stem}](reports/plots/{p.name})" for p in plots))
+        out.append("Plots: " + ", ".join(f"[{p.stem}]({_relative(p, page)})" for p in plots))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
-def write_readme(readme: Path = ROOT / "README.md", eval_path: Path = ROOT / "reports" / "eval.json",
-                 bench_path: Path = ROOT / "reports" / "bench.json",
-                 load_path: Path = ROOT / "reports" / "load.json",
-                 scale_path: Path = ROOT / "reports" / "scale.json",
-                 pdf_load_path: Path = ROOT / "reports" / "load-pdf.json",
-                 attack_path: Path = ROOT / "reports" / "load-attack.json") -> None:
-    text = readme.read_text("utf-8")
+def _relative(path: Path, page: Path) -> str:
+    """A link from `page` to `path` (the plots sit in reports/, the page in docs/)."""
+    return Path(os.path.relpath(path.resolve(), page.resolve().parent)).as_posix()
+
+
+def write_results(page: Path = RESULTS_PAGE, eval_path: Path = ROOT / "reports" / "eval.json",
+                  bench_path: Path = ROOT / "reports" / "bench.json",
+                  load_path: Path = ROOT / "reports" / "load.json",
+                  scale_path: Path = ROOT / "reports" / "scale.json",
+                  pdf_load_path: Path = ROOT / "reports" / "load-pdf.json",
+                  attack_path: Path = ROOT / "reports" / "load-attack.json") -> None:
+    text = page.read_text("utf-8")
     if START not in text or END not in text:
-        raise SystemExit(f"{readme}: no {START} … {END} region")
+        raise SystemExit(f"{page}: no {START} … {END} region")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     body = render(_load(eval_path), _load(bench_path), _load(load_path), _load(scale_path), _load(pdf_load_path),
-                  _load(attack_path))
-    readme.write_text(f"{head}{START}\n{body}{END}{tail}", "utf-8")
+                  _load(attack_path), page=page)
+    page.write_text(f"{head}{START}\n{body}{END}{tail}", "utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipeline.evaluate.report", description=__doc__)
-    parser.add_argument("readme", nargs="?", type=Path, default=ROOT / "README.md")
+    parser.add_argument("page", nargs="?", type=Path, default=RESULTS_PAGE, help="the page with the results region")
     parser.add_argument("--eval", type=Path, default=ROOT / "reports" / "eval.json")
     parser.add_argument("--bench", type=Path, default=ROOT / "reports" / "bench.json")
     args = parser.parse_args(argv)
-    write_readme(args.readme, args.eval, args.bench)
-    print(args.readme)
+    write_results(args.page, args.eval, args.bench)
+    print(args.page)
     return 0
 
 

@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..contracts import Settings
-from . import data
-from .metrics import rounded
+from pipeline.core.contracts import Settings
+from pipeline.evaluate import data
+from pipeline.evaluate.metrics import rounded
 
 NA = "—"
 
@@ -62,9 +62,9 @@ def _get(figures: dict | None, *keys):
 
 
 def suite_scenarios(args, configs) -> dict:
-    from .scenarios import DEFAULT_TRACES, run_all, traces_json
-
-    from ..config import EngineConfig, build_engine
+    from pipeline.core.settings import EngineConfig
+    from pipeline.engine.config import build_engine
+    from pipeline.evaluate.scenarios import DEFAULT_TRACES, run_all, traces_json
 
     results = run_all(build_engine(EngineConfig.from_env(judge=args.support_judge)))
     figures = {"scenarios": {s.name: not p for s, _, p in results},
@@ -82,7 +82,7 @@ def suite_scenarios(args, configs) -> dict:
 
 
 def suite_scifact(args, configs) -> dict:
-    from . import scifact
+    from pipeline.evaluate import scifact
 
     figures = scifact.evaluate(args.corpus, args.claims, args.qrels, limit=args.limit)
     ours = {"retrieval": figures["retrieval"], "retrieval_variants": figures["retrieval_variants"],
@@ -108,7 +108,7 @@ def _threshold(value: float) -> str:
 
 
 def suite_verifier(args, configs) -> dict:
-    from . import verifier_eval
+    from pipeline.evaluate import verifier_eval
 
     figures = verifier_eval.evaluate(args.claims, args.corpus, limit=args.limit)
     coverage = figures.pop("_coverage")
@@ -138,7 +138,7 @@ def _qa_rows(ours: dict | None, paper: dict | None, keys) -> list:
 
 
 def suite_squad2(args, configs) -> dict:
-    from . import squad
+    from pipeline.evaluate import squad
 
     path = args.data or data.SQUAD2
     out, extra = {"ours": {}, "papertrail": {}}, {}
@@ -167,7 +167,7 @@ def suite_squad2(args, configs) -> dict:
 
 
 def _best_grid(squad, rows) -> dict:
-    from ..generate import DEFAULT_MIN_SUPPORT
+    from pipeline.generate.extractive.composer import DEFAULT_MIN_SUPPORT
     grid = squad.grid_table(rows, sorted({*squad.GRID_SUPPORTS, DEFAULT_MIN_SUPPORT}))  # the shipped one too
     best = max(grid, key=lambda g: (g["accuracy"], g["recall"]))
     best_half = max((g for g in grid if g["recall"] >= 0.5), key=lambda g: g["accuracy"], default=None)
@@ -178,7 +178,7 @@ def _best_grid(squad, rows) -> dict:
 
 
 def suite_cmrc(args, configs) -> dict:
-    from . import squad
+    from pipeline.evaluate import squad
 
     path = args.data or data.CMRC
     out = {"ours": {}, "papertrail": {}}
@@ -195,7 +195,7 @@ def suite_cmrc(args, configs) -> dict:
 
 
 def suite_questions(args, configs) -> dict:
-    from . import questions
+    from pipeline.evaluate import questions
 
     path = args.data or questions.QUESTIONS
     figures = questions.evaluate(path, args.limit)
@@ -287,12 +287,12 @@ def run(args) -> int:
             result["meta_by_suite"] = {s: result["meta"] for s in suites}
         args.json.write_text(json.dumps(result, ensure_ascii=False, indent=1, default=str), "utf-8")
     if args.plots:
-        from .plots import draw
+        from pipeline.evaluate.plots import draw
 
         for path in draw(result, side, args.plots):
             print(f"plot: {path}", file=sys.stderr)
-    if args.readme and args.json:
-        from .report import write_readme
+    if args.results and args.json:
+        from pipeline.evaluate.report import write_results
 
-        write_readme(args.readme, eval_path=args.json)
+        write_results(args.results, eval_path=args.json)
     return 0 if ok else 1

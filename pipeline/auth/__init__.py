@@ -1,0 +1,1 @@
+"""Accounts: users, their salted password hashes and their access groups."""

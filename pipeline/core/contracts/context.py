@@ -1,0 +1,52 @@
+"""Pack: the numbered, dated, delimited sources a generator gets."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pipeline.core.contracts.base import Frozen
+from pipeline.core.contracts.retrieval import TableComparison
+
+
+class PackedLine(Frozen):
+    number: int
+    text: str
+    furniture: bool = False  # a running head/foot or page number: kept for its address, never quoted
+
+
+class PackedSource(Frozen):
+    n: int
+    source_id: str
+    version: str | None
+    page: int | None
+    start_line: int
+    end_line: int
+    support_span: bool
+    dated: str
+    sibling_group: str
+    lines: tuple[PackedLine, ...]
+    heading: str = ""  # the table header rows above these lines, shown as context, never cited
+    in_code: bool = False  # the first line is inside a fenced code block opened above it (a window cut mid-block)
+    names: str = ""  # the words that name its document (id, title, topic): in every unit's words, never cited
+    continues: str = ""  # the start of the sentence its first line finishes, from the previous PDF page: context
+
+
+class Context(Frozen):
+    question: str
+    request_date: dt.date
+    sources: tuple[PackedSource, ...]
+    text: str
+    length: int
+    window: int
+    reserve: int
+    omitted: tuple[str, ...] = ()
+    term_weights: dict[str, float] = {}
+    # Short form → long form, as the packed sources' documents define them ("AOA" → "angle of attack"):
+    # the composer counts either form as the other. Never cited, never shown to a model as evidence.
+    abbreviations: dict[str, str] = {}
+    # Retrieval's table comparison, when its row is among the packed lines (the composer cites that row).
+    comparison: TableComparison | None = None
+
+    @property
+    def capacity(self) -> int:
+        return self.window - self.reserve

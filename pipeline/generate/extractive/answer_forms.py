@@ -1,0 +1,141 @@
+"""Answer forms: units whose form answers the question's form, whatever the scorer thinks of their words.
+
+"What is X?" is answered by the unit that defines X (a sentence, a footnote of X's mark, X spelled out); a question
+for several things by the whole list that holds the best item; a superlative question by the table row retrieval
+compared to hold the most; a question naming a row and a column by that row (the lookup is in `tables.named_row`).
+"""
+
+from __future__ import annotations
+
+from pipeline.core.contracts import Context
+from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
+from pipeline.lang.questions import ASKS_SEVERAL
+from pipeline.text.footnotes import marks_of, opens_note
+from pipeline.text.units import Unit, exact_between, joined, units_of
+
+SUMMARY_LENGTH = 600  # code points: a summary answer runs on over whole sentences up to about this long
+
+
+def compared_row(context: Context) -> Unit | None:
+    """The packed table row retrieval's comparison chose ("Which state had the most handgun checks?"), as a unit."""
+    comparison = context.comparison
+    if comparison is None:
+        return None
+    return next((unit for source in context.sources if source.source_id == comparison.source_id
+                 and source.page == comparison.page for unit in units_of(source)
+                 if unit.kind == "row" and unit.start_line == comparison.line), None)
+
+
+def summary_units(context: Context) -> tuple[list[Unit], str] | None:
+    """For "What is this document about?": the packed passage that says so — a summary or an abstract (its first
+    sentences), else the opening sentences of the passage retrieval ranked first (a document's opening, for such a
+    question) — with how it was chosen; None when nothing quotable was packed. When the packed sources come from
+    several documents ("What are these documents about?" over a collection), one such passage per document, in
+    rank order, each shorter: which one the person meant, the question does not say ("this document" says one:
+    the first ranked; a word that names a document picks it)."""
+    documents = list(dict.fromkeys(source.source_id for source in context.sources))
+    # "What is this report about?" over a crane report and a ferry guide: a word that names a document picks it.
+    named = [d for d in documents if any(term in source.names.casefold() for source in context.sources
+                                         if source.source_id == d for term in context.term_weights)]
+    documents = named or documents
+    if asks_about_one_document(context.question):
+        documents = documents[:1]  # "What is this document about?": the document retrieval ranks first
+    if len(documents) > 1:
+        found = [_summary_of([s for s in context.sources if s.source_id == d], SUMMARY_LENGTH // 2) for d in documents]
+        units = [unit for unit, _ in filter(None, found)]
+        if len(units) > 1:
+            return units, (f"document summaries: the packed sources come from {len(documents)} documents; the summary "
+                           "or opening sentences of each, in rank order")
+    found = _summary_of([s for s in context.sources if s.source_id == documents[0]], SUMMARY_LENGTH) if documents else None
+    return ([found[0]], found[1]) if found else None
+
+
+def _summary_of(sources: list, length: int) -> tuple[Unit, str] | None:
+    """The summary passage among `sources` (of one document, best first), else the first one's opening sentences."""
+    for source in sources:
+        units = [u for u in units_of(source) if u.kind != "list"]
+        labelled = next((i for i, u in enumerate(units) if SUMMARY_LABEL.match(u.quote)), None)
+        if labelled is None:
+            continue
+        label = units[labelled]
+        start = labelled + 1 if label.kind == "heading" or SUMMARY_LABEL.fullmatch(label.quote.strip()) else labelled
+        if start < len(units):  # a label alone ("Abstract", "## Summary") heads the passage below it
+            return _run_on(units, start, length), f"document summary: the passage under {label.quote.splitlines()[0][:40]!r}"
+    if not sources:
+        return None
+    first = sources[0]
+    units = [u for u in units_of(first) if u.kind not in ("list", "heading", "row", "code")]
+    if not units:
+        return None
+    return _run_on(units, 0, length), (f"document summary: no summary or abstract was found; the opening sentences of "
+                                       f"the passage ranked first ({first.source_id} lines {first.start_line}-{first.end_line})")
+
+
+def _run_on(units: list[Unit], start: int, length: int = SUMMARY_LENGTH) -> Unit:
+    """The unit at `start` with the following sentences on the lines right after it, up to `length` code points."""
+    first = last = units[start]
+    for unit in units[start + 1:]:
+        if unit.kind != "sentence" or unit.start_line > last.end_line + 1 or unit.end_line < last.end_line:
+            break
+        if len(exact_between(first, unit)) > length:
+            break
+        last = unit
+    if last is first:
+        return first
+    return joined(first, last)
+
+
+def definition_first(context: Context, scored: list) -> tuple[list, str]:
+    """For "what is X?", the first unit that defines X ("X is a …", "… (or X) …") answers, even when the scorer
+    ranked a unit that only mentions X higher (under the threshold too: its form answers the question's form, see
+    `LocalExtractive._structural_match`); the note says so ("" when nothing moved)."""
+    term = defined_term(context.question)
+    if not term:
+        return scored, ""
+    defining = first_defining(term, scored, context)
+    if defining is None or defining is scored[0]:
+        return scored, ""
+    rest = [row for row in scored if row is not defining]
+    return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0].unit.marker()}, {rest[0].probability:.2f})"
+
+
+def first_defining(term: str, scored: list, context: Context):
+    """The best-scored unit that defines `term` ("MCAS is a function of …"), else the footnote of a mark the evidence
+    puts on it ("*Other" in a header, "*Refers to frames …" below), else one that spells it out ("the maneuvering
+    characteristics augmentation system (MCAS)"); None if none does."""
+    marks = {source.source_id: frozenset() for source in context.sources}
+    for source in context.sources:
+        marks[source.source_id] |= marks_of(term, source_text(source))
+    return (next((row for row in scored if defines(term, row.unit.quote, spelled_out=False)), None)
+            or next((row for row in scored if opens_note(marks[row.unit.source.source_id], row.unit.quote)), None)
+            or next((row for row in scored if defines(term, row.unit.quote)), None))
+
+
+def whole_list_first(question: str, scored: list, threshold: float, note: str) -> tuple[list, str]:
+    """A question for several things, best answered by one item of a list: the whole list answers, when it
+    too reaches the threshold ("What are the dependencies?" wants every library, not the first one)."""
+    best = scored[0].unit
+    if best.kind != "item" or not ASKS_SEVERAL.search(question):
+        return scored, note
+    whole = next((row for row in scored if row.unit.kind == "list" and row.probability >= threshold and row.unit.source.n == best.source.n
+                  and row.unit.start_line <= best.start_line and best.end_line <= row.unit.end_line), None)
+    if whole is None:
+        return scored, note
+    rest = [row for row in scored if row is not whole]
+    return [whole, *rest], note + f"; the question asks for several things and the list holds {best.marker()}"
+
+
+def source_text(source) -> str:
+    """What a source says, for the name guard: its document's name counts as a mention ("the Apache license" asked of
+    a window of apache-2.0.txt that never repeats "Apache")."""
+    return "\n".join([source.names or source.source_id, source.heading, source.continues,
+                      *(line.text for line in source.lines)])
+
+
+def rows_best_first(context: Context, scored: list) -> list[Unit]:
+    """Every table row of the evidence: those the scorer ranked first, in its order, then the rest."""
+    rows = [row.unit for row in scored if row.unit.kind == "row"]
+    seen = {(u.source.n, u.start_line) for u in rows}
+    rest = [u for source in context.sources for u in units_of(source)
+            if u.kind == "row" and (source.n, u.start_line) not in seen]
+    return rows + rest

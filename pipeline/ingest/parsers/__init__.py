@@ -1,0 +1,57 @@
+"""File parsers as a family: each file type is one class (`pipeline.core.interfaces.Parser`) plus one registration
+in `PARSERS` (the shipped ones below); `choose_parser` picks the one a file's bytes or name ask for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pipeline.core.contracts import Document
+from pipeline.core.errors import InputError
+from pipeline.core.registry import PARSERS
+from pipeline.ingest.parsers.pdf import PdfParser
+from pipeline.ingest.parsers.text import TextParser
+
+# sandboxed: the app parses this type in its worker processes, under their memory, CPU and time limits
+# (pipeline.engine.sandbox); a type registered elsewhere runs in the server's process.
+PARSERS.register("text", TextParser, sandboxed=True)
+PARSERS.register("pdf", PdfParser, sandboxed=True)
+
+
+def registered_parsers(names: Sequence[str] | None = None) -> list:
+    """The parsers `names` asks for, else every registered one in the order of registration (the order tried)."""
+    return [PARSERS.create(name) for name in (PARSERS.in_order() if names is None else names)]
+
+
+def choose_parser(parsers, data: bytes, filename: str):
+    """The parser whose signature the bytes carry, else the one the name's suffix asks for.
+
+    Bytes that carry another type's signature under this name are refused (a PDF named .txt).
+    """
+    suffix = Path(filename).suffix.lower()
+    by_suffix = next((p for p in parsers if suffix in p.suffixes), None)
+    sniffed = next((p for p in parsers if p.sniff(data)), None)
+    if sniffed is not None and by_suffix is not sniffed:
+        if by_suffix is None and not suffix:
+            return sniffed
+        kind = f"a {by_suffix.name}" if by_suffix is not None else f"an unsupported {suffix}"
+        raise InputError(filename, f"this is a {sniffed.name.upper()} file with {kind} extension; "
+                                   f"rename it to {sniffed.suffixes[0]}")
+    if by_suffix is None:
+        known = ", ".join(s for p in parsers for s in p.suffixes)
+        raise InputError(filename, f"unsupported file type {suffix or '(none)'}; use {known}")
+    return by_suffix
+
+
+def parse(
+    data: bytes,
+    filename: str,
+    metadata: Mapping[str, Any] | None = None,
+    pdf_limits: Any = None,
+    parsers: Sequence | None = None,
+) -> Document:
+    """Parse one file's bytes with the registered parsers. `filename` is only a label (it never becomes a path)."""
+    parsers = registered_parsers() if parsers is None else parsers
+    return choose_parser(parsers, data, filename).parse(data, filename, metadata, pdf_limits)

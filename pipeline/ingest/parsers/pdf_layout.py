@@ -1,0 +1,445 @@
+"""PDF bytes → a Document of pages, exact lines and word boxes (seed 000, §45.2).
+
+How a page becomes lines
+------------------------
+* Words come from one MuPDF text page per page (`get_text("words")` with the text-only flags:
+  no image bytes, FACTS.md) with their MuPDF block/line numbers. A MuPDF line is an *atom*.
+  Boxes are turned into the displayed page's orientation (`page.rotation_matrix`), so every
+  `Box` is in PDF points with a top-left origin as the page is shown (and rendered).
+* Reading order is a recursive XY-cut over the atoms' boxes:
+  1. a vertical cut (a gutter ≥ `_MIN_GUTTER` points that no atom crosses) splits a region
+     into columns when every part is at least `_min_column_width` wide (text columns); the
+     columns are read left to right, each recursively;
+  2. otherwise horizontal cuts split it into bands read top to bottom. Consecutive bands whose
+     columns line up (each column of one overlaps exactly one column of the other) are merged
+     first, so a multi-column stretch interrupted by aligned gaps, or a column that runs longer
+     than its neighbours, is still read column by column;
+  3. a region with no cut is a leaf: its atoms are grouped into rows (vertical overlap ≥ half
+     the smaller height) and each row is one `Line`, pieces ordered left to right.
+  So narrow table cells never become "columns": a table row reads as one line.
+* Line text is the words joined by one space, or by a TAB (`CELL_SEPARATOR`) where the gap
+  between two words is at least the line's height (table cells, tab stops). Whitespace inside
+  a line is thus normalised; every `Word`'s `start`/`end` index its text in `Page.text`
+  exactly. Page text is the lines joined with "\n".
+* A page with no words keeps an empty `Page` (no lines); `pages_without_text` lists them.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+
+from pipeline.core.contracts import Box, Document, Line, Page, WordBoxes
+from pipeline.core.errors import InputError
+from pipeline.core.limits import PdfLimits, megabytes
+from pipeline.ingest.document import sha256
+from pipeline.ingest.furniture import running_lines
+from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
+from pipeline.ingest.parsers.pdf_guard import check_page_content
+
+#: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
+TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+#: Separator between table cells / widely spaced pieces of one line.
+CELL_SEPARATOR = "\t"
+_MIN_GUTTER = 5.0  # points: a narrower vertical gap is never a column gutter
+_CELL_GAP = 1.0  # × line height: a wider gap between two words is a cell boundary
+
+# Ligatures become their letters; control characters are dropped.
+_CLEAN: dict[int, str | None] = {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA1)]}
+_CLEAN.update({0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl", 0xFB05: "st", 0xFB06: "st",
+               0xAD: None, 0x200B: None})
+_NEEDS_CLEAN = re.compile("[\x00-\x1f\x7f-\xa0\xad\ufb00-\ufb06\u2000-\u200b\u2028\u2029\u3000]")
+_SPACES = re.compile(r"\s+")
+
+
+# --------------------------------------------------------------------------- input checks
+
+
+def _sniff(data: bytes) -> str:
+    """What a non-PDF file looks like, in words."""
+    head = data[:2048]
+    if not data.strip():
+        return "an empty file"
+    signatures = [
+        (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
+        (b"II*\x00", "a TIFF image"), (b"MM\x00*", "a TIFF image"), (b"PK\x03\x04", "a ZIP archive or Office document"),
+        (b"\xd0\xcf\x11\xe0", "an old Microsoft Office document"), (b"%!PS", "a PostScript file"),
+        (b"{\\rtf", "an RTF document"), (b"\x7fELF", "a program"), (b"\x1f\x8b", "a gzip archive"),
+    ]
+    for signature, kind in signatures:
+        if head.startswith(signature):
+            return kind
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "a WebP image"
+    lowered = head.lstrip().lower()
+    if lowered.startswith((b"<!doctype html", b"<html")):
+        return "an HTML page"
+    if lowered.startswith(b"<?xml") or lowered.startswith(b"<svg"):
+        return "an XML or SVG file"
+    try:
+        head.decode("utf-8")
+        return "a text file"
+    except UnicodeDecodeError as error:
+        if error.start > len(head) - 4:  # a character cut at the sample's end
+            return "a text file"
+    return "a binary file of unknown type"
+
+
+def _page_ranges(numbers: list[int]) -> str:
+    """[1, 2, 3, 5] → '1-3, 5'."""
+    parts, start = [], None
+    for i, n in enumerate(numbers):
+        if start is None:
+            start = n
+        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
+            parts.append(str(start) if start == n else f"{start}-{n}")
+            start = None
+    return ", ".join(parts)
+
+
+def _open(data: bytes, filename: str, limits: PdfLimits) -> pymupdf.Document:
+    if len(data) > limits.max_bytes:
+        raise InputError(filename, f"is {megabytes(len(data))}; the limit is {megabytes(limits.max_bytes)}")
+    if b"%PDF-" not in data[:1024]:
+        raise InputError(filename, f"is not a PDF (it looks like {_sniff(data)})")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as error:  # MuPDF raises FileDataError / RuntimeError subclasses
+        raise InputError(filename, f"is corrupt and cannot be opened ({_short(error)})") from None
+    if doc.needs_pass:
+        doc.close()
+        raise InputError(filename, "is password-protected; remove the password and upload it again")
+    if doc.is_repaired and b"%%EOF" not in data[-2048:]:
+        # MuPDF rebuilt a file whose end is missing: whatever it recovered may be partial.
+        doc.close()
+        raise InputError(filename, "is truncated (the end of the file is missing); upload the complete file")
+    if doc.page_count == 0:
+        doc.close()
+        raise InputError(filename, "has no pages")
+    if doc.page_count > limits.max_pages:
+        count = doc.page_count
+        doc.close()
+        raise InputError(filename, f"has {count} pages; the limit is {limits.max_pages}")
+    return doc
+
+
+def _short(error: Exception) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return text[:160]
+
+
+# --------------------------------------------------------------------------- reading order
+
+
+class _Atom:
+    """One MuPDF line: its words [(x0, y0, x1, y1, text)] and their union box."""
+
+    __slots__ = ("x0", "y0", "x1", "y1", "words", "vertical")
+
+    def __init__(self, words: list[tuple[float, float, float, float, str]]):
+        self.words = words
+        if len(words) == 1:
+            self.x0, self.y0, self.x1, self.y1 = words[0][:4]
+        else:
+            xs0, ys0, xs1, ys1, _ = zip(*words)
+            self.x0, self.y0, self.x1, self.y1 = min(xs0), min(ys0), max(xs1), max(ys1)
+        if len(words) > 1:
+            first, last = words[0], words[-1]
+            dx = abs((last[0] + last[2]) - (first[0] + first[2]))
+            dy = abs((last[1] + last[3]) - (first[1] + first[3]))
+            self.vertical = dy > dx
+        else:  # one word: tall and narrow reads vertically
+            self.vertical = len(words[0][4]) >= 3 and (self.y1 - self.y0) > 1.5 * (self.x1 - self.x0)
+
+
+def _cuts(atoms: list[_Atom], lo: str, hi: str, min_gap: float) -> list[list[_Atom]]:
+    """Split atoms at gaps ≥ min_gap in their projection on one axis (lo/hi: attribute names)."""
+    ordered = sorted(atoms, key=lambda a: getattr(a, lo))
+    groups, current = [], [ordered[0]]
+    reach = getattr(ordered[0], hi)
+    for atom in ordered[1:]:
+        if getattr(atom, lo) - reach >= min_gap:
+            groups.append(current)
+            current = []
+        current.append(atom)
+        reach = max(reach, getattr(atom, hi))
+    groups.append(current)
+    return groups
+
+
+def _extent(atoms: list[_Atom]) -> tuple[float, float]:
+    return min(a.x0 for a in atoms), max(a.x1 for a in atoms)
+
+
+class _Layout:
+    def __init__(self, page_width: float):
+        self.min_column_width = max(72.0, 0.12 * page_width)
+
+    def columns(self, atoms: list[_Atom]) -> list[list[_Atom]] | None:
+        """Text columns (≥2, all wide), left to right; None when the region has none."""
+        parts = _cuts(atoms, "x0", "x1", _MIN_GUTTER)
+        if len(parts) < 2:
+            return None
+        for part in parts:
+            x0, x1 = _extent(part)
+            if x1 - x0 < self.min_column_width:
+                return None
+        return parts
+
+    def order(self, atoms: list[_Atom]) -> list[list[_Atom]]:
+        """Rows of atoms in reading order."""
+        if len(atoms) <= 1:
+            return [atoms] if atoms else []
+        columns = self.columns(atoms)
+        if columns:
+            return [row for column in columns for row in self.order(column)]
+        bands = _cuts(atoms, "y0", "y1", 0.01)
+        if len(bands) < 2:
+            return _rows(atoms)
+        rows: list[list[_Atom]] = []
+        for group, intervals in self._merge_bands(bands):
+            if intervals is None or len(intervals) < 2:
+                rows.extend(self.order(group) if len(group) < len(atoms) else _rows(group))
+                continue
+            buckets: list[list[_Atom]] = [[] for _ in intervals]
+            for atom in group:
+                best = max(range(len(intervals)),
+                           key=lambda i: min(atom.x1, intervals[i][1]) - max(atom.x0, intervals[i][0]))
+                buckets[best].append(atom)
+            if any(len(bucket) == len(atoms) for bucket in buckets):
+                rows.extend(_rows(group))
+                continue
+            for bucket in buckets:
+                rows.extend(self.order(bucket))
+        return rows
+
+    def _merge_bands(self, bands: list[list[_Atom]]):
+        """Join consecutive bands whose columns line up; yield (atoms, column intervals|None)."""
+        merged: list[tuple[list[_Atom], list[tuple[float, float]]]] = []
+        for band in bands:
+            parts = self.columns(band)
+            intervals = [_extent(p) for p in parts] if parts else [_extent(band)]
+            if merged:
+                previous_atoms, previous = merged[-1]
+                if len(previous) >= 2 or len(intervals) >= 2:
+                    wide, narrow = (previous, intervals) if len(previous) >= len(intervals) else (intervals, previous)
+                    mapping = _match(narrow, wide)
+                    if mapping is not None:
+                        joined = list(wide)
+                        for n_index, w_index in enumerate(mapping):
+                            joined[w_index] = (min(joined[w_index][0], narrow[n_index][0]),
+                                               max(joined[w_index][1], narrow[n_index][1]))
+                        merged[-1] = (previous_atoms + band, joined)
+                        continue
+            merged.append((band, intervals))
+        return [(atoms, intervals if len(intervals) >= 2 else None) for atoms, intervals in merged]
+
+
+def _match(narrow, wide) -> list[int] | None:
+    """Each interval of `narrow` overlaps exactly one of `wide`, all distinct; else None."""
+    used, mapping = set(), []
+    for x0, x1 in narrow:
+        hits = [i for i, (w0, w1) in enumerate(wide) if min(x1, w1) - max(x0, w0) > 0]
+        if len(hits) != 1 or hits[0] in used:
+            return None
+        used.add(hits[0])
+        mapping.append(hits[0])
+    return mapping
+
+
+def _rows(atoms: list[_Atom]) -> list[list[_Atom]]:
+    """Group a leaf's atoms into rows by vertical overlap; each row's pieces left to right."""
+    rows: list[list[_Atom]] = []
+    top = bottom = 0.0
+    for atom in sorted(atoms, key=lambda a: (a.y0 + a.y1, a.x0)):
+        if rows and not atom.vertical and not rows[-1][0].vertical:
+            overlap = min(bottom, atom.y1) - max(top, atom.y0)
+            if overlap >= 0.5 * min(bottom - top, atom.y1 - atom.y0):
+                rows[-1].append(atom)
+                top, bottom = min(top, atom.y0), max(bottom, atom.y1)
+                continue
+        rows.append([atom])
+        top, bottom = atom.y0, atom.y1
+    for row in rows:
+        if len(row) > 1:
+            row.sort(key=lambda a: a.x0)
+    return rows
+
+
+def _order_page(atoms: list[_Atom], width: float) -> list[list[_Atom]]:
+    """Rows in reading order. Rotated (vertical) lines — margin stamps, sideways labels — are
+    kept out of the layout, which they would block, and come last, left to right."""
+    vertical = [a for a in atoms if a.vertical]
+    flowing = [a for a in atoms if not a.vertical] if vertical else atoms
+    rows = _Layout(width).order(flowing) if flowing else []
+    rows.extend([a] for a in sorted(vertical, key=lambda a: (a.x0, a.y0)))
+    return rows
+
+
+def _split_rows(words: list) -> list[list]:
+    """Split one MuPDF line whose words sit on different rows (MuPDF sometimes joins stacked
+    table cells into one line) into one piece per row."""
+    pieces = [[words[0]]]
+    for word in words[1:]:
+        last = pieces[-1][-1]
+        overlap = min(last[3], word[3]) - max(last[1], word[1])
+        if overlap < 0.5 * min(last[3] - last[1], word[3] - word[1]):
+            pieces.append([word])
+        else:
+            pieces[-1].append(word)
+    return pieces
+
+
+# --------------------------------------------------------------------------- page assembly
+
+
+def _clean(text: str) -> str:
+    return _SPACES.sub(" ", text.translate(_CLEAN)).strip()
+
+
+def _page_atoms(page: pymupdf.Page) -> list[_Atom]:
+    raw = page.get_text("words", flags=TEXT_FLAGS)
+    if not raw:
+        return []
+    if _NEEDS_CLEAN.search("".join(w[4] for w in raw)):
+        raw = [(*w[:4], _clean(w[4]), *w[5:]) for w in raw]
+    transform = page.rotation_matrix if page.rotation else None
+    lines: dict[tuple[int, int], list] = {}
+    for x0, y0, x1, y1, text, block, line, _ in raw:
+        if not text:
+            continue
+        if transform is not None:
+            r = pymupdf.Rect(x0, y0, x1, y1) * transform
+            x0, y0, x1, y1 = r.x0, r.y0, r.x1, r.y1
+        key = (block, line)
+        words = lines.get(key)
+        if words is None:
+            lines[key] = [(x0, y0, x1, y1, text)]
+        else:
+            words.append((x0, y0, x1, y1, text))
+    atoms = []
+    for words in lines.values():
+        atom = _Atom(words)
+        # Taller than 1.5 of its first word: the words may sit on different rows.
+        if len(words) > 1 and not atom.vertical and atom.y1 - atom.y0 > 1.5 * (words[0][3] - words[0][1]):
+            pieces = _split_rows(words)
+            if len(pieces) > 1:
+                atoms.extend(_Atom(piece) for piece in pieces)
+                continue
+        atoms.append(atom)
+    return atoms
+
+
+# The parse builds tens of thousands of frozen models per document from values this module has
+# just computed (ints, floats, str), so pydantic's validation is skipped: `_maker` does what
+# `model_construct` does for a model whose fields are all given, at a third of its cost. The
+# results are ordinary instances (==, model_dump, pickling and frozenness all work).
+_set = object.__setattr__
+
+
+def _maker(cls):
+    fields = frozenset(cls.model_fields)
+    new = cls.__new__
+
+    def make(values: dict):
+        obj = new(cls)
+        _set(obj, "__dict__", values)
+        _set(obj, "__pydantic_fields_set__", fields)
+        _set(obj, "__pydantic_extra__", None)
+        _set(obj, "__pydantic_private__", None)
+        return obj
+
+    return make
+
+
+_make_box, _make_line, _make_page = (_maker(c) for c in (Box, Line, Page))
+
+
+def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]]) -> Page:
+    make_box, make_line = _make_box, _make_line
+    texts: list[str] = []
+    lines: list[Line] = []
+    offset = 0
+    for row in rows:
+        words = row[0].words if len(row) == 1 else [w for atom in row for w in atom.words]
+        gap = _CELL_GAP * max(a.y1 - a.y0 for a in row)
+        parts: list[str] = []
+        line_words = array("d")  # start, end, x0, y0, x1, y1 per word (contracts.WordBoxes)
+        pos = offset
+        previous = None
+        for x0, y0, x1, y1, text in words:
+            if previous is not None:
+                parts.append(CELL_SEPARATOR if x0 - previous >= gap else " ")
+                pos += 1
+            parts.append(text)
+            end = pos + len(text)
+            line_words.extend((pos, end, x0, y0, x1, y1))
+            pos = end
+            previous = x1
+        text = "".join(parts)
+        box = make_box({"x0": min(a.x0 for a in row), "y0": min(a.y0 for a in row),
+                        "x1": max(a.x1 for a in row), "y1": max(a.y1 for a in row)})
+        lines.append(make_line({"number": len(lines) + 1, "start": offset, "end": pos, "text": text,
+                                "box": box, "words": WordBoxes.packed(line_words)}))
+        texts.append(text)
+        offset = pos + 1
+    return _make_page({"number": number, "text": "\n".join(texts), "lines": tuple(lines),
+                       "width": width, "height": height, "furniture": ()})
+
+
+def parse_pdf(
+    data: bytes,
+    filename: str,
+    metadata: Mapping[str, Any] | None = None,
+    limits: PdfLimits | None = None,
+) -> Document:
+    """Parse a PDF's bytes into pages of ordered lines with word boxes; bad PDFs raise InputError."""
+    limits = limits or PdfLimits()
+    meta = meta_from_mapping(metadata, default_id=Path(filename).stem, filename=filename)
+    doc = _open(data, filename, limits)
+    pages: list[Page] = []
+    content = lines = 0
+    try:
+        for index in range(doc.page_count):
+            number = index + 1
+            try:
+                page = doc.load_page(index)
+                content += check_page_content(doc, page, number, filename, limits.max_page_content,
+                                              limits.max_content, content)
+                atoms = _page_atoms(page)
+            except InputError:
+                raise
+            except Exception as error:
+                raise InputError(filename, f"page {number} is damaged and cannot be read ({_short(error)})") from None
+            if len(atoms) > limits.max_lines_per_page:
+                raise InputError(
+                    filename,
+                    f"page {number} has {len(atoms)} lines; the limit is {limits.max_lines_per_page} per page",
+                )
+            rect = page.rect
+            rows = _order_page(atoms, rect.width)
+            lines += len(rows)
+            if lines > limits.max_lines:
+                raise InputError(filename, f"has more than {limits.max_lines} lines (at page {number}); "
+                                           f"the limit is {limits.max_lines} per document")
+            pages.append(_build_page(number, rect.width, rect.height, rows))
+    finally:
+        doc.close()
+    empty = [p.number for p in pages if not p.lines]
+    if len(empty) == len(pages):
+        raise InputError(
+            filename,
+            f"has no text layer (page{'s' if len(empty) > 1 else ''} {_page_ranges(empty)}: scanned or image-only); "
+            "OCR is not available offline, so it cannot be indexed — upload a PDF with selectable text",
+        )
+    pages_tuple = tuple(_make_page({**page.__dict__, "furniture": marks})
+                        for page, marks in zip(pages, running_lines(pages)))
+    check_cards_against_pages(meta, pages_tuple, filename)
+    return Document(meta=meta, kind="pdf", filename=filename, digest=sha256(data), pages=pages_tuple)
+
+

@@ -1,0 +1,144 @@
+"""Questions about a document as a whole: "What is this document about?", "Summarize this report", 这篇文档讲什么？
+
+Such a question names nothing in the text, so neither BM25 nor meaning finds its answer, and the answer scorer
+(trained on questions about facts) rejects every sentence. The document says what it is about where it says so:
+a summary or an abstract ("SUMMARY: The FAA proposes to …", "## Abstract", "摘要："), else its opening sentences.
+Retrieval ranks those chunks first for such a question (`summary_chunk`), and the composer answers with that
+passage (`answer_forms.summary_units`), at most a few sentences of it, cited as always; over several documents,
+one such passage per document packed.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_I = re.IGNORECASE
+_DOCUMENT = r"(?:document|paper|report|file|pdf|text|article|proposal|rule|notice|guide|guideline|readme|policy|manual|page|book|study)"
+_ASKS_ABOUT = re.compile(
+    rf"^\W*(?:what(?:'s| is| are)|tell me)\s+(?:this|the|these)(?:\s+{_DOCUMENT}s?)?\s+(?:all\s+)?about\s*\??\s*$"
+    rf"|^\W*(?:please\s+)?(?:summari[sz]e|give (?:me )?(?:a |an )?(?:summary|overview|gist) of|sum up)\s+(?:this|the)(?:\s+{_DOCUMENT}s?)?\W*$"
+    rf"|^\W*what(?:'s| is) (?:the )?(?:purpose|subject|topic|gist|main point|summary) of (?:this|the)(?:\s+{_DOCUMENT})?\s*\??\s*$"
+    r"|^\s*(?:这|这个|这篇|这份|本)(?:文档|文章|文件|报告|指南|规定)?(?:主要)?(?:讲|说|是关于|介绍)(?:了)?(?:什么|啥)[？?]?\s*$"
+    r"|^\s*(?:概括|总结)(?:一下)?(?:这|这篇|这份|本)?(?:文档|文章|文件|报告)?(?:的内容)?[。.？?]?\s*$", _I)
+# A line that opens a summary: its label, alone or before the text ("SUMMARY: The FAA …", "Abstract", "## Overview").
+SUMMARY_LABEL = re.compile(r"^\s*(?:#{1,6}\s*)?(?:executive\s+summary|summary|abstract|overview|synopsis|about|"
+                           r"摘要|概述|简介|内容提要)\s*¶?\s*(?:[:：.—–-]|$)", _I)  # "Abstract¶": Sphinx's text output
+
+
+def asks_about_document(question: str) -> bool:
+    return _ASKS_ABOUT.search(question) is not None
+
+
+# "this document", "the report", 这篇文档: one document, the one retrieval ranks first ("What is this about?" and
+# "these documents" leave it open).
+_ONE_DOCUMENT = re.compile(rf"\b(?:this|the)\s+{_DOCUMENT}\b(?!s)|这篇|这份|本(?:文档|文章|文件|报告)", _I)
+
+
+def asks_about_one_document(question: str) -> bool:
+    return _ONE_DOCUMENT.search(question) is not None
+
+
+def opens_summary(text: str) -> bool:
+    """Does a line of `text` open a summary ("SUMMARY: …", "Abstract")?"""
+    return any(SUMMARY_LABEL.match(line) for line in text.split("\n"))
+
+
+# "What is BM25?", "What are MCAS activations?", "What does 'angle of attack' mean?", "什么是…？", "…是什么？"
+# "… in the Apache license", "… in this document": where the term is defined, not part of it.
+_WHERE_DEFINED = r"(?:\s+(?:in|under|according to)\s+(?:the\s+|this\s+)?[^?]{1,40}?)?"
+
+
+_NAMED_GROUP = r"category|column|field|heading|label|entry|class|group|row|line item"
+
+
+_ASKS_DEFINITION = (
+    re.compile(r"^\W*what(?:'s| is| are)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
+    re.compile(r"^\W*what (?:does|do)\s+(?:an?\s+|the\s+)?(?:(?:term|word|phrase|abbreviation|acronym)\s+)?['\"‘“`]?"
+               r"([^?'\"’”`]{1,60}?)['\"’”`]?\s+(?:mean|stand for|refer to)" rf"{_WHERE_DEFINED}\s*\?\s*$", _I),
+    # "What does the 'Other' category in this table include?": a quoted name, or a name of a column or category, is
+    # asked what it covers (not "What does the warranty cover?", which asks what the warranty says).
+    re.compile(r"^\W*what (?:does|do)\s+(?:the\s+)?(?:['\"‘“`]([^?'\"’”`]{1,60}?)['\"’”`](?:\s+(?:" + _NAMED_GROUP + r"))?"
+               r"|([^?'\"’”`]{1,60}?)\s+(?:" + _NAMED_GROUP + r"))" + rf"{_WHERE_DEFINED}" +
+               r"\s+(?:include|cover|contain|comprise|mean|refer to)\s*\?\s*$", _I),
+    re.compile(r"^\W*what is meant by\s+(?:the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?" rf"{_WHERE_DEFINED}\s*\?\s*$", _I),
+    re.compile(r"^\W*(?:define|(?:what is |what's )?the definition of|definition of)\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?"
+               rf"{_WHERE_DEFINED}\s*[?.]?\s*$", _I),
+    re.compile(r"^\W*how does\s+(?:the\s+|this\s+)?[^?]{1,40}?\s+define\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
+    re.compile(r"^\s*什么是(.{1,20}?)[？?]?\s*$"),
+    re.compile(r"^\s*(.{1,20}?)(?:是什么|指什么|是指什么)(?:意思)?[？?]?\s*$"),
+)
+
+
+_DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b"
+             r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?,?\s+(?:means|mean|shall mean|refers to|shall refer to"
+             r"|stands for|is defined as|denotes)\b")  # '"Source" form shall mean', 'To "convey" a work means'
+
+
+# What may open a definition before its term: markup, quotes, a footnote's number, "To" ('To "convey" a work
+# means …'), an article.
+_LEAD_IN = r"[\s>*_`'\"‘“#-]*(?:\d{1,2}\s+)?(?:to\s+)?(?:(?:an?|the)\s+)?[`'\"‘“]*"  # "8 MCAS is": a footnote's number
+
+
+_SENTENCE_START = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))"
+
+
+def defined_term(question: str) -> str | None:
+    """The term a "what is X?" question asks to define, or None (not a definition question)."""
+    for pattern in _ASKS_DEFINITION:
+        found = pattern.search(question)
+        term = next((group for group in found.groups() if group), "") if found else ""
+        if term and len(term.split()) <= 5:
+            return term.strip()
+    return None
+
+
+@lru_cache(maxsize=256)
+def _definition_pattern(term: str, anywhere: bool = False, spelled_out: bool = True) -> re.Pattern:
+    """A text that opens by defining `term` ("BM25 is a ranking function", "X (Y) refers to …", '"X" shall mean …',
+    "X是…"); with `anywhere`, a sentence or line of it that does."""
+    escaped = re.escape(term).replace(r"\ ", r"\s+")
+    start = _SENTENCE_START if anywhere else "^"
+    defining = rf"{start}{_LEAD_IN}{escaped}(?:[`'\"’”*_]*(?:{_DEFINING})|(?:是指|是|指))"
+    if spelled_out and _ACRONYM.fullmatch(term):  # "What does AOA stand for?": "The angle of attack (or AOA) …"
+        defining += rf"|\((?:or\s+)?[‘“'\"]*{escaped}[’”'\"]*\)"
+    return re.compile(defining, _I | (re.MULTILINE if anywhere else 0))
+
+
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9&-]{1,9}")
+
+
+def defines(term: str, text: str, spelled_out: bool = True) -> bool:
+    """Does `text` open by defining `term`? With `spelled_out`, an acronym's long form followed by the acronym in
+    parentheses counts too."""
+    return _definition_pattern(term, spelled_out=spelled_out).search(text) is not None
+
+
+def defines_anywhere(term: str, text: str) -> bool:
+    """Does a sentence or line of `text` open by defining `term`? (A chunk that holds the definition.)"""
+    return _definition_pattern(term, anywhere=True).search(text) is not None
+
+
+# A sentence that asks or sets out to test something ("we asked whether X") mirrors a claim
+# closely without stating it; one that reports a finding ("we found", "results show") states it.
+ASKS = re.compile(
+    r"\?|？|\b(?:whether|unclear|unknown|remains to be|hypothes\w*|aim\w*|objective\w*|purpose|sought|"
+    r"investigat\w*|examin\w*|to (?:determine|assess|evaluate|test|explore|compare|identify)|we (?:asked|tested|studied))\b"
+    r"|是否|尚不清楚|目的", re.IGNORECASE)
+
+
+REPORTS = re.compile(
+    r"\b(?:found|find|show\w*|demonstrat\w*|reveal\w*|indicat\w*|suggest\w*|confirm\w*|conclu\w*|"
+    r"results?|observed|associated|significant\w*|evidence)\b|发现|表明|显示|结果|证实", re.IGNORECASE)
+
+
+PERSON_PRONOUN = re.compile(r"(?:He|She|They|His|Her|Their)\b|(?:他们|她们|他|她)")  # "He appointed …" names no one
+
+
+ANAPHOR = re.compile(r"(?:They|It|This|These|Those|He|She|Its|Their|His|Her|Such)\b|(?:他们|她们|它们|他|她|它|这|该|其|此)")
+
+
+# "操场的种类大约分成两种。", "There are three kinds of pass.": a sentence that counts the kinds it is about to name.
+COUNTS_KINDS = re.compile(r"(?:分为|分成|分作|有|包括)[约大]*[一二两三四五六七八九十几\d]+(?:种|类|个部分|个方面|部分|方面)[。.]?\s*$"
+                           r"|\b(?:two|three|four|five|six|several|\d+)\s+(?:\w+\s+)?(?:kinds|types|categories|classes|groups|ways|forms)"
+                           r"\b[^.]{0,40}\.\s*$", re.IGNORECASE)

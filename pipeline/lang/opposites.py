@@ -1,0 +1,168 @@
+"""A claim that says the opposite of its span: "lower deck" citing "upper deck", "must pay" citing "travel free".
+
+An embedding puts "Pets travel free on the upper deck" and "… on the lower deck" side by side
+(the learned judge scored the second 0.49, over its threshold), and SciFact, which the judge
+learned from, hardly uses such categorical opposites (its contradictions move amounts: the
+judge's direction features cover those). The rule is narrow on purpose. Words come in small
+classes of one meaning ("allowed", "permitted", "may") facing the opposite class ("prohibited",
+"forbidden", "not allowed"); a claim contradicts its span when it uses a word of one class, the
+span says nothing of that class (a negated mention does not count: "not allowed" is not
+"allowed") and the span uses the opposite class, not negated ("not required" agrees with
+"optional"). A span that states both sides ("at least 14 …; at most 64") never triggers it.
+"non-"/"un" forms are opposites too ("refundable" against "non-refundable").
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.lang.negation import NEGATED_VERB, NEGATION_BEFORE, REMOVABLE_NEGATION
+
+_CLASSES = (
+    ({"upper"}, {"lower"}),
+    ({"free", "free of charge", "no charge", "complimentary"}, {"paid", "pay", "pays", "charged", "fee", "fare"}),
+    ({"allowed", "permitted", "may"}, {"prohibited", "forbidden", "banned", "not allowed", "not permitted"}),
+    ({"required", "mandatory", "compulsory", "must"}, {"optional", "voluntary"}),
+    ({"included", "includes"}, {"excluded", "excludes", "not included"}),
+    ({"minimum", "at least", "no fewer than", "no less than"}, {"maximum", "at most", "up to", "no more than"}),
+    ({"domestic"}, {"international"}),
+    ({"inbound", "arrival", "arrivals", "arrives", "arrive"}, {"outbound", "departure", "departures", "departs", "depart"}),
+    ({"weekdays", "weekday", "monday to friday", "working days", "business days"},
+     {"weekends", "weekend"}),
+    ({"accepted"}, {"rejected", "declined"}),
+    # comparisons count only before an amount ("above 100 yuan"), not in "under the policy"
+    ({"above #", "over #", "more than #", "exceeding #", "greater than #"}, {"below #", "under #", "less than #", "fewer than #"}),
+    ({"during"}, {"after"}),
+    ({"上层"}, {"下层"}),
+    ({"免费"}, {"收费", "付费"}),
+    ({"允许", "可以"}, {"禁止", "不允许", "不得"}),
+    ({"必须", "须"}, {"可选", "自愿"}),
+    ({"最低", "至少", "不少于"}, {"最高", "至多", "不超过", "最多"}),
+    ({"国内"}, {"国际"}),
+)
+_PREFIXED = re.compile(r"\b(non-?|un)([a-z]{4,})\b")
+
+
+def _occurrences(phrase: str, text: str) -> list[int]:
+    if phrase.endswith(" #"):  # the phrase, then an amount
+        return [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(phrase[:-2])}\s+[$€£]?\d", text)]
+    if phrase.isascii():
+        return [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text)]
+    return [m.start() for m in re.finditer(re.escape(phrase), text)]
+
+
+def _says(words: set[str], text: str) -> str | None:
+    """A word of `words` that `text` uses without a negation just before it."""
+    for word in sorted(words):
+        if any(not NEGATION_BEFORE.search(text[max(0, at - 30) : at]) for at in _occurrences(word, text)):
+            return word.removesuffix(" #")
+    return None
+
+
+def said_opposite(claim: str, span: str) -> tuple[str, str] | None:
+    """(the claim's word, the span's opposite) when the span says the opposite of what the claim says."""
+    claim, span = claim.lower().replace("’", "'"), span.lower().replace("’", "'")
+    for one, two in _CLASSES:
+        in_claim, in_span = (_says(one, claim), _says(two, claim)), (_says(one, span), _says(two, span))
+        for side in (0, 1):
+            # a claim naming both sides ("optional, but you must book") or a span naming the claim's side is no conflict
+            if in_claim[side] and not in_claim[1 - side] and not in_span[side] and in_span[1 - side]:
+                return in_claim[side], in_span[1 - side]
+    flipped = _negation_flip(claim, span)
+    if flipped:
+        return flipped
+    # "non-refundable" claimed and "refundable" said, or the other way; a text naming both ("teaching and
+    # non-teaching hospitals") compares them and opposes neither
+    for said, other in ((claim, span), (span, claim)):
+        for match in _PREFIXED.finditer(said):
+            prefixed, bare = match.group(), match.group(2)
+            if not _says({bare}, said.replace(prefixed, " ")) and _says({bare}, other) \
+                    and not _says({prefixed}, other):
+                return (prefixed, bare) if said is claim else (bare, prefixed)
+    return None
+
+
+_CONTENT = re.compile(r"[a-z]{4,}")
+_FUNCTION = frozenset(
+    "that this these those there their than then with from have been were will would should could which what when "
+    "where only also more most less such each other some into over under about after before".split())
+
+
+def _negation_flip(claim: str, span: str) -> tuple[str, str] | None:
+    """A content word the claim states plainly and the span only ever negates ("Alcohol is reimbursed" against
+    "Alcohol is never reimbursed"), or the other way round."""
+    for match in _CONTENT.finditer(claim):
+        word = match.group()
+        if word in _FUNCTION:
+            continue
+        in_span = _occurrences(word, span)
+        if not in_span:
+            continue
+        claim_negated = bool(NEGATED_VERB.search(claim[max(0, match.start() - 30) : match.start()]))
+        span_negated = [bool(NEGATED_VERB.search(span[max(0, at - 30) : at])) for at in in_span]
+        if all(negated != claim_negated for negated in span_negated):
+            said = _span_phrase(span, in_span[0], word)
+            return (word if not claim_negated else _span_phrase(claim, match.start(), word)), said
+    return None
+
+
+def _span_phrase(text: str, at: int, word: str) -> str:
+    """The negation and the word as the text writes them ("never reimbursed")."""
+    before = text[max(0, at - 30) : at]
+    negation = NEGATED_VERB.search(before)
+    return (before[negation.start() :] + word).strip() if negation else word
+
+
+# --------------------------------------------------------------------------- the claim's opposite
+# An embedding puts "X raises Y" and "X lowers Y" close together, but a sentence that supports
+# one should still be a little closer to it than to its opposite. The judge embeds the claim
+# and a mechanically flipped claim and feeds the difference of the two cosines to the model.
+_SWAPS = (
+    ("increases", "decreases"), ("increased", "decreased"), ("increase", "decrease"), ("increasing", "decreasing"),
+    ("higher", "lower"), ("more", "less"), ("greater", "smaller"), ("raises", "lowers"), ("raised", "lowered"),
+    ("promotes", "inhibits"), ("promote", "inhibit"), ("promoted", "inhibited"), ("enhances", "reduces"),
+    ("enhance", "reduce"), ("enhanced", "reduced"), ("activates", "suppresses"), ("activate", "suppress"),
+    ("improves", "worsens"), ("improve", "worsen"), ("improved", "worsened"), ("positive", "negative"),
+    ("positively", "negatively"), ("before", "after"), ("upregulates", "downregulates"), ("induces", "prevents"),
+    ("induce", "prevent"), ("larger", "smaller"), ("longer", "shorter"), ("faster", "slower"), ("gain", "loss"),
+    ("benefit", "harm"), ("protects", "harms"),
+    ("增加", "减少"), ("提高", "降低"), ("升高", "降低"), ("上升", "下降"), ("促进", "抑制"), ("之前", "之后"),
+)
+
+
+_SWAP = {a: b for a, b in _SWAPS} | {b: a for a, b in _SWAPS}
+
+
+_SWAP_WORD = re.compile(r"\b(?:" + "|".join(sorted((w for w in _SWAP if w.isascii()), key=len, reverse=True)) + r")\b"
+                        r"|" + "|".join(w for w in _SWAP if not w.isascii()), re.IGNORECASE)
+
+
+
+
+_AUXILIARY = re.compile(r"\b(?:is|are|was|were|can|could|does|do|did|has|have|had|will|may|might|should|must)\b", re.IGNORECASE)
+
+
+def flip_kind(claim: str) -> str:
+    """How flipped() turns the claim over: "swap" (antonyms), "negation" (removed), "auxiliary" or "prefix" (added)."""
+    if _SWAP_WORD.search(claim):
+        return "swap"
+    if REMOVABLE_NEGATION.search(claim):
+        return "negation"
+    return "auxiliary" if _AUXILIARY.search(claim) else "prefix"
+
+
+def flipped(claim: str) -> str:
+    """The claim's opposite, mechanically: antonyms swapped, else a negation removed or added."""
+    kind = flip_kind(claim)
+    if kind == "swap":
+        return _SWAP_WORD.sub(lambda m: _match_case(m.group(), _SWAP[m.group().lower()]), claim)
+    if kind == "negation":
+        return REMOVABLE_NEGATION.sub("", claim, count=1)
+    if kind == "auxiliary":
+        auxiliary = _AUXILIARY.search(claim)
+        return claim[: auxiliary.end()] + " not" + claim[auxiliary.end() :]
+    return "It is not true that " + claim[:1].lower() + claim[1:]
+
+
+def _match_case(original: str, replacement: str) -> str:
+    return replacement.capitalize() if original[:1].isupper() else replacement

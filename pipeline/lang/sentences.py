@@ -1,0 +1,57 @@
+"""Sentence splitting: pysbd for English, sentence-ending punctuation for Chinese; a label before an identifier
+("Docket No. FAA–2020–0746") does not end a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.lang.tokenize import has_cjk
+
+_CJK_SENTENCE = re.compile(r"[^。！？；!?]*[。！？；!?]+|[^。！？；!?]+$")
+
+
+def _segmenter():
+    import pysbd
+
+    global _SEGMENTER
+    if _SEGMENTER is None:
+        _SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    return _SEGMENTER
+
+
+_SEGMENTER = None
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence boundaries as code-point spans (pysbd for English, punctuation for Chinese)."""
+    if has_cjk(text):
+        spans = [(m.start(), m.end()) for m in _CJK_SENTENCE.finditer(text)]
+    else:
+        spans = [(s.start, s.end) for s in _segmenter().segment(text)]
+    trimmed = []
+    for start, end in spans:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end > start:
+            if trimmed and _ENDS_IN_LABEL.search(text, trimmed[-1][0], trimmed[-1][1]):
+                trimmed[-1] = (trimmed[-1][0], end)  # "Docket No." | "FAA–2020–0746 …": one sentence
+            else:
+                trimmed.append((start, end))
+    return trimmed
+
+
+# A label that an identifier follows ("Docket No. FAA–2020–0746", "Vol. 85", "Fig. 3"): not a sentence end.
+_ENDS_IN_LABEL = re.compile(r"\b(?:No|Nos|Vol|Fig|Figs|Sec|Art|Ref|Tel|Ext|Ch|pp|Para|App|Tab|Eq)\.[’”'\"]?$")
+
+
+def sentence_units(span: str) -> list[tuple[int, int]]:
+    """Code-point spans of the sentences of `span`: lines first (a line may be a paragraph), then sentences."""
+    units, offset = [], 0
+    for line in span.split("\n"):
+        if line.strip():
+            units.extend((offset + start, offset + end) for start, end in sentence_spans(line))
+        offset += len(line) + 1
+    return units

@@ -1,0 +1,262 @@
+"""Table lines in extracted text: which lines are rows, which rows are headers, and the header
+a run of rows sits under.
+
+PyMuPDF writes a PDF table row as one tab-separated line; Markdown writes `| a | b |`. A row
+far down a long table loses its column names once it is cut into a chunk or packed alone, so
+the chunk stage indexes a window of rows with the header above it, the pack stage shows that
+header beside the rows, and the composer scores a row with it. The header is context, never
+cited: a citation still names only the rows' own lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pipeline.lang.names import english_names, unmentioned_names
+
+_MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
+# A table without outer bars ("uid   | name   | description"): two or more bars with spaces around them.
+_BARE_TABLE = re.compile(r"^\s*[^|\s][^|]*(?:\s\|\s[^|]*){2,}$")
+# The rule under a table's header: "| --- | :--: |", "------+--------+-----".
+TABLE_RULE = re.compile(r"^\s*[|+]?\s*:?-{3,}:?\s*(?:[|+]\s*:?-{3,}:?\s*)*[|+]?\s*$")
+_NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
+HEADER_ROWS = 3  # at most this many stacked header rows (a two-level header plus a title row)
+WRAPPED_LINES = 2  # at most this many lines of wrapped cell text between two rows of a table
+
+
+def is_table_row(text: str) -> bool:
+    return text.count("\t") >= 2 or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3) or bool(_BARE_TABLE.match(text))
+
+
+def is_table_rule(text: str) -> bool:
+    """The rule under a table's header (with bars or "+" joints; a bare "-----" is a heading's underline)."""
+    return bool(TABLE_RULE.match(text)) and ("|" in text or "+" in text)
+
+
+def fields(text: str) -> list[str]:
+    parts = text.split("\t") if "\t" in text else text.strip().strip("|").split("|")
+    return [p.strip() for p in parts if p.strip()]
+
+
+_AMOUNT_IN_WORDS = re.compile(r"[$€£¥]\s*\d|\d,\d{3}")  # "Up to $3,790": a value written with words
+# A measurement with its unit symbol ("530 MB/s", "2200 W", "12 ms", "3.5 kg") is a figure, not a column name.
+_MEASUREMENT = re.compile(r"[\d\s.,]*\d\s*(?:[KMGTP]i?B(?:/s)?|[kMG]?bps|[kMG]?Hz|[mµun]?s|k?W|k?V|mAh|[mk]?g|m?[lL]|[mck]?m|°[CF])")
+
+
+def is_header(text: str) -> bool:
+    """A row whose fields are mostly words (column names), not figures."""
+    cells = fields(text)
+    wordy = sum(1 for f in cells if not _NUMERIC_FIELD.fullmatch(f) and not _AMOUNT_IN_WORDS.search(f)
+                and not _MEASUREMENT.fullmatch(f))
+    return len(cells) >= 2 and wordy >= 0.75 * len(cells)
+
+
+def names_columns(text: str) -> bool:
+    """A header row: column names, tab-separated; a lower row of a stacked header may have only two
+    ("START\tEND" under "DATES")."""
+    return ("\t" in text or is_table_row(text)) and is_header(text)
+
+
+def heading_above(lines: Sequence[str], first: int) -> str:
+    """The header rows of the table that line index `first` (0-based) is a row of, or "".
+
+    Walks up over the table's rows, and over cell text wrapped onto lines of its own between two rows
+    ("AIRFARE FOR C NAYLOR …" under its row), to its nearest stacked header rows; "" when `first` is not
+    a row (or a row's wrapped text), is itself a header, or the rows above reach prose before any header.
+    """
+    if 0 <= first < len(lines) and not is_table_row(lines[first]) and not names_columns(lines[first]):
+        # A window may open on a row's wrapped cell text: the row below it says whether this is a table.
+        first = next((i for i in range(first + 1, min(first + WRAPPED_LINES + 1, len(lines))) if is_table_row(lines[i])),
+                     first)
+    if not 0 <= first < len(lines) or not is_table_row(lines[first]) or names_columns(lines[first]):
+        return ""
+    index, wrapped = first - 1, 0
+    while index >= 0 and not names_columns(lines[index]):
+        wrapped = 0 if is_table_row(lines[index]) else wrapped + 1
+        if wrapped > WRAPPED_LINES:
+            return ""
+        index -= 1
+    header: list[str] = []
+    while index >= 0 and len(header) < HEADER_ROWS and names_columns(lines[index]):
+        header.insert(0, lines[index])
+        index -= 1
+    return "\n".join(header)
+
+
+class HeadingsAbove:
+    """`heading_above(lines, i)` for any line of one page, from one pass over the page.
+
+    The chunk stage asks once per window: asking `heading_above` each time tested a long line once per
+    window (one 1.1 MB line: over two minutes) and walked up a long table once per window. Here each
+    line is tested once, on the first question, and each row's header is found by the same pass.
+    """
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self._reach: list[int | None] | None = None  # per line: the header a row there would sit under
+
+    def _scan(self) -> None:
+        lines = self.lines
+        self._row = [is_table_row(text) for text in lines]
+        self._header = [("\t" in text or row) and is_header(text) for text, row in zip(lines, self._row)]
+        self._reach, self._stack = [], []
+        header, run, stack_start = None, 0, 0
+        for index, text in enumerate(lines):
+            self._reach.append(header)
+            if self._header[index]:
+                stack_start = stack_start if index and self._header[index - 1] else index
+                header, run = index, 0
+            elif self._row[index]:
+                run = 0
+            else:
+                run += 1
+                if run > WRAPPED_LINES:
+                    header = None
+            self._stack.append(max(stack_start, index - HEADER_ROWS + 1))
+
+    def __call__(self, first: int) -> str:
+        lines = self.lines
+        if not 0 <= first < len(lines):
+            return ""
+        if self._reach is None:
+            self._tables = any("\t" in text or "|" in text for text in lines)  # else no line can be a row
+            if self._tables:
+                self._scan()
+            else:
+                self._reach = []
+        if not self._tables:
+            return ""
+        row, header = self._row, self._header
+        if not row[first] and not header[first]:
+            first = next((i for i in range(first + 1, min(first + WRAPPED_LINES + 1, len(lines))) if row[i]), first)
+        if not row[first] or header[first]:
+            return ""
+        above = self._reach[first] if self._reach else None
+        return "" if above is None else "\n".join(lines[self._stack[above]:above + 1])
+
+
+# --------------------------------------------------------------------------- a row the question names
+
+FOOTNOTE_MARK = re.compile(r"\s+(?=\*)")  # "Long Gun *Other **Multiple": PDF cells run together at footnote marks
+KEY_TRIM = " *†‡:"
+
+
+def _column_names(header: str) -> list[str]:
+    """The column names of a header, its first (key) column left out; a group row stacked above it with fewer
+    cells ("Pre-Pawn  Redemption … Rentals" over "State  Permit  Handgun …") names columns from its first cell."""
+    rows = [fields(row) for row in header.split("\n")]
+    widest = max((len(cells) for cells in rows), default=0)
+    return [name.strip(KEY_TRIM) for cells in rows for cell in (cells if len(cells) < widest else cells[1:])
+            for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
+
+
+def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:
+    """The table row a question names by its key (first cell) and at least one of its columns, with that
+    key and those column names (none for a two-column table); None when no row is named or when rows with
+    different keys are (a comparison is not a lookup).
+
+    "How many permit checks were run in Texas?" names the row "Texas" and the column "Permit". A
+    question naming only the key ("How many checks were denied in Texas?", and the table has no such
+    column) is not answered by the row: the column is what says the row holds the asked value — except
+    in a table of two columns, names and their values ("| Voltage | 220-240 V |"), where the row holds
+    nothing else. A key named whole wins; failing that, the names the question gives may name one row's
+    key ("the Seattle office" → "Seattle ACO Branch"; "Virginia" still means Virginia, not West Virginia).
+    `rows` are units with `.quote` and `.header`, best first; `tokens` is the tokenizer's `tokens`.
+    """
+    asked = question.casefold()
+    names = english_names(question)
+    asked_tokens = set(tokens(question))
+    whole, by_words, by_names, by_cells = [], [], [], []
+    for row in rows:
+        cells = fields(row.quote)
+        key = cells[0].strip(KEY_TRIM) if cells else ""
+        if not row.header or sum(c.isalpha() for c in key) < 2 or len(key) > 60:
+            continue
+        if re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
+            whole.append((row, key))
+        elif (key_tokens := set(tokens(key))) and key_tokens <= asked_tokens:  # "Totals" named by "the total number"
+            by_words.append((row, key))
+        elif names and not unmentioned_names(names, key):
+            by_names.append((row, key))
+        elif names and not unmentioned_names(names, row.quote):
+            by_cells.append((row, key))
+    named = whole or by_words or by_names or by_cells or _rows_in_asked_unit(question, rows)
+    found = [(row, key, columns) for row, key in named
+             if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
+    if len({key.casefold() for _, key, _ in found}) != 1:
+        return None
+    return found[0]
+
+
+# "How many watts …?" asks for the value written "2200 W" in a spec sheet that names the row "Power".
+_UNIT_SYMBOLS = {"watt": "W", "kilowatt": "kW", "volt": "V", "amp": "A", "ampere": "A", "hertz": "Hz", "litre": "L",
+                 "liter": "L", "millilitre": "ml", "milliliter": "ml", "kilogram": "kg", "kilo": "kg", "gram": "g",
+                 "metre": "m", "meter": "m", "centimetre": "cm", "centimeter": "cm", "millimetre": "mm",
+                 "millimeter": "mm", "inch": "in", "pound": "lb", "decibel": "dB", "byte": "B", "gigabyte": "GB",
+                 "megabyte": "MB", "terabyte": "TB", "hour": "h", "minute": "min", "second": "s"}
+_ASKED_UNIT = re.compile(r"\bhow many (" + "|".join(sorted(_UNIT_SYMBOLS, key=len, reverse=True)) + r")e?s\b", re.IGNORECASE)
+
+
+def asked_unit(question: str) -> tuple[str, str] | None:
+    """("watt", "W") for "How many watts …?"; None when the question asks for no unit of measure."""
+    asked = _ASKED_UNIT.search(question)
+    return (asked.group(1).lower(), _UNIT_SYMBOLS[asked.group(1).lower()]) if asked else None
+
+
+def _rows_in_asked_unit(question: str, rows: Sequence) -> list[tuple[object, str]]:
+    """The one row of a two-column table of names and values whose value is in the unit the question asks for
+    ("How many watts …?" → "| Power | 2200 W |"); none when no row or several rows are."""
+    unit = asked_unit(question)
+    if unit is None:
+        return []
+    symbol = re.escape(unit[1])
+    found = [(row, cells[0].strip(KEY_TRIM)) for row in rows if row.header and len(cells := fields(row.quote)) == 2
+             and re.search(rf"\d\s*{symbol}\b", cells[1])]
+    return found if len(found) == 1 else []
+
+
+# The words a form's columns are named by, as questions ask for them: "When did the trip begin?" asks for START.
+COLUMN_WORDS = {"begin": "start", "began": "start", "begun": "start", "commenc": "start", "finish": "end",
+                "cost": "amount", "price": "amount", "paid": "amount", "pay": "amount", "spent": "amount",
+                "spend": "amount", "charg": "amount", "fee": "amount"}
+
+
+def column_words(asked_tokens: set[str]) -> set[str]:
+    """The question's tokens with the column names they ask for added (stems, as `Tokenizer.tokens` gives)."""
+    return asked_tokens | {COLUMN_WORDS[token] for token in asked_tokens if token in COLUMN_WORDS}
+
+
+def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] | None:
+    """The row's column names the question (its `asked_tokens`) names; [] for a two-column table (names and
+    values); None if none."""
+    key_tokens = set(tokens(key))
+    columns = _column_names(row.header)
+    asked_tokens = column_words(asked_tokens)
+    asked = [(name, words) for name in columns if (words := set(tokens(name))) and words <= asked_tokens]
+    # A column the key's words name is not asked for by them — except the Totals row's Totals column (the grand
+    # total), when it is the only one the question names.
+    named = [name for name, words in asked if not words <= key_tokens] or [name for name, words in asked if words == key_tokens]
+    if named:
+        return list(dict.fromkeys(named))
+    return [] if len(fields(row.quote)) == 2 and len(columns) == 1 else None
+
+
+def widest_header_row(header: str) -> list[str]:
+    """The cells of a (stacked) header's widest row: the one that names every column."""
+    return max((fields(line) for line in header.split("\n")), key=len)
+
+
+def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
+    """(column, cell) for each asked column of `row`, read off by position; [] when the row's cells do not line
+    up one to one with its header's widest row (an empty cell left out, a cell split in two): a cell is
+    pointed at only when it is certain."""
+    if not row.header or not columns:
+        return []
+    widest = widest_header_row(row.header)
+    cells = fields(row.quote.split("\n")[0])
+    if len(widest) != len(cells):
+        return []
+    names = [name.strip(KEY_TRIM) for name in widest]
+    return [(name, cell) for name, cell in zip(names, cells) if name in columns]
+

@@ -1,0 +1,470 @@
+"""Evidence units: the sentences, list items and table rows an extractive answer can quote.
+
+A packed source is a run of addressed lines. Lines are layout, not meaning: hard-wrapped
+text (RFCs, PEPs, wrapped Markdown, PDF columns) breaks a sentence over several lines, and a
+list or a table puts one item per line. So lines are first grouped into blocks:
+- a blank line, a Markdown heading or a new list item (`-`, `*`, `+`, `•`, `1.`, `1)`, `(a)`)
+  ends the block before it; a list item's wrapped continuation lines join it;
+- a table row is its own block: a Markdown `| a | b |` line, or a line with at least two tab
+  stops (PyMuPDF writes a PDF table row as one tab-separated line); a following line without
+  tabs joins the row only when the row's last field ends in a number and the line is upper
+  case or starts lower case (a wrapped description cell, as in the Senate report), never prose;
+  the nearest earlier row whose fields are mostly words is kept as the row's header;
+- a fenced code block (``` or ~~~) is one block, never split into sentences; the sentence that
+  introduces it ("You can install it with pip:") becomes one unit with it, since a "how do I"
+  question is answered by the instruction and its command together;
+- a line of HTML markup only (a README's `<div>`, `<table>`, badges) is layout, like a blank;
+- everything else joins its neighbours and is split into sentences across line breaks; a sentence
+  that opens with a pronoun ("They should not exceed 4,000 words") is also a unit together with the
+  sentence before it, which says what the pronoun stands for;
+- a list introduced by a heading or a colon is also one unit; a heading alone never answers.
+Each unit keeps the first and last line it touches, so its citation stays exact. A unit that is
+mostly markup or link targets is not quotable (it says nothing a reader asked).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from pipeline.core.citations import marker
+from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.lang.forms import ANAPHOR
+from pipeline.lang.sentences import sentence_spans
+from pipeline.lang.tokenize import has_cjk, is_cjk_char
+from pipeline.text.footnotes import NOTE_OPENING
+from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns
+
+LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
+HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
+_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
+_UNDERLINE = re.compile(r"^\s{0,3}([=\-~^*+#`])\1{2,}\s*$")
+_MARKUP_ONLY = re.compile(r"^\s*(?:<[^<>]*>\s*)+$")
+_INDENTED = re.compile(r"^(?: {2,}|\t)\S")
+_MARKUP = re.compile(r"<[^<>]*>|\]\([^()\s]*\)|https?://\S+")  # tags, Markdown link targets, bare URLs
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A candidate piece of evidence: exact text and the lines it sits on."""
+
+    source: PackedSource
+    start_line: int
+    end_line: int
+    quote: str
+    kind: str = "sentence"  # sentence | item | list | row | code | heading | span
+    header: str = ""  # a table row's header line (shown beside it, scored with it)
+    section: str = ""  # the heading over a list, a list item or a label line ("## Requirements" over "- Python 3.11",
+    # "max_queue_size" over "**Default** - ``1000``"), or the start of
+    # the sentence a page's first sentence finishes (PackedSource.continues): scored with it, never quoted
+    names_columns: bool = False  # a table's header row: it names what the rows below hold, it answers nothing
+
+    def marker(self) -> str:
+        return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
+
+
+citation_marker = marker  # one marker format for every producer (citations.py)
+
+
+def join_lines(quote: str) -> str:
+    """A quote as one answer sentence: lines joined by a space (none between Chinese lines)."""
+    lines = [line.strip() for line in quote.split("\n") if line.strip()]
+    joined = lines[0] if lines else ""
+    for line in lines[1:]:
+        gap = "" if is_cjk_char(joined[-1]) or is_cjk_char(line[0]) else " "
+        joined = f"{joined}{gap}{line}"
+    return joined
+
+
+def _continues_row(row: str, line: str) -> bool:
+    """A wrapped description cell under a row: upper case or lower-case start, not prose."""
+    stripped = line.strip()
+    if not stripped or is_table_row(line) or LIST_ITEM.match(line) or len(fields(row)) < 3:
+        return False
+    if not _NUMBER_END.search(row) and not _NUMBER_END.search(fields(row)[0]):
+        return False
+    letters = [c for c in stripped if c.isalpha()]
+    return bool(letters) and (stripped.upper() == stripped or stripped[0].islower())
+
+
+# A plain text's centred title line ("                    Apache License", an RFC's title): far indented, short,
+# no sentence end. A heading names a topic; it is never an answer.
+_CENTRED_TITLE = re.compile(r"^ {12,}(?=\S)(?![^\n]*[=+{}<>|;()])(?:\S+ ?){1,8}(?<![.:;,])$")
+
+
+def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:
+    """Group lines into (kind, lines) blocks: prose, item, heading, code, row or header-row (above a Markdown rule)."""
+    reader = _BlockReader(plain_text, starts_in_code)
+    for line in lines:
+        reader.read(line)
+    # An indented literal block is code to the units (a command shown after "… then you can run:"), unless it
+    # reads as prose (an RFC's definitions under "… as described in RFC 2119:").
+    return [(("prose" if _reads_as_prose(block) else "code") if kind == "literal" else kind, block)
+            for kind, block in reader.blocks if block]
+
+
+class _BlockReader:
+    """The blocks of lines read so far, one line at a time; each step says whether it took the line."""
+
+    def __init__(self, plain_text: bool, starts_in_code: bool):
+        self.plain_text = plain_text
+        self.blocks: list[tuple[str, list[PackedLine]]] = []
+        self.in_code = plain_text and starts_in_code
+        if self.in_code:
+            self.blocks.append(("code", []))
+        self.gap: list[PackedLine | None] = []  # the empty lines since the last line of text (None: a layout line)
+
+    def read(self, line: PackedLine) -> None:
+        if self.in_code:
+            self.blocks[-1][1].append(line)
+            self.in_code = not _FENCE.match(line.text)  # a fence inside a block closes it
+            return
+        if self._blank(line):
+            return
+        after_gap, self.gap = self.gap, []
+        if (self._fence(line) or self._indented(line, after_gap) or self._table_rule(line) or self._underline(line)
+                or self._table_row(line)):
+            return
+        self._text(line)
+
+    def _blank(self, line: PackedLine) -> bool:
+        text = line.text
+        if text.strip() and not line.furniture and not (self.plain_text and _MARKUP_ONLY.match(text)):
+            return False
+        self.blocks.append(("blank", []))
+        self.gap.append(None if text.strip() or line.furniture else line)
+        return True
+
+    def _fence(self, line: PackedLine) -> bool:
+        if not (self.plain_text and _FENCE.match(line.text)):
+            return False
+        self.blocks.append(("code", [line]))
+        self.in_code = True
+        return True
+
+    def _indented(self, line: PackedLine, after_gap: list[PackedLine | None]) -> bool:
+        """An indented line of plain text: part of the list item above, or of a literal block (an indented list
+        or table under "…:" stays a list or a table)."""
+        text = line.text
+        if not (self.plain_text and _INDENTED.match(text) and not LIST_ITEM.match(text) and not is_table_row(text)
+                and not is_table_rule(text)):
+            return False
+        item = _item_above(self.blocks, _indent(text)) if after_gap and None not in after_gap else None
+        if item is not None:  # a Markdown item's indented paragraph or command is part of the item
+            item.extend([*after_gap, line])
+            return True
+        if not _literal_block_goes_on(self.blocks, _indent(text)):
+            return False
+        if self.blocks[-1][0] == "literal":
+            self.blocks[-1][1].append(line)
+        else:
+            self.blocks.append(("literal", [line]))
+        return True
+
+    def _table_rule(self, line: PackedLine) -> bool:
+        if not is_table_rule(line.text):
+            return False
+        if self.blocks and self.blocks[-1][0] == "row":  # the row above a Markdown rule is the table's header
+            self.blocks[-1] = ("header-row", self.blocks[-1][1])
+        self.blocks.append(("blank", []))
+        return True
+
+    def _underline(self, line: PackedLine) -> bool:
+        if not (self.plain_text and _UNDERLINE.match(line.text)):
+            return False
+        _underlined_title(self.blocks)
+        return True
+
+    def _table_row(self, line: PackedLine) -> bool:
+        text = line.text
+        last_kind, last_lines = self.blocks[-1] if self.blocks else ("blank", [])
+        if is_table_row(text) or (last_kind == "row" and names_columns(text) and names_columns(last_lines[0].text)):
+            self.blocks.append(("row", [line]))  # a lower header row may have two cells ("START\tEND" under "DATES")
+            return True
+        return False
+
+    def _text(self, line: PackedLine) -> None:
+        """A line of text: a row's wrapped cell, a heading, a list item, a note, or prose (joined to the prose
+        or item above when it continues it)."""
+        text = line.text
+        last_kind, last_lines = self.blocks[-1] if self.blocks else ("blank", [])
+        if last_kind == "row" and len(last_lines) < 3 and _continues_row(last_lines[0].text, text):
+            last_lines.append(line)
+        elif HEADING.match(text) or (self.plain_text and _CENTRED_TITLE.match(text)):
+            self.blocks.append(("heading", [line]))
+        elif LIST_ITEM.match(text):
+            self.blocks.append(("item", [line]))
+        elif NOTE_OPENING.match(text):  # "*Refers to …", "**Multiple (…)": each note of a table its own
+            self.blocks.append(("prose", [line]))
+        elif (last_kind in ("prose", "item") and (not self.plain_text or _wraps(last_lines[-1].text, text))
+              and not _ends_note(last_lines[0].text, text)):
+            last_lines.append(line)
+        else:
+            self.blocks.append(("prose", [line]))
+
+
+_SENTENCE_END = re.compile(r"[a-z]{2,}[.!?](?:\s|$)")
+_CODE_START = re.compile(r"^\s*(?:[$#>{}<\[(]|//)")
+
+
+def _reads_as_prose(block: list[PackedLine]) -> bool:
+    """Words ending in a sentence, no line opening like a prompt, a comment, a tag or a bracket."""
+    text = " ".join(line.text.strip() for line in block)
+    letters = sum(1 for char in text if char.isalpha() or char == " ")
+    return (letters >= 0.85 * len(text) and _SENTENCE_END.search(text) is not None
+            and not any(_CODE_START.match(line.text) for line in block))
+
+
+def _indent(text: str) -> int:
+    return len(text.expandtabs(4)) - len(text.expandtabs(4).lstrip())
+
+
+def _last_text_block(blocks: list[tuple[str, list[PackedLine]]]) -> tuple[str, list[PackedLine]] | None:
+    """The last block that holds lines (empty lines are blocks without any)."""
+    return next((block for block in reversed(blocks) if block[1]), None)
+
+
+def _item_above(blocks: list[tuple[str, list[PackedLine]]], indent: int) -> list[PackedLine] | None:
+    """The lines of the list item that the empty lines just passed follow, if an item is what they follow and a
+    line indented by `indent` sits inside it (as deep as the item's text: an RFC's paragraph after "   o  item"
+    does not)."""
+    before = _last_text_block(blocks)
+    if before is None or before[0] != "item":
+        return None
+    marker = LIST_ITEM.match(before[1][0].text.expandtabs(4))
+    # Markdown indents an item's paragraphs to its text ("1. Create" → 3); an RFC's numbered heading
+    # ("1.  Introduction") has its body at 3 < 4.
+    return before[1] if marker is not None and indent >= marker.end() else None
+
+
+def _literal_block_goes_on(blocks: list[tuple[str, list[PackedLine]]], indent: int) -> bool:
+    """In plain text, a line indented deeper than a paragraph announcing it ("… you can run:"), after an empty
+    line, opens a literal block (READMEs, Debian notes, an RFC's examples under its indented prose); an indented
+    line right under one goes on with it."""
+    if blocks and blocks[-1][0] == "literal":
+        return True
+    if not blocks or blocks[-1][0] != "blank":
+        return False
+    before = _last_text_block(blocks)
+    return (before is not None and before[0] in ("prose", "item") and before[1][-1].text.rstrip().endswith((":", "："))
+            and indent > _indent(before[1][-1].text))
+
+
+def _underlined_title(blocks: list[tuple[str, list[PackedLine]]]) -> None:
+    """A rule of = - ~ ^ under a one-line paragraph makes it a heading (reStructuredText, setext Markdown:
+    "Introduction" over "============"); the rule itself is layout."""
+    if blocks and blocks[-1][0] == "prose" and len(blocks[-1][1]) == 1:
+        blocks[-1] = ("heading", blocks[-1][1])
+    blocks.append(("blank", []))
+
+
+def opens_inside_code(texts: list[str]) -> bool:
+    """Do lines that follow `texts` (the page above a packed window) sit inside a fenced code block?"""
+    inside = False
+    for text in texts:
+        if _FENCE.match(text):
+            inside = not inside
+    return inside
+
+
+def _ends_sentence(text: str) -> bool:
+    return text.rstrip().endswith((".", "!", "?", "。", "！", "？", ":", ";", "；"))
+
+
+def _ends_note(first: str, line: str) -> bool:
+    """Does `line` follow a note (a block opened by a footnote mark) without continuing its sentence?"""
+    return bool(NOTE_OPENING.match(first)) and not line.strip()[:1].islower()
+
+
+WRAP_WIDTH = 50  # a line this long that stops mid-sentence was wrapped by the writer
+
+
+def _wraps(previous: str, line: str) -> bool:
+    """In plain text, does `line` continue `previous` (a hard wrap) rather than start anew?
+
+    A PDF's lines are always visual lines; a text file's line may be a paragraph of its own
+    (a label line, a short rule), so it joins only an unfinished, wrapped-looking line.
+    """
+    if line[:1].isspace() and line.strip():
+        return True  # an indented continuation (Markdown list items, RFC paragraphs)
+    if _ends_sentence(previous):
+        return False
+    stripped = line.strip()
+    return stripped[:1].islower() or len(previous.rstrip()) >= WRAP_WIDTH or has_cjk(previous[-1:])
+
+
+def _sentences(source: PackedSource, block: list[PackedLine], kind: str) -> list[Unit]:
+    text, starts = "", []
+    for line in block:
+        starts.append(len(text) + (1 if text else 0))
+        text = f"{text}\n{line.text}" if text else line.text
+    units = []
+    # Split on the text with line breaks as spaces (a wrapped line is not a sentence end),
+    # then quote the exact text, line breaks included: the offsets are the same.
+    spans = [(0, len(text))] if kind == "heading" else sentence_spans(text.replace("\n", " "))
+    kind_of_unit = {"item": "item", "heading": "heading"}.get(kind, "sentence")
+    if kind == "prose":  # "They should not exceed 4,000 words": the sentence before says who "they" are
+        spans = spans + [(spans[i - 1][0], end) for i, (start, end) in enumerate(spans)
+                         if i and ANAPHOR.match(text[start:end])]
+    for start, end in spans:
+        touched = [line.number for line, s in zip(block, starts) if s < end and s + len(line.text) > start]
+        if touched:
+            units.append(Unit(source, touched[0], touched[-1], text[start:end], kind=kind_of_unit))
+    if kind == "item" and len(units) > 1:
+        # A list item is one unit (its sentences too, for a long item).
+        units.insert(0, Unit(source, block[0].number, block[-1].number, text, kind="item"))
+    return units
+
+
+def units_of(source: PackedSource) -> list[Unit]:
+    """Every quotable unit of a packed source, in reading order.
+
+    Found once per source (the composer asks for a source's units while scoring, then again to extend, look up
+    or compare its best one); a source is immutable, so equal sources share their units."""
+    return list(_units_of(source))
+
+
+@lru_cache(maxsize=256)
+def _units_of(source: PackedSource) -> tuple[Unit, ...]:
+    if source.support_span:
+        quote = "\n".join(line.text for line in source.lines)
+        return (Unit(source, source.start_line, source.end_line, quote, kind="span"),)
+    reader = _UnitReader(source)
+    for kind, block in _blocks(source.lines, plain_text=source.page is None, starts_in_code=source.in_code):
+        reader.read(kind, block)
+    units = reader.units + reader.introduced_lists()
+    if source.continues:  # the first sentence finishes one begun on the previous page: scored with its start
+        first = next((line.number for line in source.lines if line.text.strip() and not line.furniture), None)
+        units = [replace(u, section=source.continues) if u.kind == "sentence" and u.start_line == first else u
+                 for u in units]
+    return tuple(unit for unit in units if not _mostly_markup(unit.quote))
+
+
+class _UnitReader:
+    """A packed source's units, block by block, with what the blocks before say about the next: the table header
+    over a row, the heading over a list item, the lists that a heading or a colon introduces."""
+
+    def __init__(self, source: PackedSource):
+        self.source = source
+        self.units: list[Unit] = []
+        self.header = source.heading  # the header rows above the packed lines, if they are table rows
+        self.section = ""
+        self.marked_header = False  # inside a Markdown table whose header row its rule marked
+        self.lists: list = []  # (intro unit, item blocks) of each introduced list
+        self.open_list = None
+
+    def read(self, kind: str, block: list[PackedLine]) -> None:
+        if kind in ("row", "header-row"):
+            self._row(kind, block)
+        elif kind == "code":
+            self.marked_header = False
+            self.units.extend(_code_units(self.source, block, self.units[-1] if self.units else None))
+        else:
+            self.marked_header = False
+            if kind == "heading":
+                self.section = block[0].text.strip().lstrip("#").strip()
+            found = _sentences(self.source, block, kind)
+            self.units.extend(replace(u, section=self.section) if u.kind == "item" or _is_label_line(u) else u
+                              for u in found)
+        self.open_list = _track_list(self.lists, self.open_list, kind, block, self.units)
+
+    def _row(self, kind: str, block: list[PackedLine]) -> None:
+        first = block[0].text
+        # A Markdown header is marked by its rule; otherwise a row of words is one ("DOCUMENT NO.\tDATE …"),
+        # but not inside a Markdown table, whose rows of words and units ("| Power | 2200 W |") are data.
+        is_header_row = kind == "header-row" or (is_header(first) and len(block) == 1 and not self.marked_header)
+        if is_header_row:
+            # Header rows stacked over each other ("Rentals" over "Handgun  Long Gun") are one header.
+            last = self.units[-1] if self.units else None
+            stacked = (last is not None and last.kind == "row" and self.header.endswith(last.quote)
+                       and last.end_line == block[0].number - 1)
+            self.header = f"{self.header}\n{first}" if stacked else first
+        self.marked_header = kind == "header-row" or self.marked_header
+        quote = "\n".join(line.text for line in block)
+        self.units.append(Unit(self.source, block[0].number, block[-1].number, quote, kind="row",
+                               header="" if is_header_row else self.header, names_columns=is_header_row))
+
+    def introduced_lists(self) -> list[Unit]:
+        """Each list a heading or a colon introduces, of at least two items and not too long, as one unit."""
+        made = (_list_unit(self.source, intro, items) for intro, items in self.lists if len(items) >= 2)
+        return [replace(unit, section=_section_at(self.units, unit.start_line)) for unit in made
+                if len(unit.quote) <= MAX_LIST_LENGTH]
+
+
+MAX_LIST_ITEMS = 15
+MAX_LIST_LENGTH = 1500  # code points: a longer list is a section, not an answer
+LABEL_LINE_WORDS = 5  # "**Default** - ``10``", "Price: $20": a line this short says what it is about in its heading
+_LABEL_VALUE = re.compile(r"\S(?::|：|\s[-–—=]|\s*=)\s+\S")  # "Default - 10", "Price: $20", "timeout = 30"
+
+
+def _is_label_line(unit: Unit) -> bool:
+    """A one-line label and its value, a few words long, under a heading: scored with the heading (a short sentence
+    such as "See systemd.socket(5) for details." is not one)."""
+    return (unit.kind == "sentence" and unit.start_line == unit.end_line and len(unit.quote.split()) <= LABEL_LINE_WORDS
+            and _LABEL_VALUE.search(unit.quote) is not None)
+
+
+def introduces(unit: Unit) -> bool:
+    """Does the unit end by announcing what follows ("You can install it with pip:", "例如：")?"""
+    return unit.quote.rstrip().endswith((":", "："))
+
+
+def _track_list(lists: list, open_list, kind: str, block: list[PackedLine], units: list[Unit]):
+    """Lists introduced by a heading or a sentence ending in ":": a block adds its item to the list still
+    open, or opens one (appended to `lists` as (intro unit, item blocks)). Returns the list open after it."""
+    if kind == "item" and open_list is not None and len(open_list[1]) < MAX_LIST_ITEMS:
+        open_list[1].append(block)
+        return open_list
+    if kind in ("heading", "prose") and units and (units[-1].kind == "heading" or introduces(units[-1])):
+        lists.append((units[-1], []))
+        return lists[-1]
+    return None
+
+
+def _section_at(units: list[Unit], line: int) -> str:
+    """The Markdown heading over `line` ("## Dependencies" over "The project relies on these libraries:")."""
+    above = [u for u in units if u.kind == "heading" and u.end_line < line]
+    return above[-1].quote.strip().lstrip("#").strip() if above else ""
+
+
+def _list_unit(source: PackedSource, intro: Unit, items: list[list[PackedLine]]) -> Unit:
+    return _from_intro(source, intro, items[-1][-1].number, kind="list")
+
+
+def _from_intro(source: PackedSource, intro: Unit, last: int, kind: str) -> Unit:
+    """The exact text from an introducing unit to the end of line `last` (what it introduces), as one unit."""
+    after = [line.text for line in source.lines if intro.end_line < line.number <= last]
+    return Unit(source, intro.start_line, last, "\n".join([intro.quote, *after]), kind=kind)
+
+
+def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | None) -> list[Unit]:
+    """A code block, and the sentence that introduces it together with it ("… with pip:" + the command)."""
+    code = Unit(source, block[0].number, block[-1].number, "\n".join(line.text for line in block), kind="code")
+    if (before is None or before.kind not in ("sentence", "item") or not introduces(before)
+            or block[0].number - before.end_line > 2):
+        return [code]
+    return [code, _from_intro(source, before, block[-1].number, kind="code")]
+
+
+def _mostly_markup(quote: str) -> bool:
+    markup = sum(len(m) for m in _MARKUP.findall(quote))
+    return markup > 0.5 * len(quote.strip())
+
+
+def joined(first: Unit, last: Unit) -> Unit:
+    """`first` through `last` (same source, in order) as one sentence unit quoting the exact text between."""
+    return Unit(first.source, first.start_line, last.end_line, exact_between(first, last), kind="sentence")
+
+
+def exact_between(first: Unit, last: Unit) -> str:
+    """The exact source text from the start of `first` to the end of `last` (same source, in order)."""
+    lines = [line.text for line in first.source.lines if first.start_line <= line.number <= last.end_line]
+    head, tail = first.quote.split("\n")[0], last.quote.split("\n")[-1]
+    start = max(lines[0].find(head), 0)
+    end = lines[-1].rfind(tail)
+    end = len(lines[-1]) if end < 0 else end + len(tail)
+    if len(lines) == 1:
+        return lines[0][start:end]
+    return "\n".join([lines[0][start:], *lines[1:-1], lines[-1][:end]])

@@ -1,0 +1,153 @@
+"""The web app in a real browser: Playwright driving Debian's Chromium (never `playwright install`).
+
+Screenshots go to test-artifacts/ (gitignored). With UPDATE_SCREENSHOT=1 the answered-sample
+screenshot is also written to docs/screenshot.png.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+TIMEOUT_MS = 60_000
+
+if not CHROMIUM.exists():  # CI's .ci/run installs it and sets REQUIRE_BROWSER=1, so there a missing browser fails
+    _why = f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium chromium-driver)"
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(_why + " (REQUIRE_BROWSER=1)", pytrace=False)
+    pytest.skip(_why, allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app_url)
+    page.get_by_text("Auditable RAG — a cited-answer engine you can audit").wait_for()
+    yield page
+    context.close()
+
+
+def shot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def fill(page, elem_id: str, value: str) -> None:
+    box = page.locator(f"#{elem_id} textarea, #{elem_id} input").first
+    box.fill(value)
+
+
+def ask(page, question: str, topic: str = "travel", date: str = "2026-09-14") -> None:
+    fill(page, "question", question)
+    fill(page, "request-date", date)
+    fill(page, "topic", topic)
+    page.locator("#ask").click()
+
+
+def make_pdf(path: Path) -> None:
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), "Harbour Authority notice", fontsize=14)
+    page.insert_text((72, 130), "The annual harbour pass costs 42 euros per month.", fontsize=11)
+    page.insert_text((72, 146), "It is valid at every pier on the island.", fontsize=11)
+    page.insert_text((72, 400), "Office hours are posted at the ticket desk.", fontsize=11)
+    doc.save(str(path))
+
+
+def test_upload_pdf_ask_and_see_the_highlighted_page(page, tmp_path):
+    pdf = tmp_path / "harbour-pass.pdf"
+    make_pdf(pdf)
+    evil = tmp_path / "zanzibar.md"
+    evil.write_text("---\nid: zanzibar\n---\nThe <script>window.__xss=1</script> ferry to Zanzibar costs 99 "
+                    "shillings.\n", "utf-8")
+    page.get_by_text("Upload documents (only you see them)").click()
+    page.locator("#upload-files input[type=file]").set_input_files([str(pdf), str(evil)])
+    page.locator("#upload").click()
+    status = page.locator("#upload-status")
+    status.get_by_text("added harbour-pass").wait_for()
+    status.get_by_text("added zanzibar").wait_for()
+    assert "pdf, 1 page(s)" in status.inner_text()
+
+    ask(page, "How much does the harbour pass cost per month?", topic="")
+    answer = page.locator("#answer")
+    answer.get_by_text("✓ answered").wait_for()
+    assert "42 euros" in answer.inner_text()
+    assert "✓ verified: harbour-pass page 1" in answer.inner_text()
+    page.get_by_role("tab", name="5 Source").click()
+    image = page.locator("#source-image img")
+    image.wait_for(state="visible")
+    page.wait_for_function("() => { const i = document.querySelector('#source-image img');"
+                           " return i && i.complete && i.naturalWidth > 500; }")
+    assert "harbour-pass page 1" in page.locator("#citation").inner_text() or \
+        "harbour-pass" in page.locator("#citation input").input_value()
+    shot(page, "pdf-source-highlight.png")
+
+    # Text documents are escaped: the script is shown as text and never runs.
+    ask(page, "Zanzibar ferry shillings", topic="")
+    answer.get_by_text("✓ answered").wait_for()
+    page.get_by_role("tab", name="5 Source").click()
+    source = page.locator("#source-text")
+    source.get_by_text("window.__xss=1", exact=False).wait_for()
+    assert "<script>window.__xss=1</script>" in source.inner_text()
+    assert page.evaluate("() => window.__xss") is None
+    shot(page, "text-source-escaped.png")
+
+
+def test_demo_and_check_an_answer(page):
+    page.locator("#demo-conflict-750-800").click()
+    answer = page.locator("#answer")
+    answer.get_by_text("✗ abstained — conflicting_evidence").wait_for()
+    assert "Sources with the same topic, authority and start date disagree" in answer.inner_text()
+    assert page.locator("#question textarea, #question input").first.input_value() == "Beijing lodging"
+    page.get_by_role("tab", name="2 Candidates").click()
+    candidates = page.locator("#candidates")
+    candidates.get_by_text("travel-v2-800").first.wait_for()
+    shot(page, "demo-conflict.png")
+
+    page.get_by_role("tab", name="Check an answer").click()
+    fill(page, "check-text", "The lodging limit is 600 yuan. [travel-v2:1-3]")
+    fill(page, "topic", "travel")
+    page.locator("#check").click()
+    result = page.locator("#check-result")
+    result.get_by_text("✗ dropped: travel-v2 lines 1–3", exact=True).wait_for()
+    text = result.inner_text()
+    assert "numbers_match" in text and "unsupported_claim" in text
+    shot(page, "check-answer.png")
+
+
+def test_screenshot_after_asking_about_the_samples(page):
+    ask(page, "Beijing lodging")
+    answer = page.locator("#answer")
+    answer.get_by_text("✓ answered").wait_for()
+    assert "The lodging limit is 750 yuan." in answer.inner_text()
+    assert "✓ verified: travel-v2 lines 1–3" in answer.inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / "answered-samples.png"
+    page.screenshot(path=str(path), full_page=False)
+    assert path.stat().st_size > 20_000
+    if os.environ.get("UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(path, ROOT / "docs" / "screenshot.png")

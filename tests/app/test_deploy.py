@@ -1,0 +1,38 @@
+"""The free-host files stay true: requirements.txt matches uv.lock, the blueprint and the Spaces header agree."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pins(text: str) -> list[str]:
+    return [line.split(";")[0].strip() for line in text.splitlines() if line and not line.startswith(("#", " "))]
+
+
+@pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not on PATH (it exports requirements.txt from uv.lock)")
+def test_requirements_txt_is_the_locked_runtime_set():
+    exported = subprocess.run(["uv", "export", "--frozen", "--no-dev", "--no-hashes", "--format", "requirements-txt"],
+                              cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert _pins((ROOT / "requirements.txt").read_text()) == _pins(exported), \
+        "regenerate: uv export --frozen --no-dev --no-hashes --format requirements-txt -o requirements.txt"
+
+
+def test_the_spaces_header_and_the_render_blueprint_agree_with_the_project():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    header = yaml.safe_load(readme.split("---", 2)[1])
+    pins = dict(p.split("==") for p in _pins((ROOT / "requirements.txt").read_text()))
+    assert header["sdk"] == "gradio" and header["sdk_version"] == pins["gradio"]
+    assert header["app_file"] == "app.py" and (ROOT / header["app_file"]).is_file()
+    assert str(header["python_version"]) == (ROOT / ".python-version").read_text().strip().rsplit(".", 1)[0]
+    blueprint = yaml.safe_load((ROOT / "render.yaml").read_text())
+    service = blueprint["services"][0]
+    assert service["plan"] == "free" and service["healthCheckPath"] == "/healthz"
+    python = next(v["value"] for v in service["envVars"] if v["key"] == "PYTHON_VERSION")
+    assert python == (ROOT / ".python-version").read_text().strip()

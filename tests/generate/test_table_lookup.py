@@ -1,0 +1,189 @@
+"""A table row the question names by its key and a column (pipeline/tables.py `named_row`): answered with
+that row even when the answer scorer, which never saw tables in training, ranks it under its threshold;
+a question naming a column the table lacks, or two rows, still abstains."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline import REQUEST_DATE, Request, Settings
+from pipeline.lang.tokenize import Tokenizer
+from pipeline.text.tables import named_row
+from pipeline.text.units import Unit, units_of
+
+MARKDOWN = """---
+id: checks
+---
+# Background checks, November
+
+| State | Permit | Handgun | Long gun |
+|---|---|---|---|
+| Texas | 21,550 | 56,941 | 51,670 |
+| Utah | 10,429 | 4,314 | 5,857 |
+| Oregon | 35 | 13,586 | 11,832 |
+"""
+TABBED = ("---\nid: checks\n---\nBackground checks, November\nState\tPermit\tHandgun\tLong Gun *Other **Multiple\n"
+          "Texas\t21,550\t56,941\t51,670\nUtah\t10,429\t4,314\t5,857\nOregon\t35\t13,586\t11,832\n")
+
+
+def _row(quote: str, header: str) -> Unit:
+    return Unit(source=None, start_line=1, end_line=1, quote=quote, kind="row", header=header)
+
+
+def test_a_row_is_named_by_its_key_and_a_column():
+    tokens = Tokenizer().tokens
+    header = "State\tPermit\tHandgun\tLong Gun *Other **Multiple"
+    rows = [_row("Texas\t21,550\t56,941", header), _row("South Dakota\t819\t2,765", header)]
+    row, key, columns = named_row("How many permit checks were run in Texas?", rows, tokens)
+    assert (row.quote.split("\t")[0], key, columns) == ("Texas", "Texas", ["Permit"])
+    # Cells run together at footnote marks still name their columns.
+    assert named_row("How many long gun checks in South Dakota?", rows, tokens)[2] == ["Long Gun"]
+    assert named_row("How many checks were denied in Texas?", rows, tokens) is None  # no such column
+    assert named_row("How many permits in Dakota?", [*rows, _row("North Dakota\t1,204\t3,101", header)], tokens) is None
+    assert named_row("Permit checks: Texas or South Dakota?", rows, tokens) is None  # two rows: a comparison
+    assert named_row("How many permit checks in Texas?", [_row("Texas\t21,550", "")], tokens) is None  # no header
+
+
+@pytest.mark.parametrize("text, name", [(MARKDOWN, "checks.md"), (TABBED, "checks.txt")])
+def test_a_named_row_is_answered_and_an_unnamed_column_abstains(engine, text, name):
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), name)])
+    trace = engine.ask(corpus, Request(question="How many permit checks were run in Texas?", date=REQUEST_DATE),
+                       Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "21,550" in trace.answer.answer and "Utah" not in trace.answer.answer
+    assert all(c.verified for c in trace.answer.citations)
+    assert "table lookup" in trace.proposal.note and "Permit" in trace.proposal.note
+    assert "Permit: 21,550" in trace.proposal.note  # the asked cell, named
+    denied = engine.ask(corpus, Request(question="How many checks were denied in Texas?", date=REQUEST_DATE), Settings())
+    assert denied.answer.status == "abstained"
+
+
+def test_a_two_column_table_of_names_and_values_is_answered_by_naming_the_row(engine):
+    """A spec sheet's rows ("| Power | 2200 W |") hold words and units: the Markdown rule, not the words, says which
+    row is the header, and naming the row is enough when its only other cell is the value."""
+    text = ("---\nid: kettle\n---\n# KT-200 kettle\n\nDescale the kettle every month.\n\n## Specifications\n\n"
+            "| Item | Value |\n|---|---|\n| Power | 2200 W |\n| Capacity | 1.7 L |\n| Voltage | 220-240 V |\n")
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "kettle.md")])
+    rows = [u for s in engine.ask(corpus, Request(question="What voltage does it need?", date=REQUEST_DATE),
+                                  Settings()).context.sources for u in units_of(s) if u.kind == "row"]
+    assert {u.quote: u.header for u in rows}["| Power | 2200 W |"] == "| Item | Value |"
+    tokens = Tokenizer().tokens
+    assert named_row("What voltage does it need?", rows, tokens)[:3:2] == (rows[-1], [])
+    assert named_row("What is the weight?", rows, tokens) is None
+    trace = engine.ask(corpus, Request(question="What voltage does it need?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered" and "220-240 V" in trace.answer.answer
+
+
+def test_a_row_is_named_by_the_names_the_question_gives_when_only_one_row_holds_them():
+    """An address table's key is "Seattle ACO Branch"; people ask for "the Seattle office"."""
+    header = "| Office | Address | Phone |"
+    rows = [_row("| Seattle ACO Branch | 2200 South 216th St., Des Moines, WA | 206-231-3500 |", header),
+            _row("| Denver ACO Branch | 26805 E 68th Ave, Denver, CO | 303-342-1080 |", header)]
+    tokens = Tokenizer().tokens
+    row, key, columns = named_row("What is the address of the Seattle office?", rows, tokens)
+    assert (key, columns) == ("Seattle ACO Branch", ["Address"])
+    assert named_row("What is the phone number of the Denver branch?", rows, tokens)[1:] == ("Denver ACO Branch", ["Phone"])
+    assert named_row("What is the address of the ACO Branch?", rows, tokens) is None  # names both rows
+    assert named_row("What is the phone number for Boston?", rows, tokens) is None  # names neither
+
+
+def test_a_key_named_whole_wins_over_a_key_that_only_holds_the_name():
+    header = "State\tPermit\tHandgun"
+    rows = [_row("West Virginia\t1,100\t9,805", header), _row("Virginia\t0\t20,540", header)]
+    assert named_row("How many handgun checks in Virginia?", rows, Tokenizer().tokens)[1] == "Virginia"
+
+
+def test_a_group_row_stacked_over_the_header_names_columns_too():
+    """"How many rentals checks in Alaska?" abstained: "Rentals" is in the group row above the column names, and a
+    row near the top of the table was scored with the lower header row only."""
+    source_lines = ["Pre-Pawn\tRedemption\tRentals", "State / Territory\tPermit\tHandgun\tLong Gun\tHandgun\tLong Gun",
+                    "Alabama\t18,870\t23,022\t22,650\t0\t14", "Alaska\t209\t3,062\t3,209\t0\t9"]
+    from pipeline.core.contracts import PackedLine, PackedSource
+
+    source = PackedSource(n=1, source_id="nics", version=None, page=1, start_line=1, end_line=4, support_span=False,
+                          dated="", sibling_group="",
+                          lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(source_lines)))
+    rows = [u for u in units_of(source) if u.kind == "row"]
+    assert rows[-1].header == "\n".join(source_lines[:2]) and rows[1].header == ""  # the header rows have none
+    tokens = Tokenizer().tokens
+    assert named_row("How many rentals checks in Alaska?", rows, tokens)[1:] == ("Alaska", ["Rentals"])
+    assert named_row("How many pre-pawn checks in Alaska?", rows, tokens)[2] == ["Pre-Pawn"]
+    assert named_row("How many checks were denied in Alaska?", rows, tokens) is None
+
+
+EXPENSES = ("---\nid: expenses\n---\nOffice expenditures, third quarter\n"
+            "DOCUMENT NO.\tDATE\tPAYEE NAME\tSERVICE\tDESCRIPTION\tAMOUNT ($)\nPOSTED\tDATES\nSTART\tEND\n"
+            "DOC0066\t09/02/2019\tTRAVEL CARD\t08/03/2019\t08/09/2019\tSTAFF TRANSPORTATION\t512.20\n"
+            "AIRFARE FOR R OKAFOR WASHINGTON DC TO DENVER CO AND RETURN\n"
+            "DOC0067\t09/04/2019\tTRAVEL CARD\t08/17/2019\t08/25/2019\tSTAFF TRANSPORTATION\t685.01\n"
+            "AIRFARE FOR C NAYLOR KANSAS CITY MO TO SAN DIEGO CA AND\nRETURN\n"
+            "DOC0068\t09/04/2019\tTRAVEL CARD\t08/12/2019\t08/14/2019\tSTAFF TRANSPORTATION\t411.49\n"
+            "AIRFARE FOR C WEIHS WASHINGTON DC TO SAN DIEGO CA AND RETURN\n")
+
+
+def test_a_row_is_named_by_names_in_any_of_its_cells_under_a_header_above_wrapped_lines(engine):
+    """"On what date did C Naylor's trip to San Diego start?" (a Senate expenditure table): the key is a document
+    number, the names sit in the description wrapped onto lines of its own, and the lower header rows ("START\tEND")
+    have two cells. The row is found by the names, its header across the wrapped lines, its column by "start"."""
+    corpus = engine.corpus([engine.parse(EXPENSES.encode("utf-8"), "expenses.txt")])
+    question = "On what date did C Naylor's trip to San Diego start?"
+    trace = engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+    rows = [u for s in trace.context.sources for u in units_of(s) if u.kind == "row"]
+    naylor = next(u for u in rows if "NAYLOR" in u.quote)
+    assert naylor.header.split("\n") == ["DOCUMENT NO.\tDATE\tPAYEE NAME\tSERVICE\tDESCRIPTION\tAMOUNT ($)",
+                                         "POSTED\tDATES", "START\tEND"]
+    row, key, columns = named_row(question, rows, Tokenizer().tokens)
+    assert (row, key) == (naylor, "DOC0067") and "START" in columns
+    assert trace.answer.status == "answered" and "08/17/2019" in trace.answer.answer
+    # "San Diego" alone names two rows: a comparison, not a lookup.
+    assert named_row("On what date did the trip to San Diego start?", rows, Tokenizer().tokens) is None
+
+
+def test_the_asked_cell_is_pointed_at_only_when_the_row_lines_up_with_its_header():
+    from pipeline.text.tables import asked_cells
+
+    header = "State\tPermit\tHandgun\tLong Gun"
+    assert asked_cells(_row("Texas\t21,550\t56,941\t51,670", header), ["Handgun"]) == [("Handgun", "56,941")]
+    assert asked_cells(_row("Texas\t21,550\t56,941", header), ["Handgun"]) == []  # a cell left out: not certain
+    markdown = _row("| Voltage | 220-240 V |", "| Item | Value |")
+    assert asked_cells(markdown, ["Value"]) == [("Value", "220-240 V")]
+
+
+
+def test_a_spec_sheet_row_is_found_by_the_unit_the_question_asks_for():
+    """"How many watts does the kettle use?" names no row ("Power"), but only one value is in watts."""
+    header = "| Item | Value |"
+    rows = [_row("| Power | 2200 W |", header), _row("| Capacity | 1.7 L |", header), _row("| Voltage | 220-240 V |", header)]
+    tokens = Tokenizer().tokens
+    assert named_row("How many watts does the kettle use?", rows, tokens)[1] == "Power"
+    assert named_row("How many litres does it hold?", rows, tokens)[1] == "Capacity"
+    assert named_row("How many kilograms does it weigh?", rows, tokens) is None  # no value in kg
+    two_in_volts = [*rows, _row("| Charger | 5 V |", header)]
+    assert named_row("How many volts?", two_in_volts, tokens) is None  # two rows: not a lookup
+
+
+def test_a_lookup_by_unit_says_so(engine):
+    text = "---\nid: kettle\n---\n# Kettle\n\n| Item | Value |\n|---|---|\n| Power | 2200 W |\n| Capacity | 1.7 L |\n"
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "kettle.md")])
+    trace = engine.ask(corpus, Request(question="How many watts does it use?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered" and "2200 W" in trace.answer.answer
+    assert "asks for watts and only the row 'Power'" in trace.proposal.note and "holds a value in W" in trace.proposal.note
+
+
+def test_the_totals_row_is_named_by_its_words_and_its_totals_column_is_the_grand_total():
+    header = "State\tPermit\tHandgun\tTotals"
+    rows = [_row("Texas\t21,550\t56,941\t101,200", header), _row("Totals\t804,006\t671,330\t2,236,457", header)]
+    tokens = Tokenizer().tokens
+    asked = "What was the total number of checks, all states together?"
+    assert named_row(asked, rows, tokens)[1:] == ("Totals", ["Totals"])
+    assert named_row("How many handgun checks in total?", rows, tokens)[1:] == ("Totals", ["Handgun"])
+    assert named_row("What is the total for Texas?", rows, tokens)[1] == "Texas"  # a key named whole wins
+
+
+def test_a_column_is_named_by_the_word_a_question_asks_it_with():
+    tokens = Tokenizer().tokens
+    rows = [_row("Denver\t08/17/2019\t08/25/2019\t685.01", "Trip\tSTART\tEND\tAMOUNT"),
+            _row("Austin\t03/01/2019\t03/02/2019\t737.94", "Trip\tSTART\tEND\tAMOUNT")]
+    assert named_row("When did the Denver trip begin?", rows, tokens)[2] == ["START"]
+    assert named_row("What did the Austin trip cost?", rows, tokens)[2] == ["AMOUNT"]
+    assert named_row("Who booked the Austin trip?", rows, tokens) is None  # no column for it

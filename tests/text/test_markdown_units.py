@@ -1,0 +1,267 @@
+"""Markdown as READMEs write it: fenced code blocks are units of their own (with the sentence that
+introduces them), HTML layout lines are not evidence, and a window cut inside a code block still
+knows it is code."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline import REQUEST_DATE, Request, Settings
+from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.text.units import opens_inside_code, units_of
+
+
+def _source(lines, in_code=False):
+    return PackedSource(
+        n=1, source_id="doc", version=None, page=None, start_line=1, end_line=len(lines), support_span=False,
+        dated="", sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines)),
+        in_code=in_code,
+    )
+
+
+def test_a_code_block_is_one_unit_and_joins_the_sentence_that_introduces_it():
+    units = units_of(_source([
+        "## Installation", "", "You can install `tool` with pip:", "", "```bash", "pip install tool",
+        "# then check it", "tool --version", "```", "", "It runs on Linux.",
+    ]))
+    code = [u for u in units if u.kind == "code"]
+    assert [(u.start_line, u.end_line) for u in code] == [(5, 9), (3, 9)]
+    assert code[1].quote == "You can install `tool` with pip:\n\n```bash\npip install tool\n# then check it\ntool --version\n```"
+    # A comment inside the block is not a Markdown heading, and no sentence is cut out of the block.
+    assert not any(u.kind != "code" and 5 <= u.start_line <= 9 for u in units)
+    assert units[-1].quote == "It runs on Linux."
+
+
+def test_a_block_without_a_colon_before_it_stands_alone():
+    units = units_of(_source(["The tool is fast.", "```", "tool run", "```"]))
+    assert [(u.kind, u.start_line, u.end_line) for u in units] == [("sentence", 1, 1), ("code", 2, 4)]
+
+
+def test_an_indented_block_announced_by_a_colon_is_a_literal_block_of_code():
+    """RFCs, READMEs and Debian notes show commands indented under "… then you can run:"."""
+    units = units_of(_source([
+        "If you want systemd to listen on port 22 itself, then you can run:", "",
+        "  systemctl disable --now ssh.service", "  systemctl start ssh.socket", "",
+        "To roll back this change, run the", "  commands in reverse order.",
+    ]))
+    code = [u for u in units if u.kind == "code"]
+    assert [(u.start_line, u.end_line) for u in code] == [(3, 4), (1, 4)]
+    assert code[1].quote.endswith("run:\n\n  systemctl disable --now ssh.service\n  systemctl start ssh.socket")
+    assert not any(u.kind == "sentence" and 3 <= u.start_line <= 4 for u in units)
+    # An indented line that only continues a wrapped sentence (no colon, no blank line before it) stays prose.
+    assert units[-1].kind == "sentence" and units[-1].quote == "To roll back this change, run the\n  commands in reverse order."
+
+
+def test_an_items_indented_command_after_an_empty_line_is_part_of_the_item():
+    units = units_of(_source([
+        "### How to:", "", "1. Create the dictionary", "", "   `zstd --train samples/* -o dict`", "",
+        "2. Compress with it", "", "   `zstd -D dict FILE`", "", "It works best on small files.",
+    ]))
+    items = [u for u in units if u.kind == "item" and "\n" in u.quote]
+    assert [(u.start_line, u.end_line) for u in items] == [(3, 5), (7, 9)]
+    assert items[0].quote == "1. Create the dictionary\n\n   `zstd --train samples/* -o dict`"  # exact, empty line kept
+    listed = [u for u in units if u.kind == "list"]
+    assert len(listed) == 1 and (listed[0].start_line, listed[0].end_line) == (1, 9)
+    assert [u.quote for u in units if u.kind == "sentence"] == ["It works best on small files."]
+
+
+def test_an_rfcs_indented_prose_stays_prose_and_only_its_deeper_example_is_literal():
+    units = units_of(_source([
+        "1.  Introduction", "", "   The protocol is stateless.  A request looks as follows:", "",
+        "      GET /index.html HTTP/1.1", "      Host: www.example.com", "",
+        "   This document defines the following terms:", "",
+        "   client  A program that establishes connections.", "",
+        "   o  A server accepts connections.", "", "   Servers listen on port 80.",
+    ]))
+    code = [u for u in units if u.kind == "code"]
+    assert [(u.start_line, u.end_line) for u in code] == [(5, 6), (3, 6)]
+    sentences = [u.quote for u in units if u.kind == "sentence"]
+    assert "client  A program that establishes connections." in sentences  # as deep as the colon's paragraph: prose
+    assert "Servers listen on port 80." in sentences  # as deep as the item's marker: not inside the item
+    # A deeper block that reads as prose (definitions, a quotation) stays prose.
+    defined = units_of(_source(["   The key words are to be interpreted as described in RFC 2119:", "",
+                                "      MUST   This word means that the definition is an absolute requirement."]))
+    assert [u.kind for u in defined] == ["sentence", "sentence"]
+
+
+def test_an_indented_paragraph_without_an_announcing_colon_stays_prose():
+    units = units_of(_source(["The tool is fast.", "", "    It was written in Go.", "    It has no dependencies."]))
+    assert {u.kind for u in units} == {"sentence"} and units[1].quote == "It was written in Go."
+
+
+def test_html_layout_and_link_lists_are_not_units():
+    units = units_of(_source([
+        '<div align="center">', "<table>", "<tr>", "<td>",
+        '<a href="https://example.org/tool">GitHub</a>', "</td>", "</tr>", "</table>", "</div>", "",
+        "Welcome to tool, a library that ranks documents.",
+    ]))
+    assert [u.quote for u in units] == ["Welcome to tool, a library that ranks documents."]
+
+
+def test_a_window_that_starts_inside_a_code_block_is_code_until_its_fence():
+    page = ["Intro:", "```python", "import tool", "", "# Pick your favourite stemmer", "x = 1", "```", "After."]
+    assert opens_inside_code(page[:4]) and not opens_inside_code(page[:7])
+    units = units_of(_source(page[4:], in_code=opens_inside_code(page[:4])))
+    assert [(u.kind, u.start_line, u.end_line) for u in units] == [("code", 1, 3), ("sentence", 4, 4)]
+    # Without the flag the comment would read as a heading: the pack stage must set it.
+    assert units_of(_source(page[4:]))[0].kind != "code"
+
+
+README = """---
+id: tool-readme
+---
+# tool
+
+<a href="https://example.org"><img src="https://example.org/badge.svg"></a>
+
+tool ranks documents with BM25 and needs only numpy.
+
+## Installation
+
+You can install tool with pip:
+
+```bash
+pip install tool
+```
+
+## Speed
+
+tool answers a query in under a millisecond on a laptop.
+"""
+
+
+def test_how_do_i_install_is_answered_with_the_command_and_other_questions_never_with_code(engine):
+    corpus = engine.corpus([engine.parse(README.encode("utf-8"), "README.md")])
+    trace = engine.ask(corpus, Request(question="How do I install tool?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "pip install tool" in trace.answer.answer and "pip:\n\n```bash\npip install tool\n```" in trace.answer.answer
+    assert all(c.verified for c in trace.answer.citations)
+    trace = engine.ask(corpus, Request(question="How fast is tool?", date=REQUEST_DATE), Settings())
+    assert "```" not in (trace.answer.answer or "")
+
+
+def test_the_pack_stage_tells_a_window_it_starts_inside_a_code_block(engine):
+    body = "\n".join(f"value_{i} = compute({i})  # step {i} of the long example" for i in range(60))
+    text = f"---\nid: long\n---\nExample of a long setup:\n\n```python\n{body}\n```\n\nThe end of the example.\n"
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "long.md")])
+    trace = engine.ask(corpus, Request(question="What does step 45 of the long example compute?", date=REQUEST_DATE),
+                       Settings(window=20000))
+    inside = [s for s in trace.context.sources if 8 < s.start_line < 66]
+    assert inside and all(s.in_code for s in inside)
+
+
+def test_a_list_under_a_heading_or_a_colon_is_also_one_unit_and_headings_are_never_answers():
+    units = units_of(_source([
+        "## Requirements", "", "- Python 3.11 or later", "- A C++17 compiler to build from source", "",
+        "It differs in two ways:", "1) it is MIT licensed", "2) it is faster", "", "Loose text after.",
+        "- a stray item without an introduction",
+    ]))
+    lists = [(u.start_line, u.end_line) for u in units if u.kind == "list"]
+    assert lists == [(1, 4), (6, 8)]
+    requirements = next(u for u in units if u.kind == "list")
+    assert requirements.quote == "## Requirements\n\n- Python 3.11 or later\n- A C++17 compiler to build from source"
+    # Each item is still a unit, scored with its section heading.
+    assert next(u for u in units if u.start_line == 3).section == "Requirements"
+    assert [u.kind for u in units if u.start_line == 1 and u.end_line == 1] == ["heading"]
+
+
+def test_what_are_the_requirements_is_answered_with_the_list_lines_kept(engine):
+    text = ("---\nid: tool\n---\n# tool\n\ntool ranks documents.\n\n## Requirements\n\n- Python 3.11 or later\n"
+            "- numpy 2 or later\n\n## Licence\n\ntool is MIT licensed.\n")
+    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "README.md")])
+    trace = engine.ask(corpus, Request(question="What are the requirements?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "- Python 3.11 or later\n- numpy 2 or later" in trace.answer.answer
+    assert not trace.answer.answer.startswith("## Requirements [")  # never the heading alone
+
+
+def test_an_underlined_title_is_a_heading_and_its_rule_is_not_a_unit():
+    """reStructuredText (PEPs) and setext Markdown underline their headings; "============" was quoted."""
+    units = units_of(_source([
+        "Introduction", "============", "", "This document gives coding conventions.", "",
+        "Indentation", "-----------", "", "Use 4 spaces per indentation level.",
+    ]))
+    assert [(u.kind, u.quote) for u in units] == [
+        ("heading", "Introduction"), ("sentence", "This document gives coding conventions."),
+        ("heading", "Indentation"), ("sentence", "Use 4 spaces per indentation level.")]
+
+
+def test_a_sentence_that_announces_a_list_answers_with_the_list():
+    from pipeline.generate.extractive.composer import with_what_follows
+
+    source = _source(["中文句子使用全角标点，例如：", "", "- 逗号使用“，”", "- 句号使用“。”", "", "其他内容。"])
+    units = units_of(source)
+    announcing = next(u for u in units if u.kind == "sentence" and u.start_line == 1)
+    answer = with_what_follows(announcing)
+    assert (answer.kind, answer.start_line, answer.end_line) == ("list", 1, 4)
+    plain = next(u for u in units if u.quote == "其他内容。")
+    assert with_what_follows(plain) is plain
+
+
+@pytest.mark.parametrize("lines, question, expected", [
+    (["操场的种类大约分成两种。一种位于室内，一种位于室外。"], "操场的种类有哪些？", "操场的种类大约分成两种。一种位于室内，一种位于室外。"),
+    (["There are two kinds of harbour pass.", "A day pass and a season pass are sold at pier 4."],
+     "Which harbour passes are there?", "There are two kinds of harbour pass.\nA day pass and a season pass are sold at pier 4."),
+])
+def test_a_sentence_that_counts_the_kinds_asked_for_answers_with_the_next(lines, question, expected):
+    from pipeline.generate.extractive.composer import with_what_follows
+
+    counting = units_of(_source(lines))[0]
+    assert with_what_follows(counting, question).quote == expected
+    assert with_what_follows(counting, "How big is the playground?") is counting  # not asked for several things
+
+
+HTTP_CLIENT = ("---\nid: httpx\n---\n# HTTPX\n\nHTTPX is an HTTP library for Python.\n\n## Contribute\n\n"
+               "See the guide to start.\n\n## Dependencies\n\nThe project relies on these excellent libraries:\n\n"
+               "* `httpcore` - The underlying transport implementation for `httpx`.\n* `certifi` - SSL certificates.\n"
+               "* `idna` - Internationalized domain name support.\n\nAs well as these optional installs:\n\n"
+               "* `h2` - HTTP/2 support.\n* `brotli` - Decoding for brotli compressed responses.\n")
+
+
+def test_a_list_is_scored_with_its_section_heading():
+    units = units_of(_source(HTTP_CLIENT.split("---\n")[2].split("\n")))
+    relies = next(u for u in units if u.kind == "list" and u.quote.startswith("The project relies"))
+    assert relies.section == "Dependencies"
+
+
+
+def test_a_centred_title_of_a_plain_text_is_a_heading_not_an_answer():
+    """apache-2.0.txt opens with "Apache License / Version 2.0, January 2004" centred; it was quoted as an answer."""
+    units = units_of(_source(["                                 Apache License",
+                              "                           Version 2.0, January 2004", "",
+                              "   1. Definitions.", "", "      \"License\" shall mean the terms and conditions.",
+                              "            x = y + 1"]))
+    kinds = {u.quote.strip(): u.kind for u in units}
+    assert kinds["Apache License"] == "heading" and kinds["Version 2.0, January 2004"] == "heading"
+    assert all(u.kind != "heading" for u in units if "shall mean" in u.quote or "x = y" in u.quote)
+
+
+def test_a_who_answer_that_opens_with_a_pronoun_runs_back_to_who_it_is():
+    from pipeline.generate.extractive.composer import with_antecedent
+
+    units = units_of(_source(["Edward the Confessor returned from exile in 1041. He made Ralph the Timid earl of Hereford."]))
+    he = next(u for u in units if u.quote.startswith("He made"))
+    assert with_antecedent(he, "Who made Ralph earl?").quote == ("Edward the Confessor returned from exile in 1041. "
+                                                               "He made Ralph the Timid earl of Hereford.")
+    assert with_antecedent(he, "What did Ralph become?") is he  # not a who-question
+
+
+def test_a_short_label_line_is_scored_with_the_heading_it_sits_under():
+    units = units_of(_source([
+        "max_queue_size", "--------------", "", "**Default** - ``1000``", "",
+        "The AWS CLI internally uses a producer consumer model, where we queue up tasks.",
+    ]))
+    label = next(u for u in units if u.quote == "**Default** - ``1000``")
+    assert label.kind == "sentence" and label.section == "max_queue_size"
+    prose = next(u for u in units if u.quote.startswith("The AWS CLI"))
+    assert prose.section == ""  # a sentence that says what it is about keeps its own words
+    short = units_of(_source(["max_queue_size", "--------------", "", "See the task guide for details."]))
+    assert short[-1].quote == "See the task guide for details." and short[-1].section == ""  # a sentence, not a label
+
+
+def test_an_indented_list_under_a_colon_stays_a_list():
+    units = units_of(_source(["  Authors:", "", "      * Neil Schemenauer", "      * Matthias Klose", "",
+                              "The policy is free software."]))
+    assert not any(u.kind == "code" for u in units)
+    listed = [u for u in units if u.kind == "list"]
+    assert len(listed) == 1 and "Neil Schemenauer" in listed[0].quote and "Matthias Klose" in listed[0].quote
