@@ -25,7 +25,8 @@ def inflating_pdf(megabytes: float) -> bytes:
 
 def slow_to_draw_pdf(strokes: int = 1500) -> bytes:
     """About a kilobyte that takes MuPDF seconds to draw: `strokes` wide diagonal strokes across the page
-    (1500 took ~10 s here; text extraction ignores them, so it parses at once)."""
+    (1500 took 4.7 s on a quiet 2-core machine, ~10 s under load; text extraction ignores them, so it parses at
+    once)."""
     return pdf_with_content(b"0 0 m 600 800 l 3 w S\n" * strokes)
 
 
