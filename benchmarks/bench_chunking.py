@@ -1,4 +1,5 @@
-"""`python -m pipeline bench chunking`: parse + chunk time by text size (it must grow linearly).
+"""`python -m pipeline bench chunking`: parse + chunk time by text size, as prose and as one line (both must
+grow linearly).
 
     python -m pipeline bench chunking [--sizes 1,2,5]   (megabytes of policy-like prose)
 """
@@ -35,17 +36,23 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.index.chunk import retrieval_chunks
     from pipeline.ingest.parsers import parse
 
-    print(f"{'MB':>4}  {'parse s':>8}  {'chunk s':>8}  {'chunks':>7}  {'chunk s per MB':>14}")
-    for size in [float(s) for s in args.sizes.split(",") if s]:
-        data = prose(min(size, 20)).encode()
-        started = time.perf_counter()
-        document = parse(data, "bench.md")
-        parsed = time.perf_counter()
-        chunks = retrieval_chunks(document)
-        chunked = time.perf_counter()
-        print(f"{size:>4g}  {parsed - started:>8.2f}  {chunked - parsed:>8.2f}  {len(chunks):>7}  "
-              f"{(chunked - parsed) / size:>14.2f}")
+    print(f"{'text':<9}  {'MB':>4}  {'parse s':>8}  {'chunk s':>8}  {'chunks':>7}  {'chunk s per MB':>14}")
+    for shape, make in (("prose", prose), ("one line", one_line)):
+        for size in [float(s) for s in args.sizes.split(",") if s]:
+            data = make(min(size, 20)).encode()
+            started = time.perf_counter()
+            document = parse(data, "bench.md")
+            parsed = time.perf_counter()
+            chunks = retrieval_chunks(document)
+            chunked = time.perf_counter()
+            print(f"{shape:<9}  {size:>4g}  {parsed - started:>8.2f}  {chunked - parsed:>8.2f}  {len(chunks):>7}  "
+                  f"{(chunked - parsed) / size:>14.2f}")
     return 0
+
+
+def one_line(megabytes: float) -> str:
+    """The same prose as one line (no newline at all): each window's table test once scanned the whole line."""
+    return prose(megabytes).replace("\n", " ")
 
 
 if __name__ == "__main__":

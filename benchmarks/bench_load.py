@@ -1,6 +1,8 @@
 """`python -m pipeline bench load`: many sessions at once against the running web app, as one table.
 
     python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--pdf-pages N] [--json reports/load.json]
+    python -m pipeline bench load --short-sessions 200      memory over many short sessions (benchmarks/bench_attack.py)
+    python -m pipeline bench load --attack [--questions 10]  other users' latency during a bomb upload and a login storm
 
 The app runs in its own process (uvicorn, 127.0.0.1, a free port) so its memory is measured alone:
 peak resident memory (VmHWM) and resident memory at the end, from /proc. Each session is one
@@ -27,9 +29,12 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.bench_attack import tree_memory_mb  # noqa: E402
 
 
 def _free_port() -> int:
@@ -69,6 +74,38 @@ def start_server(env: dict) -> tuple[subprocess.Popen, str]:
             time.sleep(0.2)
     process.kill()
     raise RuntimeError("the app did not start within 600 s")
+
+
+@contextmanager
+def serving(extra_env: dict | None = None):
+    """The app in its own process on an empty cache and library (a cold start: the samples are embedded anew);
+    yields (process, url, seconds from launch to the first /healthz answer), stops it afterwards."""
+    empty = Path(tempfile.mkdtemp(prefix="bench-load-cold-"))
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE",
+           "DATA_DIR": str(empty / "data"), "RAG_CACHE_DIR": str(empty / "chroma"), **(extra_env or {})}
+    launched = time.perf_counter()
+    process, url = start_server(env)
+    try:
+        yield process, url, time.perf_counter() - launched
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        shutil.rmtree(empty, ignore_errors=True)
+
+
+def publish(figures: dict, argv: list[str] | None, out: Path | None) -> None:
+    """Print the table; with `out`, write every figure, the table, the command, date and machine as JSON."""
+    from pipeline.evaluate.runner import machine
+
+    figures["meta"] = {"command": "python -m pipeline bench load " + " ".join(argv or []),
+                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
+    print(figures["table"])
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(figures, indent=1) + "\n", "utf-8")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -137,14 +174,7 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
     from pipeline.evaluate.scenarios import SCENARIOS
 
     questions = list(dict.fromkeys(s.question for s in SCENARIOS))
-    # An empty cache and library: the start below is a cold start (the samples are embedded anew).
-    empty = Path(tempfile.mkdtemp(prefix="bench-load-cold-"))
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_WAIT_POLICY": "PASSIVE",
-           "DATA_DIR": str(empty / "data"), "RAG_CACHE_DIR": str(empty / "chroma")}
-    launched = time.perf_counter()
-    process, url = start_server(env)
-    cold_start = time.perf_counter() - launched
-    try:
+    with serving() as (process, url, cold_start):
         idle = _proc_memory_mb(process.pid)
         results = {"latencies": [], "errors": [], "upload_s": []}
         lock = threading.Lock()
@@ -154,7 +184,7 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
         def sample() -> None:
             while not done.wait(0.5):
                 try:
-                    peak_sampled.append(_proc_memory_mb(process.pid)["VmRSS"])
+                    peak_sampled.append(tree_memory_mb(process.pid))  # the server and its parsing workers
                 except OSError:
                     return
 
@@ -170,13 +200,7 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
         wall = time.perf_counter() - started
         done.set()
         end = _proc_memory_mb(process.pid)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        shutil.rmtree(empty, ignore_errors=True)
+        end["VmRSS"] = tree_memory_mb(process.pid)
     latencies = results["latencies"]
     return {
         "sessions": sessions, "questions_per_session": per_session, "upload_per_session": upload,
@@ -215,7 +239,7 @@ def render(figures: dict) -> str:
          + {True: " (packages' bytecode compiled)", False: " (packages' bytecode not compiled)"}.get(
              figures.get("bytecode_compiled"), "")),
         ("wall (s) / asks per s", f"{f(figures['wall_s'], 1)} / {f(figures['asks_per_s'])}"),
-        ("server RSS idle / peak / end (MiB)",
+        ("server (+ workers) RSS idle / peak / end (MiB)",
          f"{f(figures['rss_idle_mb'], 0)} / {f(figures['rss_peak_mb'], 0)} / {f(figures['rss_end_mb'], 0)}"),
     ]
     width = max(len(name) for name, _ in rows)
@@ -233,22 +257,45 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-upload", action="store_true")
     parser.add_argument("--pdf-pages", type=int, default=0, help="each session uploads a PDF of this many pages")
     parser.add_argument("--json", type=Path, metavar="OUT")
+    parser.add_argument("--short-sessions", type=int, default=0, metavar="N",
+                        help="N short sessions (upload, 3 asks, close); memory sampled as they go")
+    parser.add_argument("--attack", action="store_true",
+                        help="8 signed-in users ask while an attacker uploads a bomb and storms /login")
     args = parser.parse_args(argv)
+    if args.short_sessions or args.attack:
+        return _attack_main(args, argv)
     if not 1 <= args.sessions <= 64 or not 1 <= args.questions <= 50 or not 0 <= args.pdf_pages <= 200:
         print("error: --sessions must be 1..64, --questions 1..50 and --pdf-pages 0..200 (the load test is bounded)",
               file=sys.stderr)
         return 2
-    sys.path.insert(0, str(ROOT))
-    from pipeline.evaluate.runner import machine
-
     figures = bench_load(args.sessions, args.questions, not args.no_upload, args.pdf_pages)
     figures["table"] = render(figures)
-    figures["meta"] = {"command": "python -m pipeline bench load " + " ".join(argv or []),
-                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
-    print(figures["table"])
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=1) + "\n", "utf-8")
+    publish(figures, argv, args.json)
+    return 0
+
+
+def _attack_main(args, argv) -> int:
+    """The --short-sessions and --attack modes (benchmarks/bench_attack.py), as one table."""
+    if not 0 <= args.short_sessions <= 1000:
+        print("error: --short-sessions must be 0..1000", file=sys.stderr)
+        return 2
+    from benchmarks import bench_attack
+    from pipeline.evaluate.scenarios import SCENARIOS
+
+    questions = list(dict.fromkeys(s.question for s in SCENARIOS))
+    figures: dict = {}
+    rows: list[tuple[str, str]] = []
+    if args.short_sessions:
+        with serving() as (process, url, _):
+            figures.update(bench_attack.short_sessions(url, process.pid, args.short_sessions, questions))
+        rows += bench_attack.render_short(figures)
+    if args.attack:
+        figures.update(bench_attack.run_attack(questions, args.questions, serving))
+        rows += bench_attack.render_attack(figures)
+    width = max(len(name) for name, _ in rows)
+    figures["table"] = "\n".join([f"{'load test':<{width}}  value", f"{'-' * width}  -----"]
+                                 + [f"{name:<{width}}  {value}" for name, value in rows])
+    publish(figures, argv, args.json)
     return 0
 
 

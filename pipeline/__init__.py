@@ -19,7 +19,8 @@ _EXPORTS = {
                         "SupportSentence", "SupportVerdict", "Trace", "CHECK_NAMES", "REASON_CODES"],
     ".core.errors": ["RagError", "InputError", "ConfigError", "StoreError", "shown"],
     ".core.limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "PdfLimits", "check_answer_text",
-                     "check_question", "megabytes", "parse_groups", "parse_iso_date"],
+                     "check_question", "megabytes", "parse_groups", "parse_iso_date", "MAX_THUMBNAIL_PIXELS",
+                     "SESSION_MEMORY_BYTES"],
     ".core.interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore", "BudgetAware", "CorpusBound",
                          "SessionKeyed", "Deletes"],
     ".engine.parts": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS"],  # with the shipped parts
@@ -31,6 +32,8 @@ _EXPORTS = {
     ".ingest.parsers.text": ["TEXT_SUFFIXES"],
     ".ingest.document": ["document_warnings", "sha256", "text_document"],
     ".ingest.paths": ["parse_paths"],
+    ".ingest.budgets": ["MemoryBudget", "document_cost", "document_size", "text_cost", "text_size",
+                         "upload_budget"],
     # index: chunk, BM25, vectors (and the background embedding of a session's uploads)
     ".index.chunk": ["Chunker"],
     ".index.embed": ["vector_key", "stderr_progress"],
@@ -42,6 +45,7 @@ _EXPORTS = {
     # engine: one configuration, one builder, the journey; the frozen seed scenarios
     ".core.settings": ["EngineConfig", "Environment", "environment", "default_cache_dir", "default_data_dir"],
     ".engine.config": ["Engine", "build_engine", "paired_judge", "with_budget_of", "with_llm_budget"],
+    ".engine.sandbox": ["Sandbox", "default_sandbox", "render_page_in_worker", "render_pages_in_worker"],
     ".engine.scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
                           "scenario_request", "scenario_settings"],
     # around the engine: highlights, accounts, the persistent library
@@ -53,11 +57,17 @@ _EXPORTS = {
     ".library.shared": ["LIBRARY_ADMIN", "Incoming", "Library"],
     ".library.versions": ["check_replacement", "replacement_metadata", "stale_vector_keys"],
 }
+# Modules exported whole: the app reads a limit when it is used, so an operator's (or a test's) value holds.
+_MODULES = {"limits": ".core.limits"}
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_WHERE)
+__all__ = sorted([*_WHERE, *_MODULES])
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        value = import_module(_MODULES[name], __name__)
+        globals()[name] = value
+        return value
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'pipeline' has no attribute {name!r}")

@@ -32,7 +32,9 @@ def mount_options(accounts) -> dict[str, Any]:
     header = environment().get("AUTH_PROXY_HEADER")
     if header:
         return {"auth_dependency": lambda request: request.headers.get(header) or None}
-    return {"auth": accounts.verify, "auth_message": "Sign in to read the documents your groups allow."}
+    from .login import LoginGuard  # argon2 off the event loop, throttled per account and address
+
+    return {"auth": LoginGuard(accounts).login, "auth_message": "Sign in to read the documents your groups allow."}
 
 
 def parse_groups(value) -> tuple[str, ...]:
@@ -49,5 +51,10 @@ def requester_groups(accounts, session, typed, request=None) -> tuple[str, ...]:
         return parse_groups(typed)
     username = getattr(request, "username", None) if request is not None else None
     if username:
+        owner = getattr(session, "user", None)
+        if owner is not None and owner != username:  # ui.session_owner refuses this before; never lend a session
+            from pipeline import InputError
+
+            raise InputError("session", "this session belongs to another user; reload the page")
         session.user = username
     return accounts.groups(getattr(session, "user", None))

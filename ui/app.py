@@ -16,6 +16,9 @@ from fastapi import FastAPI
 
 from . import panels, received, retention
 from .accounts import mount_options
+from .login import ClientAddress
+from .session_owner import SessionOwners, gradio_user_of
+from .upload_guard import UploadGuard
 from .layout import build_blocks
 from .state import MAX_FILE_BYTES, Shared, load_shared
 
@@ -37,9 +40,16 @@ def create_app(shared: Shared | None = None) -> FastAPI:
         return {"status": "ok", "documents": len(shared.corpus.readable_documents(())),
                 "embedder": shared.engine.embedder.name, "corpus_digest": shared.corpus.readable_digest(())}
 
+    options = mount_options(shared.accounts)
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=gr.themes.Default(primary_hue="blue"),
-                              max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True,
-                              **mount_options(shared.accounts))
+                              max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True, **options)
+    app.state.login_guard = getattr(options.get("auth"), "__self__", None)  # ui.login.LoginGuard, with sign-in
+    # Before Gradio sees a request: its upload route within a total and a rate; with sign-in, a session
+    # only for its own user; the client's address for the sign-in throttle (ui.login).
+    app.add_middleware(UploadGuard, folder=received.upload_folder)
+    if shared.accounts is not None:
+        app.add_middleware(SessionOwners, user_of=gradio_user_of(_gradio_app(app)))
+    app.add_middleware(ClientAddress)
     # mount_gradio_app never sets this (launch() does); without it Gradio accepts a FileData path naming
     # any server file. With it, an API call may only pass files that were uploaded (see ui.received).
     demo.has_launched = True
@@ -48,3 +58,11 @@ def create_app(shared: Shared | None = None) -> FastAPI:
     retention.redact_access_log()
     app.state.demo = demo
     return app
+
+
+def _gradio_app(app: FastAPI):
+    """The Gradio app `mount_gradio_app` mounted on `app` (its sign-in tokens name a request's user)."""
+    from gradio.routes import App
+
+    mounted = (getattr(route, "app", None) for route in app.routes)
+    return next(inner for inner in mounted if isinstance(inner, App))

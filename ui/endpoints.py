@@ -7,11 +7,21 @@ Like `ui.handlers`, each takes the app's `Shared` state first where it needs it 
 
 from __future__ import annotations
 
+import gradio as gr
+
 from pipeline import InputError
 
 from . import history
+from .accounts import requester_groups
 from .handlers import guarded, session_of
-from .state import Shared
+from .state import Session, Shared
+
+
+def readable_ids(shared: Shared, session: Session, request=None) -> set[str]:
+    """The ids this caller may read: the account's groups when signed in, public documents in demo mode
+    (these endpoints take no groups)."""
+    groups = requester_groups(shared.accounts, session, "", request)
+    return {d.source_id for d in session.readable(shared, groups)}
 
 
 @guarded
@@ -43,15 +53,15 @@ def do_clear_history(session):
 
 
 @guarded
-def do_delete_document(shared: Shared, source_id, session):
+def do_delete_document(shared: Shared, source_id, session, request: gr.Request | None = None):
     """Delete one of this session's uploaded documents by id: its chunks and vectors leave the session's
     collection; the samples and other uploads stay. Returns the remaining uploads' ids."""
     session = session_of(session)
     source_id = (source_id or "").strip()
     if source_id not in session.uploads:
-        shared_ids = {d.source_id for d in shared.documents}
-        why = "is a shared sample or library document (read-only here)" if source_id in shared_ids \
-            else "is not one of your uploads"
+        # Decided over what the caller may read: a restricted document's id gets the unknown id's answer.
+        why = "is a shared sample or library document (read-only here)" \
+            if source_id in readable_ids(shared, session, request) else "is not one of your uploads"
         raise InputError("delete", f"{source_id!r} {why}")
     session.remove(shared, source_id)  # rebuilt from the remaining documents; its vectors and bytes go too
     return {"deleted": source_id, "documents": sorted(session.uploads)}, session

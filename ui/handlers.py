@@ -248,8 +248,9 @@ def _upload_metadata(version, topic, authority, valid_from, valid_to) -> dict[st
 
 
 def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_digests: dict[str, str],
-                  known_ids: set[str], quota_left: int) -> tuple[Document, bytes]:
-    """Read and parse one uploaded file; InputError (labelled with the file's name) if it cannot be added."""
+                  known_ids: set[str], quota_left: int, admit=None) -> tuple[Document, bytes]:
+    """Read and parse one uploaded file; InputError (labelled with the file's name) if it cannot be added.
+    `admit` (a MemoryAdmission) may refuse it for the memory it would hold, before it is unpacked."""
     from pipeline import PdfLimits, sha256
 
     name = Path(path).name  # a label only: the file is read from Gradio's temporary copy
@@ -268,11 +269,35 @@ def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_dig
     has_front_matter = data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
     given = metadata if metadata and (not has_front_matter or not shared.engine.takes_front_matter(data, name)) else None
     limits = PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES)
-    document = shared.engine.parse(data, name, given, limits)
+    if admit is not None and shared.engine.parser_for(data, name).name == "text":  # priced before it is parsed
+        from pipeline import text_size
+
+        admit.check(name, text_size(data))
+    document = shared.engine.parse(data, name, given, limits,
+                                   admit=(lambda summary: admit(name, summary)) if admit else None)
     if document.source_id in known_ids:
         raise InputError(name, f"its id {document.source_id!r} is already used by another document; "
                                "give it a different `id` in its front matter")
     return document, data
+
+
+class MemoryAdmission:
+    """One upload batch's admission to the memory budget (pipeline.ingest.budgets): a file is refused when, with the
+    batch's files admitted before it, it would not fit the session's or the server's budget."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.pending: dict[str, int] = {}
+
+    def check(self, name: str, summary: dict) -> int:
+        from pipeline import document_cost, upload_budget
+
+        cost = document_cost(summary)
+        upload_budget().check(self.session, {**self.pending, f"\0{len(self.pending)}": cost}, name)
+        return cost
+
+    def __call__(self, name: str, summary: dict) -> None:
+        self.pending[f"\0{len(self.pending)}"] = self.check(name, summary)
 
 
 def _added(document: Document) -> dict:
@@ -309,6 +334,7 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
     known_digests = {d.digest: d.source_id for d in visible}
     known_ids = {d.source_id for d in visible}
     new, data_by_digest, errors = [], {}, []
+    admit = MemoryAdmission(session)
     for i, path in enumerate(paths):
         name = Path(path).name
         progress((i, len(paths)), desc=f"parsing {name}")
@@ -317,7 +343,7 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
             try:
                 quota_left = session_quota_left(session) - sum(len(d) for d in data_by_digest.values())
                 document, data = _parse_upload(shared, str(received), metadata, known_digests, known_ids,
-                                               quota_left)
+                                               quota_left, admit)
             finally:
                 forget_file(received)
         except InputError as error:

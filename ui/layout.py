@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from pipeline import ANSWER_HELP, Settings
+from pipeline import ANSWER_HELP, SESSION_MEMORY_BYTES, Settings
 
 from . import endpoints, export, handlers, history, panels, replace, restart, viewer, views
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
@@ -131,7 +131,9 @@ def _collection(c: SimpleNamespace, file_types: list[str], signed_in: bool = Fal
         c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=file_types,
                           type="filepath", elem_id="upload-files")
         gr.Markdown(f"{export.NOTICE_POINTER} At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
-                    f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all. You can ask as soon as a "
+                    f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all, and what the server's "
+                    f"memory allows: once indexed, a session's uploads may hold {SESSION_MEMORY_BYTES // 2**20} MiB "
+                    "(prose takes about 20 times its size). You can ask as soon as a "
                     "file is parsed; its dense vectors follow in the background. For files without front matter "
                     "(and PDFs):")
         with gr.Row():

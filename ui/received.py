@@ -49,8 +49,11 @@ def received_file(value) -> Path:
 
 
 def forget_file(path: Path) -> None:
-    """Delete a received file once read: uploads are kept in the session's memory only."""
+    """Delete a received file once read: uploads are kept in the session's memory only (and Gradio's set of
+    received paths, which only grows, forgets it)."""
     try:
         path.unlink()
     except OSError:
         pass
+    for received in _received_sets:
+        received.discard(str(path))

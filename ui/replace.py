@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import gradio as gr
 
-from pipeline import Document, InputError, check_replacement, megabytes, replacement_metadata
+from pipeline import (Document, InputError, check_replacement, document_cost, megabytes, replacement_metadata,
+                      upload_budget)
 
 from .accounts import requester_groups
+from .endpoints import readable_ids
 from .handlers import _chosen_paths, _read_upload, guarded, session_of, toast
 from .state import MAX_FILE_BYTES, MAX_PDF_PAGES, Session, Shared, session_quota_left
 
@@ -37,13 +39,19 @@ def _replace_upload(shared: Shared, session: Session, source_id: str, path: str,
         raise InputError(name, f"is {megabytes(len(data))}; this session may upload {megabytes(allowed)} more "
                                "(the uploads of one session are bounded)")
     metadata = replacement_metadata(data, name, old, version, front_matter=shared.engine.takes_front_matter(data, name))
-    document = shared.engine.parse(data, name, metadata, _limits())
+    document = shared.engine.parse(data, name, metadata, _limits(),
+                                   admit=lambda summary: _fits(session, source_id, name, summary))
     check_replacement(old, document, name)
     same = [d.source_id for d in session.visible_documents(shared)
             if d.digest == document.digest and d.source_id != source_id]
     if same:
         raise InputError(name, f"is already loaded (as {same[0]})")
     return session.replace(shared, document, data), document
+
+
+def _fits(session: Session, source_id: str, name: str, summary: dict) -> None:
+    """The new version, in place of the old one, must fit the memory budget (pipeline.ingest.budgets)."""
+    upload_budget().check(session, {source_id: document_cost(summary)}, name)
 
 
 def _replace_library(shared: Shared, session: Session, source_id: str, path: str, version, request,
@@ -74,15 +82,16 @@ def do_replace_document(shared: Shared, source_id, file, version, session, reque
         raise InputError("replace", "choose one file: the new version")
     if not source_id:
         raise InputError("replace", "choose the document to replace")
+    readable = set() if source_id in session.uploads else readable_ids(shared, session, request)
     if source_id in session.uploads:
         where = "session"
         old, new = _replace_upload(shared, session, source_id, paths[0], version)
-    elif shared.library is not None and source_id in shared.library_ids():
+    elif shared.library is not None and source_id in shared.library_ids() and source_id in readable:
         where = "library"
         old, new = _replace_library(shared, session, source_id, paths[0], version, request, progress)
-    elif source_id in {d.source_id for d in session.visible_documents(shared)}:
+    elif source_id in readable:
         raise InputError("replace", f"{source_id!r} is a sample document (read-only)")
-    else:
+    else:  # unknown, or restricted from this caller: the same answer (no existence oracle)
         raise InputError("replace", f"{source_id!r} is not one of your uploads or a library document")
     gr.Info(toast(f"Replaced {source_id}: {old.meta.version or 'no version'} → {new.meta.version or 'no version'}"))
     return {"replaced": source_id, "where": where, "previous": _summary(old), "current": _summary(new),

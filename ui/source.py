@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
-from pipeline import Citation, Document, Trace, draws_pages, highlight_for, render_page, render_text_html
+from pipeline import (Citation, Document, InputError, Trace, draws_pages, highlight_for, render_page_in_worker,
+                      render_text_html)
 
 from .panels import citation_label
 
@@ -56,8 +57,10 @@ def source_view(
             return None, None, f"{chosen.source_id} has no page {page}."
         # The chosen citation last, so its label is drawn on top of any other on that page.
         on_page = [c for c in same_doc if c.page == page and c is not chosen] + ([chosen] if chosen.page == page else [])
-        png = render_page(data, document, page, [highlight_for(c) for c in on_page],
-                              **({"zoom": zoom} if zoom else {}))
+        try:  # a PDF's page is drawn by a worker process, under its limits
+            png = render_page_in_worker(data, document, page, [highlight_for(c) for c in on_page], zoom)
+        except InputError as error:  # e.g. a page whose content is too large to draw safely
+            return None, None, str(error)
         image = Image.open(io.BytesIO(png))
         image.load()
         cited_here = "" if chosen.page == page else f" (the citation is on page {chosen.page}; "

@@ -8,16 +8,19 @@ and uploaded file names are only labels (bytes are read from Gradio's temporary 
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline import Corpus, Document, Engine, EngineConfig, InputError, Trace
+from pipeline import (Corpus, Document, Engine, EngineConfig, InputError, StoreError, Trace, document_cost,
+                      document_size, upload_budget)
 
 from .pdf_files import PdfFiles
 from .retention import SESSION_TTL_S  # noqa: F401 (the layout imports it from here)
 
+log = logging.getLogger("auditable_rag.ui")
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "sample_docs" / "corpus"
 
@@ -57,7 +60,15 @@ class Shared:
         version = self.library.version() if self.library is not None else "none"
         with self._lock:
             if self._collection is None or self._collection[0] != version:
-                library = self.library.documents() if self.library is not None else []
+                try:
+                    library = self.library.documents() if self.library is not None else []
+                except StoreError as error:  # the manifest broke after the start: keep serving what was read
+                    log.warning("library not reloaded: %s", error)
+                    if self._collection is None:
+                        library = []
+                    else:
+                        self._collection = (version, *self._collection[1:])
+                        return self._collection
                 documents = list(self.samples) + library
                 corpus = self._samples_corpus if not library and self._samples_corpus is not None \
                     else self.engine.corpus(documents)
@@ -95,11 +106,12 @@ class Shared:
 
 
 def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR, accounts: Any = None,
-                library: Any = None) -> Shared:
+                library: Any = None, sandbox: Any = None) -> Shared:
     """Build the engine (unless given), parse and index the samples, open the library; PDFs keep their bytes.
 
     `accounts` (a `pipeline.Accounts`) turns on sign-in; by default it comes from AUTH_USERS_FILE. `library`
-    defaults to DATA_DIR's (./data).
+    defaults to DATA_DIR's (./data). Uploaded files are parsed by `sandbox` (default: the process's pool of
+    worker processes, pipeline.engine.sandbox; False: in this process); the samples, which ship with the app, here.
     """
     from pipeline import EngineConfig, Library, build_engine, default_data_dir, environment
 
@@ -110,9 +122,17 @@ def load_shared(engine: Engine | None = None, samples_dir: Path = SAMPLES_DIR, a
         engine = build_engine(EngineConfig.from_env(cache_dir=cache))
     samples = engine.parse_paths([samples_dir]) if samples_dir.is_dir() else []
     pdf_bytes = {d.digest: Path(d.filename).read_bytes() for d in samples if d.paged}
+    if sandbox is not False:
+        from dataclasses import replace
+
+        from pipeline import default_sandbox
+
+        engine = replace(engine, sandbox=sandbox or default_sandbox())  # the caller's engine is left as it was
+    library = library if library is not None else Library(default_data_dir())
+    library.documents()  # a corrupt manifest stops the start here, with one line naming it
     return Shared(engine=engine, samples=samples, pdf_bytes=pdf_bytes, models=_configured_models(engine),
                   accounts=accounts if accounts is not None else load_accounts(),
-                  library=library if library is not None else Library(default_data_dir()),
+                  library=library,
                   _samples_corpus=engine.corpus(samples))
 
 
@@ -251,6 +271,8 @@ class Session:
             if document.source_id in taken:
                 raise InputError(Path(document.filename).name, f"duplicate id {document.source_id!r}")
             taken.add(document.source_id)
+        self._hold(new)
+
         def change() -> None:
             for document in new:
                 self.uploads[document.source_id] = document
@@ -259,7 +281,18 @@ class Session:
                     self.pdf_bytes[document.digest] = data[document.digest]
 
         with self._lock:
-            self._change_or_restore(shared, change)
+            try:
+                self._change_or_restore(shared, change)
+            except Exception:
+                upload_budget().release(self, [d.source_id for d in new])
+                raise
+
+    def _hold(self, documents: list[Document], force: bool = False) -> None:
+        """Reserve the memory these documents will hold (the process-wide budget, pipeline.ingest.budgets)."""
+
+        costs = {d.source_id: document_cost(document_size(d)) for d in documents}
+        label = Path(documents[0].filename).name if len(documents) == 1 else "upload"
+        upload_budget().reserve(self, costs, label, force=force)
 
     def replace(self, shared: Shared, document: Document, data: bytes) -> Document:
         """Swap in a new version of one upload (same id); returns the replaced one. Its chunks leave both
@@ -273,7 +306,12 @@ class Session:
 
         with self._lock:
             old = self.uploads[document.source_id]
-            self._change_or_restore(shared, change)
+            self._hold([document])
+            try:
+                self._change_or_restore(shared, change)
+            except Exception:
+                self._hold([old], force=True)  # the previous version's reservation back
+                raise
             self._forget(old)
             return old
 
@@ -282,6 +320,7 @@ class Session:
         with self._lock:
             document = self.uploads.pop(source_id)
             self.upload_sizes.pop(source_id, None)
+            upload_budget().release(self, [source_id])
             self.corpus(shared)
             self._forget(document)
             return document
@@ -312,6 +351,7 @@ class Session:
             self._job.cancel()
             self._job = None
         self.uploads.clear()
+        upload_budget().release(self)
         self.pdf_bytes.clear_files()
         self.upload_sizes.clear()
         self.last_trace = None

@@ -11,7 +11,7 @@ import io
 
 import gradio as gr
 
-from pipeline import draws_pages, render_page
+from pipeline import MAX_THUMBNAIL_PIXELS, InputError, draws_pages, render_pages_in_worker
 
 from . import panels
 from .conflict import conflict_html
@@ -61,11 +61,18 @@ def _thumbnails(shared: Shared, session: Session, document):
         return None
     from PIL import Image
 
+    numbers = [page.number for page in document.pages[:MAX_THUMBNAILS]]
+    try:  # a PDF's pages are drawn by a worker process, under its limits
+        pngs = render_pages_in_worker(data, document, numbers, THUMBNAIL_ZOOM, MAX_THUMBNAIL_PIXELS)
+    except InputError:
+        return None
     images = []
-    for page in document.pages[:MAX_THUMBNAILS]:
-        image = Image.open(io.BytesIO(render_page(data, document, page.number, [], zoom=THUMBNAIL_ZOOM)))
+    for number, png in zip(numbers, pngs):
+        if png is None:
+            continue
+        image = Image.open(io.BytesIO(png))
         image.load()
-        images.append((image, f"page {page.number}"))
+        images.append((image, f"page {number}"))
     return images
 
 

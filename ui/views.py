@@ -146,9 +146,11 @@ def replace_choices(shared: Shared, session: Session, request: gr.Request = None
     from pipeline import LIBRARY_ADMIN
 
     choices = library.upload_choices(session.uploads)
-    if shared.accounts is not None and shared.library is not None and \
-            LIBRARY_ADMIN in requester_groups(shared.accounts, session, "", request):
-        choices += [(f"{sid} (shared library)", sid) for sid in sorted(shared.library_ids())]
+    if shared.accounts is not None and shared.library is not None:
+        groups = requester_groups(shared.accounts, session, "", request)
+        if LIBRARY_ADMIN in groups:  # only the library documents this admin may read
+            readable = {d.source_id for d in session.readable(shared, groups)}
+            choices += [(f"{sid} (shared library)", sid) for sid in sorted(shared.library_ids() & readable)]
     return choices
 
 

@@ -14,9 +14,7 @@ proxy's user header names the user and the file (password hashes optional) suppl
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import yaml
@@ -106,8 +104,6 @@ def add_user(path: Path, name: str, password: str | None, groups: tuple[str, ...
         account["groups"] = list(account.get("groups", ()))
     text = yaml.safe_dump({"users": users}, sort_keys=True, allow_unicode=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".users-")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.chmod(temporary, 0o600)
-    os.replace(temporary, path)
+    from pipeline.core.atomic import atomic_write
+
+    atomic_write(path, text.encode("utf-8"), mode=0o600, prefix=".users-")

@@ -11,12 +11,75 @@ import re
 from dataclasses import dataclass
 
 from pipeline.core.errors import InputError, shown
+from pipeline.core.settings import environment
 
 MAX_QUESTION_CHARS = 2000
 MAX_ANSWER_CHARS = 20_000  # an answer (or proposal JSON) to check; claim splitting grows faster than linearly
 MAX_GROUPS_CHARS = 500
 MAX_GROUPS = 20
 MAX_GROUP_CHARS = 64
+MAX_REPLY_CHARS = MAX_ANSWER_CHARS  # a language model's reply: the same claim splitting and verifying as a checked answer
+MAX_REPLY_BYTES = 1024 * 1024  # the HTTP body carrying it (JSON escapes make a reply up to ~6x its characters)
+
+
+# --------------------------------------------------------------------------- documents (every parser)
+# Memory follows lines as much as bytes: a line costs ~400 bytes held (its Line object, offsets, chunk
+# bookkeeping) however short, so 9 million one-character lines in 18 MB would hold gigabytes.
+MAX_DOCUMENT_LINES = 200_000
+MAX_PDF_LINES_PER_PAGE = 3000
+# A PDF page's content streams (and the forms they draw) after decompression: a 3 MB file inflated to
+# 3 GiB held MuPDF (and the GIL) for a minute. Counted before the page is read or drawn.
+MAX_PAGE_CONTENT_BYTES = 32 * 1024 * 1024
+MAX_PDF_CONTENT_BYTES = 256 * 1024 * 1024
+# A drawn page: larger pages are drawn at a lower zoom (a 12000-pt page at zoom 1.5 is 324 Mpx, 1 GB).
+MAX_RENDER_PIXELS = 8_000_000
+MAX_THUMBNAIL_PIXELS = 60_000
+
+
+@dataclass(frozen=True)
+class PdfLimits:
+    """Caps on one PDF: its pages, the lines of a page and of the whole, its bytes, its decompressed content (an
+    upload passes lower ones)."""
+
+    max_pages: int = 500
+    max_lines_per_page: int = MAX_PDF_LINES_PER_PAGE
+    max_bytes: int = 100 * 1024 * 1024
+    max_lines: int = MAX_DOCUMENT_LINES
+    max_page_content: int = MAX_PAGE_CONTENT_BYTES
+    max_content: int = MAX_PDF_CONTENT_BYTES
+
+
+# An operator may change the limits below with the variables named (pipeline.core.settings.VARIABLES).
+_env = environment()
+
+# --------------------------------------------------------------------------- the parsing and drawing worker
+# Uploaded files are parsed, and PDF pages drawn, in worker processes (pipeline.engine.sandbox) under these limits.
+WORKERS = _env.limit("RAG_WORKERS", 2)
+WORKER_MEMORY_BYTES = _env.limit("RAG_WORKER_MEMORY_MB", 384) * 1024 * 1024  # address space (RLIMIT_AS)
+WORKER_CPU_S = _env.limit("RAG_WORKER_CPU_S", 30)  # CPU seconds per task (RLIMIT_CPU)
+WORKER_WALL_S = _env.limit("RAG_WORKER_WALL_S", 120)  # wall-clock seconds per task (a busy host is slow)
+WORKER_IDLE_S = _env.limit("RAG_WORKER_IDLE_S", 120)  # an idle worker exits after this (its memory goes back)
+
+# --------------------------------------------------------------------------- memory held for uploads (ingest.budgets)
+# What every session's uploads may hold together (estimated, see budgets.document_cost): the free host has
+# 512 MiB, of which the idle server takes ~260 and one parsing worker ~70-100.
+UPLOAD_MEMORY_BYTES = _env.limit("RAG_UPLOAD_MEMORY_MB", 128) * 1024 * 1024
+SESSION_MEMORY_BYTES = _env.limit("RAG_SESSION_MEMORY_MB", 48) * 1024 * 1024
+
+# --------------------------------------------------------------------------- sign-in (ui.login)
+LOGIN_FREE_FAILURES_PER_ACCOUNT = 5  # then each further failure locks the account for twice as long
+LOGIN_FREE_FAILURES_PER_ADDRESS = 20
+LOGIN_LOCK_FIRST_S = 2
+LOGIN_LOCK_MAX_S = 15 * 60
+LOGIN_FORGET_S = 60 * 60  # failures older than this no longer count
+LOGIN_VERIFICATIONS_AT_ONCE = 1  # argon2 takes 64 MiB and a core per verification
+LOGIN_WAITING_MAX = 16  # sign-ins waiting for a verification; more are told to try again
+
+# --------------------------------------------------------------------------- Gradio's upload folder (ui.upload_guard)
+UPLOAD_FOLDER_MAX_BYTES = _env.limit("RAG_UPLOAD_FOLDER_MB", 100) * 1024 * 1024  # every received file not yet read
+UPLOAD_RATE_BYTES = 64 * 1024 * 1024  # per address per UPLOAD_RATE_WINDOW_S
+UPLOAD_RATE_FILES = 120  # upload requests per address per UPLOAD_RATE_WINDOW_S
+UPLOAD_RATE_WINDOW_S = 60
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # fromisoformat (3.11) also takes 20260914 and 2026-W37-1
 
@@ -66,11 +129,3 @@ def megabytes(size: int) -> str:
     """A size as the limits are stated everywhere (MB = 2**20 bytes): '20 MB', '20.5 MB'."""
     return f"{size / 2**20:.1f}".removesuffix(".0") + " MB"
 
-
-@dataclass(frozen=True)
-class PdfLimits:
-    """Caps on one PDF: its pages, the lines of a page, its bytes (an upload passes lower ones)."""
-
-    max_pages: int = 500
-    max_lines_per_page: int = 3000
-    max_bytes: int = 100 * 1024 * 1024

@@ -5,7 +5,8 @@ and the app's choices, the file types an upload accepts and what goes with what 
 A registration may carry a `label` (what a person choosing it reads) and traits, declared once where the
 part is registered: a generator's paired support judge (`judge`) and context budget (`window`, `reserve`),
 whether it calls a model server (`remote`), whether it can be used now (`available`, a callable); a judge
-that accepts a faithful paraphrase (`paraphrase`, offered for a model's answers).
+that accepts a faithful paraphrase (`paraphrase`, offered for a model's answers); a parser the app runs in its
+worker processes (`sandboxed`, pipeline.engine.sandbox).
 """
 
 from __future__ import annotations

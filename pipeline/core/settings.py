@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.core.contracts.settings import IndexSettings, Settings
-from pipeline.core.errors import ConfigError
+from pipeline.core.errors import ConfigError, shown
 
 # Every environment variable the product reads, and what it sets.
 VARIABLES = {
@@ -46,6 +46,15 @@ VARIABLES = {
     "PORT": "the app listens on 0.0.0.0:PORT (as on Render)",
     "GRADIO_SERVER_NAME": "the app's host (as on Hugging Face Spaces)",
     "GRADIO_SERVER_PORT": "the app's port (as on Hugging Face Spaces)",
+    # limits an operator may change (pipeline.core.limits; docs/limits.md)
+    "RAG_WORKERS": "worker processes that parse uploads and draw PDF pages (default 2)",
+    "RAG_WORKER_MEMORY_MB": "a worker's address space in MiB (default 384)",
+    "RAG_WORKER_CPU_S": "CPU seconds a worker may spend on one task (default 30)",
+    "RAG_WORKER_WALL_S": "wall-clock seconds a worker may take for one task (default 120)",
+    "RAG_WORKER_IDLE_S": "seconds an idle worker waits before it exits (default 120)",
+    "RAG_SESSION_MEMORY_MB": "estimated memory one session's uploads may hold, in MiB (default 48)",
+    "RAG_UPLOAD_MEMORY_MB": "estimated memory every session's uploads may hold together, in MiB (default 128)",
+    "RAG_UPLOAD_FOLDER_MB": "received upload files waiting to be read, in MiB (default 100)",
 }
 
 
@@ -74,6 +83,15 @@ class Environment:
             return int(self.get(name) or "")
         except ValueError:
             raise ConfigError(name, problem) from None
+
+    def limit(self, name: str, default: int, minimum: int = 1) -> int:
+        """A whole number an operator set to change a limit, else `default`."""
+        if not self.stripped(name):
+            return default
+        value = self.whole_number(name, f"{shown(self.stripped(name))} is not a whole number")
+        if value < minimum:
+            raise ConfigError(name, f"must be at least {minimum}")
+        return value
 
     def switch(self, name: str, on: tuple[str, ...] = ("1", "on")) -> bool:
         return self.stripped(name).lower() in on

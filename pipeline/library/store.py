@@ -12,17 +12,20 @@ manifest changes, so nothing indexed before is lost and nothing half-added becom
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from pipeline.core.atomic import atomic_write
 from pipeline.core.contracts import Document
-from pipeline.core.errors import InputError
+from pipeline.core.errors import InputError, RagError, StoreError
 from pipeline.core.registry import PARSERS
 from pipeline.ingest import parsers as _shipped_parsers  # noqa: F401 (registers the shipped file types)
 
 MANIFEST = "manifest.json"
+log = logging.getLogger("auditable_rag.store")
 
 
 class DocumentStore:
@@ -34,16 +37,34 @@ class DocumentStore:
         return self.root / "chroma"
 
     def manifest(self) -> dict[str, dict]:
+        """Source id → entry; StoreError (one line naming the file) when the manifest is unreadable: it is the
+        commit point, so nothing is guessed around it."""
         path = self.root / MANIFEST
-        if not path.exists():
+        try:
+            entries = json.loads(path.read_bytes())["documents"]
+        except FileNotFoundError:
             return {}
-        return json.loads(path.read_text("utf-8"))["documents"]
+        except (OSError, ValueError, TypeError, KeyError) as error:
+            why = error.strerror if isinstance(error, OSError) else "not a library manifest (corrupt JSON)"
+            raise StoreError(str(path), f"{why}; restore it from a backup, or remove it to start an empty "
+                                        "library") from None
+        if not isinstance(entries, dict) or not all(isinstance(e, dict) and isinstance(e.get("digest"), str)
+                                                    for e in entries.values()):
+            raise StoreError(str(path), "not a library manifest (unexpected entries); restore it from a backup, "
+                                        "or remove it to start an empty library")
+        return entries
 
     def documents(self) -> list[Document]:
-        return [
-            Document.model_validate_json((self.root / "documents" / f"{entry['digest']}.json").read_text("utf-8"))
-            for entry in self.manifest().values()
-        ]
+        """The manifest's documents; one whose file is missing or corrupt is skipped with one logged line."""
+        documents = []
+        for source_id, entry in self.manifest().items():
+            path = self.root / "documents" / f"{entry['digest']}.json"
+            try:
+                documents.append(Document.model_validate_json(path.read_bytes()))
+            except (OSError, ValueError, ValidationError) as error:
+                why = error.strerror if isinstance(error, OSError) else "corrupt"
+                log.warning("library document %s skipped: %s is %s", source_id, path, why)
+        return documents
 
     def blob(self, digest: str) -> bytes | None:
         matches = list((self.root / "blobs").glob(f"{digest}.*"))
@@ -71,14 +92,23 @@ class DocumentStore:
         (self.root / "documents").mkdir(parents=True, exist_ok=True)
         (self.root / "blobs").mkdir(parents=True, exist_ok=True)
         manifest = self.manifest()
-        for document in documents:
-            suffix = _blob_suffix(document)
-            _atomic_write(self.root / "documents" / f"{document.digest}.json", document.model_dump_json().encode("utf-8"))
-            _atomic_write(self.root / "blobs" / f"{document.digest}{suffix}", originals[document.digest])
-            manifest[document.source_id] = {
-                "digest": document.digest, "filename": Path(document.filename).name, "kind": document.kind,
-            }
-        _atomic_write(self.root / MANIFEST, json.dumps({"documents": manifest}, indent=1, sort_keys=True).encode("utf-8"))
+        try:
+            for document in documents:
+                suffix = _blob_suffix(document)
+                _atomic_write(self.root / "documents" / f"{document.digest}.json",
+                              document.model_dump_json().encode("utf-8"))
+                _atomic_write(self.root / "blobs" / f"{document.digest}{suffix}", originals[document.digest])
+                manifest[document.source_id] = {
+                    "digest": document.digest, "filename": Path(document.filename).name, "kind": document.kind,
+                }
+            _atomic_write(self.root / MANIFEST,
+                          json.dumps({"documents": manifest}, indent=1, sort_keys=True).encode("utf-8"))
+        except BaseException:
+            try:
+                self.prune([d.digest for d in documents])  # written before the failure: nothing names them
+            except (OSError, RagError):
+                pass
+            raise
 
     def prune(self, digests: Sequence[str]) -> None:
         """Delete the document files and blobs of `digests` that the manifest no longer names (after a commit)."""
@@ -98,7 +128,4 @@ def _blob_suffix(document: Document) -> str:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(handle, "wb") as out:
-        out.write(data)
-    os.replace(temporary, path)
+    atomic_write(path, data)  # fsynced; its temporary file removed on any failure (pipeline.core.atomic)

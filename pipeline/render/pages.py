@@ -18,7 +18,9 @@ def _pdf(**_: Any):
 
 
 PAGE_RENDERERS: Registry = Registry("page renderer")
-PAGE_RENDERERS.register("pdf", _pdf)
+# sandboxed: the app draws this kind's pages in its worker processes (pipeline.engine.sandbox), so the renderer
+# also takes `max_pixels`; a kind registered elsewhere is drawn in the server's process.
+PAGE_RENDERERS.register("pdf", _pdf, sandboxed=True)
 
 
 def draws_pages(document: Document) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pymupdf
 
 from pipeline.core.contracts import Box, Document, Page
+from pipeline.core.limits import MAX_PAGE_CONTENT_BYTES, MAX_RENDER_PIXELS
+from pipeline.ingest.parsers.pdf_guard import check_page_content, fit_zoom
 from pipeline.render.highlights import (
     CHUNK_RGB,
     DEFAULT_ZOOM,
@@ -42,11 +44,14 @@ def render_pdf_page(
     page_number: int,
     highlights: list[Highlight],
     zoom: float = DEFAULT_ZOOM,
+    max_pixels: int | None = None,
 ) -> bytes:
     """PNG of one page with the highlights drawn; `pdf_bytes` itself is never changed.
 
     Fills are translucent over the quoted words; each highlight gets a label ("✓ [1] verified")
-    above it; a chunk's extent is outlined faintly (dashed, one box per column stretch).
+    above it; a chunk's extent is outlined faintly (dashed, one box per column stretch). A page larger
+    than `max_pixels` (MAX_RENDER_PIXELS) at `zoom` is drawn at the zoom that fits; a page whose content
+    is over the cap is refused (InputError) before drawing.
     """
     parsed = document.page(page_number)
     if parsed is None:
@@ -54,6 +59,8 @@ def render_pdf_page(
     doc = pymupdf.open(stream=bytes(pdf_bytes), filetype="pdf")
     try:
         page = doc.load_page(page_number - 1)
+        check_page_content(doc, page, page_number, document.filename, MAX_PAGE_CONTENT_BYTES,
+                           MAX_PAGE_CONTENT_BYTES, 0)
         # Boxes are in the displayed (rotated) page; drawing happens on the unrotated page.
         m = page.derotation_matrix if page.rotation else pymupdf.Identity
         shape = page.new_shape()  # one content stream for everything (a commit per rect is slow)
@@ -77,6 +84,7 @@ def render_pdf_page(
             _draw_support(shape, parsed, highlight, m)
             _label(shape, parsed, boxes[0], highlight, color, taken, m, page.rotation)
         shape.commit()
+        zoom = fit_zoom(page.rect.width, page.rect.height, zoom, max_pixels or MAX_RENDER_PIXELS)
         pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
         return pix.tobytes("png")
     finally:

@@ -84,6 +84,58 @@ def heading_above(lines: Sequence[str], first: int) -> str:
     return "\n".join(header)
 
 
+class HeadingsAbove:
+    """`heading_above(lines, i)` for any line of one page, from one pass over the page.
+
+    The chunk stage asks once per window: asking `heading_above` each time tested a long line once per
+    window (one 1.1 MB line: over two minutes) and walked up a long table once per window. Here each
+    line is tested once, on the first question, and each row's header is found by the same pass.
+    """
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self._reach: list[int | None] | None = None  # per line: the header a row there would sit under
+
+    def _scan(self) -> None:
+        lines = self.lines
+        self._row = [is_table_row(text) for text in lines]
+        self._header = [("\t" in text or row) and is_header(text) for text, row in zip(lines, self._row)]
+        self._reach, self._stack = [], []
+        header, run, stack_start = None, 0, 0
+        for index, text in enumerate(lines):
+            self._reach.append(header)
+            if self._header[index]:
+                stack_start = stack_start if index and self._header[index - 1] else index
+                header, run = index, 0
+            elif self._row[index]:
+                run = 0
+            else:
+                run += 1
+                if run > WRAPPED_LINES:
+                    header = None
+            self._stack.append(max(stack_start, index - HEADER_ROWS + 1))
+
+    def __call__(self, first: int) -> str:
+        lines = self.lines
+        if not 0 <= first < len(lines):
+            return ""
+        if self._reach is None:
+            self._tables = any("\t" in text or "|" in text for text in lines)  # else no line can be a row
+            if self._tables:
+                self._scan()
+            else:
+                self._reach = []
+        if not self._tables:
+            return ""
+        row, header = self._row, self._header
+        if not row[first] and not header[first]:
+            first = next((i for i in range(first + 1, min(first + WRAPPED_LINES + 1, len(lines))) if row[i]), first)
+        if not row[first] or header[first]:
+            return ""
+        above = self._reach[first] if self._reach else None
+        return "" if above is None else "\n".join(lines[self._stack[above]:above + 1])
+
+
 # --------------------------------------------------------------------------- a row the question names
 
 FOOTNOTE_MARK = re.compile(r"\s+(?=\*)")  # "Long Gun *Other **Multiple": PDF cells run together at footnote marks

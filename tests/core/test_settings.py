@@ -64,3 +64,12 @@ def test_a_default_is_written_once():
 
     assert (WINDOW_SIZE, WINDOW_OVERLAP) == (IndexSettings().chunk_window, IndexSettings().chunk_overlap)
     assert DEFAULT_COVERAGE == Settings().support_coverage
+
+
+def test_an_operators_limit_is_a_whole_number_at_least_its_minimum():
+    env = Environment.read({"RAG_WORKERS": " 3 ", "RAG_WORKER_CPU_S": "0", "RAG_UPLOAD_FOLDER_MB": "lots"})
+    assert env.limit("RAG_WORKERS", 2) == 3 and env.limit("RAG_WORKER_WALL_S", 120) == 120  # unset: the default
+    with pytest.raises(ConfigError, match="^RAG_WORKER_CPU_S: must be at least 1$"):
+        env.limit("RAG_WORKER_CPU_S", 30)
+    with pytest.raises(ConfigError, match="^RAG_UPLOAD_FOLDER_MB: 'lots' is not a whole number$"):
+        env.limit("RAG_UPLOAD_FOLDER_MB", 100)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
@@ -35,8 +36,10 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pipeline.core.citations import marker
 from pipeline.core.contracts import ChatMessage, Context, GenerationAttempt, GenerationRecord, Proposal
 from pipeline.core.errors import ConfigError
+from pipeline.core.limits import MAX_REPLY_CHARS
 from pipeline.core.settings import Environment
 from pipeline.generate.llm.reply import NOT_IN_SOURCES, UnreadableReply, parse_reply
+from pipeline.generate.llm.reply_cap import capped_http_client, kept, reply_too_large, too_large_note
 from pipeline.pack import budget_shortfall
 
 # Tokens a chat template adds around each message (role tags, separators); generous for
@@ -178,7 +181,11 @@ class ChatCompletionsGenerator:
     def _client(self):
         from openai import OpenAI  # imported on first use: the app and CLI start without it
 
-        return OpenAI(base_url=self.config.base_url, api_key=self._key(), timeout=self.config.timeout_s, max_retries=0)
+        # A reply is read up to a cap. openai takes an httpx client too (openai._httpx2: a "legacy" client), though
+        # its types name only its own httpx2.
+        capped: Any = capped_http_client(self.config.timeout_s)
+        return OpenAI(base_url=self.config.base_url, api_key=self._key(), timeout=self.config.timeout_s, max_retries=0,
+                      http_client=capped)
 
     min_output = MIN_OUTPUT_TOKENS  # the engine refuses a reserve below this before calling (engine.journey.over_budget)
 
@@ -215,6 +222,10 @@ class ChatCompletionsGenerator:
             latency_ms=_ms_since(started), attempts=tuple(attempts),
             prompt_tokens=usage.prompt_tokens if usage else None, completion_tokens=usage.completion_tokens if usage else None,
         )
+        reply = record.raw_reply or ""
+        if len(reply) > MAX_REPLY_CHARS:  # the same cap as an answer pasted into /check_answer
+            record = record.model_copy(update={"raw_reply": kept(reply)})
+            return self._give_up(too_large_note(len(reply)), record)
         if record.finish_reason in CUT_SHORT:
             return self._give_up(CUT_SHORT[record.finish_reason].format(reserve=context.reserve), record)
         try:
@@ -274,6 +285,8 @@ class ChatCompletionsGenerator:
             raise _Failure(f"no reply from {self.config.host} within {self.config.timeout_s:g} s (timeout)",
                            _attempt("timeout", None, started, waited)) from None
         except openai.APIConnectionError as error:
+            if reply_too_large(error):
+                raise _Failure(too_large_note(), _attempt("reply too large", 200, started, waited)) from None
             cause = _root_cause(error)
             raise _Failure(f"cannot reach {self.config.host} ({cause})", _attempt(cause, None, started, waited)) from None
         except openai.APIStatusError as error:

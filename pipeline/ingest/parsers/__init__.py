@@ -14,8 +14,10 @@ from pipeline.core.registry import PARSERS
 from pipeline.ingest.parsers.pdf import PdfParser
 from pipeline.ingest.parsers.text import TextParser
 
-PARSERS.register("text", TextParser)
-PARSERS.register("pdf", PdfParser)
+# sandboxed: the app parses this type in its worker processes, under their memory, CPU and time limits
+# (pipeline.engine.sandbox); a type registered elsewhere runs in the server's process.
+PARSERS.register("text", TextParser, sandboxed=True)
+PARSERS.register("pdf", PdfParser, sandboxed=True)
 
 
 def registered_parsers(names: Sequence[str] | None = None) -> list:

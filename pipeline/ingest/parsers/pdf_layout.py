@@ -40,6 +40,7 @@ from pipeline.core.limits import PdfLimits, megabytes
 from pipeline.ingest.document import sha256
 from pipeline.ingest.furniture import running_lines
 from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
+from pipeline.ingest.parsers.pdf_guard import check_page_content
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
@@ -402,12 +403,17 @@ def parse_pdf(
     meta = meta_from_mapping(metadata, default_id=Path(filename).stem, filename=filename)
     doc = _open(data, filename, limits)
     pages: list[Page] = []
+    content = lines = 0
     try:
         for index in range(doc.page_count):
             number = index + 1
             try:
                 page = doc.load_page(index)
+                content += check_page_content(doc, page, number, filename, limits.max_page_content,
+                                              limits.max_content, content)
                 atoms = _page_atoms(page)
+            except InputError:
+                raise
             except Exception as error:
                 raise InputError(filename, f"page {number} is damaged and cannot be read ({_short(error)})") from None
             if len(atoms) > limits.max_lines_per_page:
@@ -417,6 +423,10 @@ def parse_pdf(
                 )
             rect = page.rect
             rows = _order_page(atoms, rect.width)
+            lines += len(rows)
+            if lines > limits.max_lines:
+                raise InputError(filename, f"has more than {limits.max_lines} lines (at page {number}); "
+                                           f"the limit is {limits.max_lines} per document")
             pages.append(_build_page(number, rect.width, rect.height, rows))
     finally:
         doc.close()

@@ -11,7 +11,7 @@ from typing import Any
 
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
-from pipeline.core.limits import megabytes
+from pipeline.core.limits import MAX_DOCUMENT_LINES, megabytes
 from pipeline.ingest.document import text_document
 from pipeline.ingest.front_matter import decode_text, split_front_matter
 
@@ -19,9 +19,19 @@ TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst"}  # reStructuredText (PEPs, 
 MAX_TEXT_BYTES = 20 * 1024 * 1024
 
 
-def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None) -> Document:
+def count_lines(data: bytes) -> int:
+    """The lines a text file's bytes hold once line endings are normalised (without decoding them)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
+
+
+def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None,
+               max_lines: int | None = None) -> Document:
     if len(data) > MAX_TEXT_BYTES:
         raise InputError(filename, f"is {megabytes(len(data))}; the limit is {megabytes(MAX_TEXT_BYTES)}")
+    max_lines = max_lines or MAX_DOCUMENT_LINES
+    lines = count_lines(data)
+    if lines > max_lines:  # counted on the bytes: a line costs ~400 bytes held however short it is
+        raise InputError(filename, f"has {lines} lines; the limit is {max_lines} per document")
     text = decode_text(data, filename)
     front_matter, body = split_front_matter(text, filename)
     if metadata:
@@ -41,6 +51,6 @@ class TextParser:
         return False  # text has no signature; it is chosen by its name
 
     def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
-        return parse_text(data, filename, metadata)
+        return parse_text(data, filename, metadata, getattr(limits, "max_lines", None))
 
 
