@@ -29,6 +29,7 @@ MAX_QUERY_TOKENS = 64
 MAX_TOKENS = 160
 MAX_UNITS = 64
 BATCH = 16
+PAD_TO = 32  # pairs are padded to a multiple of this: few distinct shapes, so onnxruntime plans each once
 TASKS = ("question", "claim")
 
 
@@ -70,6 +71,10 @@ class Reader:
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
+                # A server's threads wait without spinning (a spinning pool takes the CPU other asks need), and
+                # no arena kept at its peak size: the reader holds what one call needs.
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+                options.enable_cpu_mem_arena = False
                 self._session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
                 self._packed = e5file.load()
                 self._tokenizer = e5file.piece_tokenizer()
@@ -100,7 +105,7 @@ class Reader:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         for start in range(0, len(order), BATCH):
             chunk = order[start : start + BATCH]
-            width = max(len(ids[i]) for i in chunk)
+            width = min(MAX_TOKENS, -(-max(len(ids[i]) for i in chunk) // PAD_TO) * PAD_TO)
             arr = np.full((len(chunk), width), self._tokenizer.pad, dtype=np.int64)
             mask = np.zeros((len(chunk), width), dtype=np.float32)
             for row, i in enumerate(chunk):
