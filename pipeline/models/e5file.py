@@ -55,12 +55,19 @@ class PackedE5:
     max_positions: int
     type_vocab: int
     eps: float
-    pieces: tuple[str, ...]
+    piece_blob: bytes  # every piece's UTF-8 text, one after the other
+    piece_offsets: np.ndarray  # where each piece starts in piece_blob (and where the last ends)
     scores: np.ndarray
     special: dict[str, int]
     normalisation: dict[int, str]
     tensors: dict[str, Tensor]
     data: np.memmap
+
+    def pieces(self):
+        """Each piece's text, in id order (decoded on the way: the file holds 250,002 of them)."""
+        blob, offsets = self.piece_blob, self.piece_offsets
+        for i in range(len(offsets) - 1):
+            yield blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace")
 
     def tensor(self, name: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
         """A tensor as float32 (Q4_0 dequantised), shaped `shape` (rows × columns for a matrix)."""
@@ -124,10 +131,9 @@ def load(path: Path | None = None) -> PackedE5:
         raise ValueError(f"{path}: unexpected quantisation block size")
     n_pieces, bos, eos, pad, unk = c.take("5i")
     blob_len = c.take("Q")
-    offsets = np.frombuffer(c.raw((n_pieces + 1) * 4), dtype=np.uint32).tolist()
+    offsets = np.frombuffer(c.raw((n_pieces + 1) * 4), dtype=np.uint32).astype(np.int64)
     scores = np.frombuffer(c.raw(n_pieces * 4), dtype=np.float32).copy()
     blob = bytes(c.raw(blob_len))
-    pieces = tuple(blob[a:b].decode("utf-8", "replace") for a, b in zip(offsets, offsets[1:]))
     n_norm, norm_bytes = c.take("i"), c.take("I")
     normalisation = _normalisation(bytes(c.raw(norm_bytes)), n_norm)
     tensors = {}
@@ -137,7 +143,7 @@ def load(path: Path | None = None) -> PackedE5:
         count = c.take("I")
         offset, nbytes = c.take("QQ")
         tensors[name] = Tensor(name, dtype, count, offset, nbytes)
-    return PackedE5(path, hidden, layers, heads, ffn, vocab, max_positions, type_vocab, eps, pieces, scores,
+    return PackedE5(path, hidden, layers, heads, ffn, vocab, max_positions, type_vocab, eps, blob, offsets, scores,
                     {"bos": bos, "eos": eos, "pad": pad, "unk": unk}, normalisation, tensors, data)
 
 
@@ -166,15 +172,21 @@ class PieceTokenizer:
     over the pieces' log-probabilities; a run of characters no piece covers is one unknown token).
 
     Written out rather than taken from the `tokenizers` library: its unigram model over these 250,002 pieces
-    holds about 290 MB; this one holds a dict of the pieces the packed file already lists (~35 MB)."""
+    holds about 290 MB; this one a sorted array of keys of the pieces' texts (~4 MB)."""
 
     def __init__(self, packed: PackedE5) -> None:
-        self._ids: dict[str, int] = {}
-        for i, piece in enumerate(packed.pieces):
+        # Pieces by a key of their text (_key): sorted in a numpy array (~4 MB, no string kept); two texts share a key
+        # about once in 2^64 look-ups.
+        keys, ids, self._longest = [], [], 0
+        for i, piece in enumerate(packed.pieces()):
             if piece:
-                self._ids.setdefault(piece, i)
+                keys.append(_key(piece))
+                ids.append(i)
+                self._longest = max(self._longest, len(piece))
+        key_array = np.array(keys, dtype=np.int64)
+        order = np.argsort(key_array, kind="stable")  # the first id of a repeated piece wins
+        self._keys, self._key_ids = key_array[order], np.array(ids, dtype=np.int64)[order]
         self._scores = packed.scores.astype(np.float64)
-        self._longest = max(len(piece) for piece in self._ids)
         self._unk = packed.special["unk"]
         self._unk_score = float(self._scores.min()) - UNK_PENALTY
         self._table = dict(packed.normalisation)
@@ -195,7 +207,17 @@ class PieceTokenizer:
             out.append(ids)
         return out
 
+    def _lookup(self, word: str) -> dict[tuple[int, int], int]:
+        """(start, end) → piece id for every substring of `word` that is a piece (one search for them all)."""
+        spans = [(s, e) for s in range(len(word)) for e in range(s + 1, min(len(word), s + self._longest) + 1)]
+        keys = np.array([_key(word[s:e]) for s, e in spans], dtype=np.int64)
+        at = np.searchsorted(self._keys, keys)
+        at[at == len(self._keys)] = 0
+        found = self._keys[at] == keys
+        return {span: int(self._key_ids[i]) for span, i, hit in zip(spans, at, found) if hit}
+
     def _viterbi(self, word: str) -> tuple[int, ...]:
+        found = self._lookup(word)
         n = len(word)
         best = [0.0] + [-np.inf] * n
         back: list[tuple[int, int]] = [(0, -1)] * (n + 1)  # (start, piece id; -1: an unknown character)
@@ -204,7 +226,7 @@ class PieceTokenizer:
                 continue
             single = False
             for end in range(start + 1, min(n, start + self._longest) + 1):
-                piece = self._ids.get(word[start:end])
+                piece = found.get((start, end))
                 if piece is None:
                     continue
                 single = single or end == start + 1
@@ -220,6 +242,12 @@ class PieceTokenizer:
                 ids.append(self._unk if piece == -1 else piece)
             end = start
         return tuple(reversed(ids))
+
+
+def _key(text: str) -> int:
+    """A signed 64-bit key: the text's str hash with its length mixed in: CPython hashes a string's stored bytes, so "te" (2 one-byte
+    characters) and "整" (one two-byte character, U+6574) hash alike; their lengths differ."""
+    return hash(text) ^ (len(text) << 58)
 
 
 @lru_cache(maxsize=2)
