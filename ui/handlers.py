@@ -115,7 +115,9 @@ def parse_request(question: str | None, date: str | None, topic: str | None, gro
     return Request(question=question, date=day, date_given=bool(text), topic=topic, groups=parse_groups(groups))
 
 
-def parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval) -> Settings:
+def parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval,
+                   base: Settings | None = None) -> Settings:
+    """The form's values over `base` (the engine's own settings: what the form does not show, as configured)."""
     values = {"top_k": top_k, "min_lexical": min_lexical, "min_dense": min_dense, "window": window,
               "reserve": reserve, "eligibility": eligibility, "retrieval": retrieval}
     values = {k: v for k, v in values.items() if v not in (None, "")}
@@ -126,7 +128,7 @@ def parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, 
             except (TypeError, ValueError):
                 raise InputError("settings", f"{key} must be a whole number") from None
     try:
-        return Settings(**values)
+        return Settings(**{**(base.model_dump() if base is not None else {}), **values})
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError("settings", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
@@ -155,7 +157,8 @@ def do_ask(shared: Shared, question, date, topic, groups, top_k, min_lexical, mi
     groups = requester_groups(shared.accounts, session, groups, request)
     asked = parse_request(question, date, topic, groups)
     searched = history.resolve_request(session, asked)  # a follow-up, only when the page's switch is on
-    settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
+    settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval,
+                              shared.engine.settings)
     corpus = session.corpus(shared)
     generator = judge = None
     model = shared.models.get(session.generator)
@@ -193,7 +196,8 @@ def do_check(shared: Shared, answer_text, question, date, topic, groups, top_k, 
         question = strip_markers(proposal.answer or "") or "checked answer"
     groups = requester_groups(shared.accounts, session, groups, request)
     asked = parse_request(question, date, topic, groups)
-    settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval)
+    settings = parse_settings(top_k, min_lexical, min_dense, window, reserve, eligibility, retrieval,
+                              shared.engine.settings)
     corpus = session.corpus(shared)
     trace = shared.engine.ask(corpus, asked, settings, proposal=proposal)
     session.last_demo = None
