@@ -27,16 +27,29 @@ from pathlib import Path
 
 def tree_memory_mb(pid: int) -> float:
     """Resident memory (MiB) of a process and its children (the server and its parsing workers)."""
-    total = 0.0
+    return tree_memory(pid)["rss"]
+
+
+def tree_memory(pid: int) -> dict[str, float]:
+    """The server's and its workers' memory in MiB: `rss` (their resident sets added up, shared library pages
+    counted once per process), `pss` (each shared page split between the processes mapping it: what a host's
+    memory cgroup is charged for them), `server` and `workers` (resident, apart)."""
+    figures = {"rss": 0.0, "pss": 0.0, "server": 0.0, "workers": 0.0}
     pids = [pid] + [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(int(p.name)) == pid]
     for one in pids:
         try:
-            for line in Path(f"/proc/{one}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) / 1024
+            rss = _field_kb(Path(f"/proc/{one}/status").read_text(), "VmRSS:") / 1024
+            pss = _field_kb(Path(f"/proc/{one}/smaps_rollup").read_text(), "Pss:") / 1024
         except OSError:
             continue
-    return total
+        figures["rss"] += rss
+        figures["pss"] += pss
+        figures["server" if one == pid else "workers"] += rss
+    return figures
+
+
+def _field_kb(text: str, name: str) -> float:
+    return next((float(line.split()[1]) for line in text.splitlines() if line.startswith(name)), 0.0)
 
 
 def _parent(pid: int) -> int | None:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.bench_attack import tree_memory_mb  # noqa: E402
+from benchmarks.bench_attack import tree_memory, tree_memory_mb  # noqa: E402
 
 
 def _free_port() -> int:
@@ -133,7 +133,7 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
                 pdf_pages: int = 0) -> None:
     from gradio_client import Client, handle_file
 
-    latencies, errors, upload_s = [], [], []
+    latencies, errors, upload_s, refused = [], [], [], []
     try:
         client = Client(url, verbose=False, httpx_kwargs={"timeout": 600})
     except Exception as error:  # noqa: BLE001 - counted and reported, the run goes on
@@ -151,8 +151,10 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
                          for n in range(40)]
                 path.write_text(f"---\nid: load-session-{index}\ntopic: travel\n---\n" + "\n".join(lines) + "\n")
             started = time.perf_counter()
-            client.predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
+            report = client.predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
             upload_s.append(time.perf_counter() - started)
+            if isinstance(report, dict) and not report.get("added"):
+                refused.append("; ".join(report.get("errors") or ["refused"])[:200])
         except Exception as error:  # noqa: BLE001 - a failed upload is an error; the session still asks
             errors.append(f"upload: {type(error).__name__}: {str(error)[:200]}")
     for n in range(count):
@@ -168,6 +170,7 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
         results["latencies"].extend(latencies)
         results["errors"].extend(errors)
         results["upload_s"].extend(upload_s)
+        results["refused"].extend(refused)
 
 
 def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0) -> dict:
@@ -176,17 +179,21 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
     questions = list(dict.fromkeys(s.question for s in SCENARIOS))
     with serving() as (process, url, cold_start):
         idle = _proc_memory_mb(process.pid)
-        results = {"latencies": [], "errors": [], "upload_s": []}
+        results = {"latencies": [], "errors": [], "upload_s": [], "refused": []}
         lock = threading.Lock()
         peak_sampled = [idle["VmRSS"]]
+        peaks = {"pss": 0.0, "server": 0.0, "workers": 0.0}
         done = threading.Event()
 
         def sample() -> None:
             while not done.wait(0.5):
                 try:
-                    peak_sampled.append(tree_memory_mb(process.pid))  # the server and its parsing workers
+                    now = tree_memory(process.pid)  # the server and its parsing workers
                 except OSError:
                     return
+                peak_sampled.append(now["rss"])
+                for key in peaks:
+                    peaks[key] = max(peaks[key], now[key])
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -211,6 +218,8 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
         "upload_p50_s": statistics.median(results["upload_s"]) if results["upload_s"] else None,
         "wall_s": wall, "asks_per_s": len(latencies) / wall if wall else None,
         "cold_start_s": cold_start, "bytecode_compiled": bytecode_compiled(), "rss_idle_mb": idle["VmRSS"], "rss_peak_mb": max(end["VmHWM"], max(peak_sampled)), "rss_end_mb": end["VmRSS"],
+        "uploads_refused": len(results["refused"]), "first_refusal": (results["refused"] or [None])[0],
+        "pss_peak_mb": peaks["pss"], "server_peak_mb": end["VmHWM"], "workers_peak_mb": peaks["workers"],
     }
 
 
@@ -234,7 +243,8 @@ def render(figures: dict) -> str:
              " (+1 upload each)") if figures["upload_per_session"] else "")),
         ("asks answered / errors", f"{figures['asks_ok']} / {figures['errors']}"),
         ("ask latency p50 / p95 / max (s)", f"{f(figures['p50_s'])} / {f(figures['p95_s'])} / {f(figures['max_s'])}"),
-        ("upload p50 (s)", f(figures["upload_p50_s"])),
+        ("upload p50 (s) / uploads refused (memory budget)",
+         f"{f(figures['upload_p50_s'])} / {figures.get('uploads_refused', '—')}"),
         ("cold start, empty cache (s)", f(figures.get("cold_start_s"), 1)
          + {True: " (packages' bytecode compiled)", False: " (packages' bytecode not compiled)"}.get(
              figures.get("bytecode_compiled"), "")),
@@ -242,11 +252,17 @@ def render(figures: dict) -> str:
         ("server (+ workers) RSS idle / peak / end (MiB)",
          f"{f(figures['rss_idle_mb'], 0)} / {f(figures['rss_peak_mb'], 0)} / {f(figures['rss_end_mb'], 0)}"),
     ]
+    if figures.get("pss_peak_mb") is not None:
+        rows.append(("peak: server alone (VmHWM) / workers together / server + workers PSS (MiB)",
+                     f"{f(figures['server_peak_mb'], 0)} / {f(figures['workers_peak_mb'], 0)} / "
+                     f"{f(figures['pss_peak_mb'], 0)}"))
     width = max(len(name) for name, _ in rows)
     lines = [f"{'load test':<{width}}  value", f"{'-' * width}  -----"]
     lines += [f"{name:<{width}}  {value}" for name, value in rows]
     if figures["first_error"]:
         lines.append(f"first error: {figures['first_error']}")
+    if figures.get("first_refusal"):
+        lines.append(f"first refusal: {figures['first_refusal']}")
     return "\n".join(lines)
 
 

@@ -59,12 +59,19 @@ WORKER_MEMORY_BYTES = _env.limit("RAG_WORKER_MEMORY_MB", 384) * 1024 * 1024  # a
 WORKER_CPU_S = _env.limit("RAG_WORKER_CPU_S", 30)  # CPU seconds per task (RLIMIT_CPU)
 WORKER_WALL_S = _env.limit("RAG_WORKER_WALL_S", 120)  # wall-clock seconds per task (a busy host is slow)
 WORKER_IDLE_S = _env.limit("RAG_WORKER_IDLE_S", 120)  # an idle worker exits after this (its memory goes back)
+# A worker still this large after its task (malloc_trim done) leaves; a fresh one is ~70 MiB resident.
+WORKER_RECYCLE_BYTES = _env.limit("RAG_WORKER_RECYCLE_MB", 160) * 1024 * 1024
 
 # --------------------------------------------------------------------------- memory held for uploads (ingest.budgets)
 # What every session's uploads may hold together (estimated, see budgets.document_cost): the free host has
 # 512 MiB, of which the idle server takes ~260 and one parsing worker ~70-100.
 UPLOAD_MEMORY_BYTES = _env.limit("RAG_UPLOAD_MEMORY_MB", 128) * 1024 * 1024
 SESSION_MEMORY_BYTES = _env.limit("RAG_SESSION_MEMORY_MB", 48) * 1024 * 1024
+# The host's memory (0: the memory cgroup's limit where there is one, else no such check): an upload is also
+# refused while the server and its workers, as measured (PSS), are within HOST_MEMORY_RESERVE_BYTES of it, so
+# what the estimates leave out (the reader, a worker, a burst of asks) cannot push the host over.
+HOST_MEMORY_BYTES = _env.limit("RAG_HOST_MEMORY_MB", 0, minimum=0) * 1024 * 1024
+HOST_MEMORY_RESERVE_BYTES = 64 * 1024 * 1024
 
 # --------------------------------------------------------------------------- sign-in (ui.login)
 LOGIN_FREE_FAILURES_PER_ACCOUNT = 5  # then each further failure locks the account for twice as long

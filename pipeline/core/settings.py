@@ -54,7 +54,10 @@ VARIABLES = {
     "RAG_WORKER_CPU_S": "CPU seconds a worker may spend on one task (default 30)",
     "RAG_WORKER_WALL_S": "wall-clock seconds a worker may take for one task (default 120)",
     "RAG_WORKER_IDLE_S": "seconds an idle worker waits before it exits (default 120)",
+    "RAG_WORKER_RECYCLE_MB": "a worker still this resident after a task leaves, in MiB (default 160)",
     "RAG_SESSION_MEMORY_MB": "estimated memory one session's uploads may hold, in MiB (default 48)",
+    "RAG_HOST_MEMORY_MB": ("the host's memory in MiB; uploads are refused when the server and its workers use all "
+                           "but 64 MiB of it (default 0: the memory cgroup's limit, if any)"),
     "RAG_UPLOAD_MEMORY_MB": "estimated memory every session's uploads may hold together, in MiB (default 128)",
     "RAG_UPLOAD_FOLDER_MB": "received upload files waiting to be read, in MiB (default 100)",
 }

@@ -50,9 +50,6 @@ def _cpu_budget(seconds: int) -> None:
         pass
 
 
-RECYCLE_RSS = 160 * 1024 * 1024  # a worker still this large after a task leaves (a fresh one is ~70 MiB)
-
-
 def _first_to_go() -> None:
     """Under memory pressure the kernel stops this process before the server (a worker's task fails with one
     line; the server never sees an out-of-memory kill)."""
@@ -64,9 +61,11 @@ def _first_to_go() -> None:
 
 
 def _still_large() -> bool:
-    """Give the freed heap back (glibc's malloc_trim), then: is the process still over RECYCLE_RSS?"""
+    """Give the freed heap back (glibc's malloc_trim), then: is the process still over its recycling size?"""
     import ctypes
     import ctypes.util
+
+    from pipeline.core.limits import WORKER_RECYCLE_BYTES
 
     try:
         ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim(0)
@@ -74,7 +73,7 @@ def _still_large() -> bool:
             resident = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, AttributeError, ValueError, IndexError):
         return False
-    return resident > RECYCLE_RSS
+    return resident > WORKER_RECYCLE_BYTES
 
 
 def _out_of_memory(error: BaseException) -> bool:

@@ -7,13 +7,19 @@ its parse produced — lines, characters, word boxes — with `document_cost`, w
 measured (resident memory of a session after upload, chunking, BM25 and embedding; docs/limits.md). A
 session's uploads may hold SESSION_MEMORY_BYTES and all sessions together UPLOAD_MEMORY_BYTES
 (pipeline.core.limits); an upload that does not fit is refused with one line, never an out-of-memory kill.
+The estimates leave out what is not an upload (the reader model, the parsing workers, a burst of asks), so on
+a host with a known memory size (`HostMemory`) an upload is also refused while what the server and its workers
+measurably use leaves less than a reserve.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from pipeline.core import limits
 from pipeline.core.contracts import Document
@@ -57,12 +63,99 @@ def mib(size: int) -> str:
     return f"{size / 2**20:.0f} MiB" if size >= 2**20 else f"{size / 2**20:.1f} MiB"
 
 
-class MemoryBudget:
-    """Reservations by owner (a session) and item (a document id). Thread-safe; an owner that is garbage
-    collected gives its reservations back."""
+_CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
 
-    def __init__(self, capacity: int | None = None, per_owner: int | None = None) -> None:
+
+def cgroup_limit() -> int | None:
+    """The memory cgroup's limit in bytes (v2 or v1), or None where there is none below the machine's memory."""
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in _CGROUP_LIMITS:
+        try:
+            value = path.read_text().strip()
+        except OSError:
+            continue
+        if value.isdigit() and int(value) < physical:
+            return int(value)
+    return None
+
+
+def process_tree_pss(pid: int | None = None) -> int:
+    """Bytes the process and its children (the parsing workers) hold, each shared page split between the processes
+    mapping it (PSS: what the host's memory cgroup is charged for them; adding resident sets counts the shared
+    libraries once per process)."""
+    pid = os.getpid() if pid is None else pid
+    total = 0
+    for one in (pid, *_children(pid)):
+        try:
+            text = Path(f"/proc/{one}/smaps_rollup").read_text()
+        except OSError:  # gone, or not Linux
+            continue
+        total += next((int(line.split()[1]) * 1024 for line in text.splitlines() if line.startswith("Pss:")), 0)
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for thread in threads:
+        try:
+            found += [int(child) for child in Path(f"/proc/{pid}/task/{thread}/children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+class HostMemory:
+    """The host's memory size and what the server and its workers use of it, measured at most once a second."""
+
+    def __init__(self, limit: int | None = None, reserve: int | None = None,
+                 measure: Callable[[], int] = process_tree_pss) -> None:
+        self._limit, self._reserve = limit, reserve
+        self._cgroup: int | None | bool = False  # not read yet
+        self._measure = measure
+        self._measured, self._at = 0, float("-inf")
+
+    @property
+    def limit(self) -> int | None:
+        if self._limit is not None:
+            return self._limit
+        if limits.HOST_MEMORY_BYTES:
+            return limits.HOST_MEMORY_BYTES
+        if self._cgroup is False:
+            self._cgroup = cgroup_limit()
+        return self._cgroup or None
+
+    @property
+    def reserve(self) -> int:
+        return self._reserve if self._reserve is not None else limits.HOST_MEMORY_RESERVE_BYTES
+
+    def in_use(self) -> int:
+        now = time.monotonic()
+        if now - self._at >= 1.0:
+            self._measured, self._at = self._measure(), now
+        return self._measured
+
+    def refuse_unless_fits(self, adding: int, label: str) -> None:
+        limit = self.limit
+        if not limit or adding <= 0:
+            return
+        used = self.in_use()
+        if used + adding > limit - self.reserve:
+            raise InputError(label, f"would hold about {mib(adding)} of server memory once indexed, and the server "
+                                    f"is short of memory ({mib(used)} of {mib(limit)} in use); try again later")
+
+
+class MemoryBudget:
+    """Reservations by owner (a session) and item (a document id), within the host's memory where it is known.
+    Thread-safe; an owner that is garbage collected gives its reservations back."""
+
+    def __init__(self, capacity: int | None = None, per_owner: int | None = None,
+                 host: HostMemory | None = None) -> None:
         self._capacity, self._per_owner = capacity, per_owner
+        self._host = host
         self._held: dict[int, dict[str, int]] = {}
         self._lock = threading.Lock()
 
@@ -124,6 +217,13 @@ class MemoryBudget:
             raise InputError(label, f"would hold about {need} of server memory once indexed, and the server is "
                                     f"full: every session's uploads together may hold {mib(self.capacity)}; try "
                                     "again later")
+        self.host.refuse_unless_fits(adding, label)
+
+    @property
+    def host(self) -> HostMemory:
+        if self._host is None:
+            self._host = HostMemory()
+        return self._host
 
 
 _uploads = MemoryBudget()

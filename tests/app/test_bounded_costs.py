@@ -41,6 +41,26 @@ def test_uploads_are_refused_with_one_line_once_every_session_together_is_at_the
     second.predict(documents[1].stem, api_name="/delete_document")
 
 
+def test_an_upload_is_refused_with_one_line_while_the_host_is_short_of_memory(app_url, tmp_path, monkeypatch):
+    """The estimates price uploads only: with the reader and two parse workers, 8 sessions' 20-page PDFs took the
+    server and its workers past the free host's 512 MiB, so what they measurably hold is checked too."""
+    from gradio_client import Client
+
+    from pipeline import limits
+    from pipeline.ingest.budgets import process_tree_pss
+
+    path = tmp_path / f"host-{uuid.uuid4().hex[:6]}.md"
+    path.write_text(f"---\nid: {path.stem}\n---\n" + "A line about the ferry timetable.\n" * 200)
+    monkeypatch.setattr(limits, "HOST_MEMORY_BYTES", process_tree_pss() + limits.HOST_MEMORY_RESERVE_BYTES)
+    client = Client(app_url, verbose=False)
+    refused = _upload(client, path)
+    assert not refused["added"] and len(refused["errors"]) == 1
+    assert "the server is short of memory" in refused["errors"][0] and "\n" not in refused["errors"][0]
+    monkeypatch.setattr(limits, "HOST_MEMORY_BYTES", 0)
+    assert _upload(client, path)["added"]
+    client.predict(path.stem, api_name="/delete_document")
+
+
 def test_one_session_may_not_hold_more_than_its_share(app_url, tmp_path, monkeypatch):
     from gradio_client import Client
 
@@ -158,3 +178,24 @@ def test_a_spent_session_is_dropped_whole_not_kept_until_500_newer_ones(logic_en
     holder.delete_all_expired_state()
     assert "spent" not in holder.session_data and "spent" not in holder.time_last_used
     assert "closed-now" in holder.session_data and "active" in holder.session_data
+
+
+def test_replacing_an_upload_by_a_version_over_the_budget_is_refused_and_keeps_the_previous_one(app_url, tmp_path,
+                                                                                               monkeypatch):
+    from gradio_client import Client, handle_file
+
+    from pipeline import limits
+    from pipeline.ingest.budgets import text_cost
+
+    stem = f"ferry-{uuid.uuid4().hex[:6]}"
+    small, large = tmp_path / f"{stem}.md", tmp_path / f"{stem}-2027.md"
+    small.write_text(f"---\nid: {stem}\nversion: v1\n---\n" + "The ferry leaves at nine.\n" * 20)
+    large.write_text(f"---\nid: {stem}\nversion: v2\n---\n" + "The ferry leaves at ten.\n" * 5000)
+    client = Client(app_url, verbose=False)
+    assert _upload(client, small)["added"]
+    monkeypatch.setattr(limits, "SESSION_MEMORY_BYTES", text_cost(small.read_bytes()) * 3)
+    with pytest.raises(Exception, match="one session's uploads may hold"):
+        client.predict(stem, handle_file(str(large)), "", api_name="/replace_document")
+    documents = {d["source_id"]: d for d in client.predict("", api_name="/documents")}
+    assert documents[stem]["version"] == "v1"  # the previous version is kept, whole
+    client.predict(stem, api_name="/delete_document")

@@ -36,3 +36,9 @@ def test_the_spaces_header_and_the_render_blueprint_agree_with_the_project():
     assert service["plan"] == "free" and service["healthCheckPath"] == "/healthz"
     python = next(v["value"] for v in service["envVars"] if v["key"] == "PYTHON_VERSION")
     assert python == (ROOT / ".python-version").read_text().strip()
+    from pipeline.core.settings import VARIABLES, Environment
+
+    settings = {v["key"]: v["value"] for v in service["envVars"] if v["key"].startswith("RAG_")}
+    assert settings and set(settings) <= set(VARIABLES)  # every setting the blueprint makes is one the app reads
+    env = Environment.read({k: str(v) for k, v in settings.items()})
+    assert env.limit("RAG_HOST_MEMORY_MB", 0, minimum=0) == 512  # the free instance: uploads stop short of it

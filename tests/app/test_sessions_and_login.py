@@ -273,3 +273,29 @@ def test_a_session_used_by_another_user_is_refused_inside_the_handlers_too():
     assert requester_groups(Users(), session, "", SimpleNamespace(username="alice")) == ("executives",)
     with pytest.raises(InputError, match="belongs to another user"):
         requester_groups(Users(), session, "", SimpleNamespace(username="bob"))
+
+
+def test_sign_ins_past_those_waiting_are_told_the_server_is_busy(tmp_path, monkeypatch):
+    """Each waiting sign-in holds a request open: past LOGIN_WAITING_MAX the next is answered at once with 429."""
+    import asyncio
+
+    from fastapi import HTTPException
+
+    from pipeline import limits
+    from ui.login import LoginGuard
+
+    users = tmp_path / "users.yaml"
+    add_user(users, "erin", "erin-password-55555", ())
+    guard = LoginGuard(Accounts.from_file(users))
+    monkeypatch.setattr(limits, "LOGIN_WAITING_MAX", 2)
+
+    async def storm():
+        return await asyncio.gather(*(guard.login("erin", "erin-password-55555") for _ in range(3)),
+                                    return_exceptions=True)
+
+    first, second, third = asyncio.run(storm())
+    assert first is True and second is True  # the two waiting were verified, one at a time
+    assert isinstance(third, HTTPException) and third.status_code == 429
+    assert third.detail == "the server is busy with other sign-ins; try again in 5 s"
+    assert third.headers == {"Retry-After": "5"}
+    assert guard.most_verifying == 1

@@ -109,3 +109,53 @@ def test_the_registrations_say_what_a_worker_parses_and_draws():
     with PARSERS.registered("text-elsewhere", TextParser):  # a type registered without the trait: in-process
         assert not runs_in_worker("text-elsewhere")
     assert not runs_in_worker("unknown") and not draws_in_worker("text")
+
+
+def _gone(pid: int, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                if handle.read().rsplit(")", 1)[1].split()[0] == "Z":  # exited, not yet reaped
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.slow  # starts worker processes
+def test_an_idle_worker_leaves_and_the_next_task_starts_a_fresh_one():
+    """A worker holds ~70-100 MiB while it lives: on a 512 MiB host an idle one must give that back."""
+    from pipeline.engine.sandbox import Sandbox
+
+    sandbox = Sandbox(workers=1, idle_s=1)
+    sandbox.parse("text", b"A first line for the first worker.\n", "first.md")
+    [pid] = sandbox.workers()
+    assert _gone(pid, within_s=20) and sandbox.workers() == []
+    again = sandbox.parse("text", b"A second worker reads this.\n", "second.md")
+    assert again.pages[0].lines[0].text == "A second worker reads this." and sandbox.started == 2
+    sandbox.close()
+
+
+@pytest.mark.slow  # starts worker processes
+def test_a_worker_still_large_after_its_task_leaves_and_the_kernel_stops_it_before_the_server(monkeypatch):
+    """A worker that stayed large after a big parse would hold that memory until it idled out."""
+    from pipeline.engine.sandbox import Sandbox
+
+    monkeypatch.setenv("RAG_WORKER_RECYCLE_MB", "1")  # every worker is over 1 MiB after a task
+    sandbox = Sandbox(workers=1)
+    sandbox.parse("text", b"Read by a worker that then leaves.\n", "one.md")
+    assert sandbox.workers() == [] and sandbox.started == 1
+    second = sandbox.parse("text", b"Read by a fresh worker.\n", "two.md")
+    assert second.pages[0].lines[0].text == "Read by a fresh worker." and sandbox.started == 2 and sandbox.stopped == 0
+    sandbox.close()
+    monkeypatch.delenv("RAG_WORKER_RECYCLE_MB")
+    kept = Sandbox(workers=1)
+    kept.parse("text", b"Read by a worker that stays.\n", "three.md")
+    [pid] = kept.workers()
+    with open(f"/proc/{pid}/oom_score_adj") as handle:
+        assert handle.read().strip() == "1000"  # under memory pressure the kernel picks the worker
+    with open("/proc/self/oom_score_adj") as handle:
+        assert int(handle.read()) < 1000
+    kept.close()

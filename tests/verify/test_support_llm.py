@@ -225,3 +225,13 @@ def test_the_page_chooses_the_claim_judge_for_its_session(engine, monkeypatch):
                                              "travel", "", 3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid", session)
         assert session.judge == choice and trace["components"]["judge"] == judge_name
         assert len(server.requests) == calls and trace["answer"]["status"] == "answered", trace["explanation"]
+
+
+def test_a_huge_judge_reply_is_cut_off_and_the_learned_judge_decides():
+    """The judge reads its reply through the generator's capped client (issue 24, finding 12): a 3 MB reply is not
+    read past 1 MB, and the claim is decided by the fallback judge with one line saying why."""
+    check, server = _check([ScriptedReply(content="x" * (3 * 2**20))], PARAPHRASE)
+    [judged] = [c for c in check.checks if "llm judge unavailable" in c.detail]
+    assert "is over 1 MB; the limit is 20000 characters (not read further)" in judged.detail
+    assert "\n" not in judged.detail and len(judged.detail) < 1000
+    assert check.verified == learned_judge()(PARAPHRASE, POLICY).supported  # the learned judge's own decision
