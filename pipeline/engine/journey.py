@@ -155,7 +155,7 @@ def _pending_dense(corpus: Corpus, request: Request, settings: Settings) -> tupl
         return (f"dense ranking unavailable: {named}; requested {settings.retrieval}, ranked by BM25 only",
                 settings.model_copy(update={"retrieval": "bm25"}))
     return (f"ranked by BM25 only while their dense vectors are computed ({named}); their BM25 rank stands in for "
-            f"the dense rank in the fusion; every other document ranked {settings.retrieval}"), settings
+            f"the dense rank in the fusion; the other documents are ranked as requested ({settings.retrieval})"), settings
 
 
 def _scoring_models(generator: Generator, judge: SupportJudge) -> dict[str, str]:

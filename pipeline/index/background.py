@@ -257,11 +257,12 @@ def embedding_worker() -> EmbeddingWorker:
     return EmbeddingWorker()
 
 
-def _chunk_keys(documents: Sequence[Document], embedder: Embedder, index: IndexSettings) -> dict[str, dict[str, str]]:
-    """source id → {key: text} of its chunks, in order."""
+def _chunk_keys(documents: Sequence[Document], embedder: Embedder,
+                index: IndexSettings) -> dict[str, list[tuple[str, str]]]:
+    """source id → (key, text) of each of its chunks, in order (two chunks may share a text, hence a key)."""
     chunker = Chunker(index.chunk_window, index.chunk_overlap)
-    return {document.source_id: {vector_key(embedder.name, chunk.search_text): chunk.search_text
-                                 for chunk in chunker(document)} for document in documents}
+    return {document.source_id: [(vector_key(embedder.name, chunk.search_text), chunk.search_text)
+                                 for chunk in chunker(document)] for document in documents}
 
 
 def searchable_corpus(documents: Sequence[Document], embedder: Embedder, store: VectorStore,
@@ -274,17 +275,18 @@ def searchable_corpus(documents: Sequence[Document], embedder: Embedder, store: 
     documents are in `corpus.dense_missing`; nothing dense is computed from them.
     """
     keys = _chunk_keys(documents, embedder, index)
-    known = store.fetch(sorted({k for per in keys.values() for k in per}))
+    known = store.fetch(sorted({key for pairs in keys.values() for key, _ in pairs}))
     jobs: dict[str, EmbeddingJob] = {}
     for document in documents:
-        missing = {k: t for k, t in keys[document.source_id].items() if k not in known}
+        missing = {key: text for key, text in keys[document.source_id] if key not in known}
         if not missing:
             continue
         previous = running.job(document.source_id) if running is not None else None
         if previous is not None and previous.reusable(document, store):
             jobs[document.source_id] = previous
         else:
-            jobs[document.source_id] = EmbeddingJob(document, missing, list(keys[document.source_id]), embedder, store)
+            jobs[document.source_id] = EmbeddingJob(document, missing, [key for key, _ in keys[document.source_id]],
+                                                    embedder, store)
     if not jobs:
         return build_corpus(documents, embedder, store, tokenizer=tokenizer, index_settings=index), None
     corpus = build_corpus(documents, embedder, _KnownOnly(store, embedder.dim), tokenizer=tokenizer,

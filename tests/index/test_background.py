@@ -98,7 +98,7 @@ def test_documents_whose_vectors_are_in_keep_dense_ranking_while_another_embeds(
     assert all(c.dense is None and c.dense_rank is None for c in by_source["ferries"])  # BM25 only
     assert trace.retrieval.selected[0].source_id == "pets"
     note = next(n for n in trace.retrieval.notes if "BM25 only" in n)
-    assert "ferries: waiting to embed" in note and "pets" not in note
+    assert "(ferries: " in note and "pets" not in note
 
     # Fused fairly: a pending chunk's BM25 rank stands in for the dense rank it lacks (it is not counted as last).
     k = trace.settings.rrf_k
