@@ -155,11 +155,17 @@ class Corpus:
                                    _views=BoundedCache(VIEW_CACHE_SIZE), _groups=BoundedCache(GROUPS_CACHE_SIZE))
 
     def with_vectors(self, vectors: np.ndarray, missing: frozenset[str] = frozenset()) -> Corpus:
-        """This corpus with new dense vectors, lacking only those of `missing` (fresh views: they hold the old
-        matrix)."""
+        """This corpus with new dense vectors, lacking only those of `missing`. The views built so far are kept
+        with the new matrix (their BM25 indexes are not rebuilt when a document's vectors come in)."""
+        views = BoundedCache(VIEW_CACHE_SIZE)
+        for readable, view in self._views.items():
+            rows, moved = view.lexical.rows, None
+            if self.dense_search is None:  # as `_build_view` does: the whole matrix, or the readable rows' copy
+                moved = vectors if len(rows) == len(self.chunks) else vectors[rows]
+            views.put(readable, dataclasses.replace(view, lexical=dataclasses.replace(view.lexical, vectors=moved)))
         return dataclasses.replace(self, vectors=vectors, dense_missing=frozenset(missing),
                                    dense_status=self.dense_status if missing else None,
-                                   _views=BoundedCache(VIEW_CACHE_SIZE), _groups=BoundedCache(GROUPS_CACHE_SIZE))
+                                   _views=views, _groups=BoundedCache(GROUPS_CACHE_SIZE))
 
     def dense_pending_rows(self, rows: np.ndarray) -> np.ndarray | None:
         """Per row in `rows`, whether its document's vectors are still missing (None when none are)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 
+import numpy as np
 import pytest
 
 from pipeline import EngineConfig, Request, asking, build_engine, completed, refreshed
@@ -112,6 +113,10 @@ def test_documents_whose_vectors_are_in_keep_dense_ranking_while_another_embeds(
     assert jobs.wait(10)
     ready = refreshed(corpus, store, jobs.ready_sources())
     assert not ready.dense_missing and ready.dense_status is None
+    before, after = corpus.view(()).lexical, ready.view(()).lexical
+    assert after.bm25 is before.bm25  # the BM25 index is kept, the vectors are new
+    rows = [row for row, chunk in enumerate(corpus.chunks) if chunk.source_id == "ferries"]
+    assert not before.vectors[rows].any() and np.allclose(np.linalg.norm(after.vectors[rows], axis=1), 1.0)
     trace = _ask(engine, ready, "How do dogs travel on the ferry?")
     assert all(c.dense is not None for c in trace.retrieval.candidates)
     assert not any("BM25 only" in n for n in trace.retrieval.notes)
