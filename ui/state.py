@@ -255,7 +255,7 @@ class Session:
                 self._jobs = None
 
     def document_status(self, source_id: str) -> str:
-        """parsed / embedding n of m / ready / failed (reason), for one document of this session's collection."""
+        """waiting to embed n chunks / embedding n of m / ready / failed (reason): one document of this session's."""
         jobs = self._jobs
         return "ready" if jobs is None or source_id not in self.uploads else jobs.document_status(source_id)
 
