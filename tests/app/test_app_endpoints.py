@@ -25,7 +25,7 @@ def wait_until_ready(client, source_id: str, seconds: float = 120) -> None:
         status = {d["source_id"]: d["status"] for d in client.predict("", api_name="/documents")}[source_id]
         if status == "ready" or time.time() > deadline:
             break
-        assert status == "parsed" or re.fullmatch(r"embedding \d+ of \d+", status), status
+        assert re.fullmatch(r"waiting to embed \d+ chunks|embedding \d+ of \d+", status), status
         time.sleep(0.5)
     assert status == "ready"
 

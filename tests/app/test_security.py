@@ -440,7 +440,7 @@ def test_session_uploads_stay_out_of_the_shared_vector_store_and_are_embedded_pe
     assert first.embedding_job.state == second.embedding_job.state == "ready"
     keys = [vector_key(sample_corpus.embedder.name, c.text) for c in retrieval_chunks(note)]
     assert engine.vector_store.fetch(keys) == {}  # the shared (Chroma) store never saw the upload
-    assert second.corpus(shared).dense_pending is None and len(second.corpus(shared).chunks) > len(chunks)
+    assert not second.corpus(shared).dense_missing and len(second.corpus(shared).chunks) > len(chunks)
 
 
 def test_sessions_and_received_files_expire_and_the_access_log_hides_session_hashes(shared_samples, tmp_path):

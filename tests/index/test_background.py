@@ -1,4 +1,6 @@
-"""Background embedding (pipeline.background): BM25 answers at once, dense ranking once the vectors are in.
+"""Background embedding per document (pipeline.index.background): BM25 answers at once; every document whose
+vectors are in keeps dense ranking while others are still embedding; each document has its own status and job,
+and a cancelled job stops within one batch.
 
 The embedder is the deterministic test embedder slowed on demand (tests/fakes.py): while paused, the
 background worker's batches wait for a permit, so a question can be asked mid-embedding.
@@ -7,10 +9,13 @@ background worker's batches wait for a permit, so a question can be asked mid-em
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
+import numpy as np
 import pytest
 
-from pipeline import EngineConfig, Request, build_engine, completed
+from pipeline import EngineConfig, Request, asking, build_engine, completed, refreshed
+from pipeline.index.background import JOB_BATCH_SIZE, EmbeddingWorker
 from pipeline.index.stores.memory import MemoryVectorStore
 from tests.fakes import FailingTestEmbedder, GatedTestEmbedder
 
@@ -19,6 +24,9 @@ DAY = dt.date(2026, 9, 14)
 LINES = [f"Rule {n}: the ferry to island {n} leaves from pier {n + 3}. " + "Timetables are posted daily. " * 25
          for n in range(12)]
 TEXT = "---\nid: ferries\ntopic: harbour\n---\n" + "\n".join(LINES) + "\nThe harbour pass costs 42 euros per month.\n"
+PETS = ("---\nid: pets\ntopic: harbour\n---\nDogs travel on the ferry in a crate or on a short lead.\n"
+        "Cats travel in a closed basket on the passenger deck.\n")
+TOLLS = "---\nid: tolls\n---\nThe bridge toll is 7 euros for a car and 2 euros for a bicycle.\n"
 
 
 @pytest.fixture
@@ -33,48 +41,134 @@ def _ask(engine, corpus, question="How much does the harbour pass cost per month
     return engine.ask(corpus, Request(question=question, date=DAY))
 
 
-def test_a_question_mid_embedding_answers_from_bm25_and_says_dense_was_unavailable(gated):
+def _until(test, seconds: float = 10.0) -> bool:
+    event = threading.Event()
+    for _ in range(int(seconds / 0.02)):
+        if test():
+            return True
+        event.wait(0.02)
+    return test()
+
+
+def test_a_question_while_the_only_document_embeds_answers_from_bm25_and_says_dense_was_unavailable(gated):
     engine, embedder = gated
     document = engine.parse(TEXT.encode(), "ferries.md")
     store = MemoryVectorStore()
     embedder.pause()
-    corpus, job = engine.searchable_corpus([document], vector_store=store)
-    assert job is not None and corpus.dense_pending is not None
+    corpus, jobs = engine.searchable_corpus([document], vector_store=store)
+    assert jobs is not None and corpus.dense_missing == {"ferries"}
     chunks = len(corpus.chunks_of("ferries"))
-    assert chunks > 8  # more than one background batch
-    embedder.allow(1)  # one batch of 8
-    for _ in range(200):
-        if job.progress()[0] == 8:
-            break
-        job.wait(0.02)
-    assert job.document_status("ferries") == f"embedding 8 of {chunks}"
+    assert chunks > JOB_BATCH_SIZE  # more than one background batch
+    embedder.allow(1)
+    assert _until(lambda: jobs.progress()[0] == JOB_BATCH_SIZE)
+    assert jobs.document_status("ferries") == f"embedding {JOB_BATCH_SIZE} of {chunks}"
+    assert jobs.status() == f"ferries.md: embedding {JOB_BATCH_SIZE} of {chunks}"
 
     trace = _ask(engine, corpus)
     assert "42 euros" in trace.retrieval.selected[0].text  # BM25 found it
     assert trace.retrieval.rankings == ("bm25",) and trace.settings.retrieval == "bm25"
-    assert trace.retrieval.notes[0].startswith(f"dense ranking unavailable: embedding 8 of {chunks}")
+    assert trace.retrieval.notes[0].startswith(f"dense ranking unavailable: ferries: embedding {JOB_BATCH_SIZE} of")
     assert all(c.dense is None for c in trace.retrieval.candidates)
 
     embedder.resume()
-    assert job.wait(10) and job.status() == "ready" and job.document_status("ferries") == "ready"
+    assert jobs.wait(10) and jobs.status() == "ready" and jobs.document_status("ferries") == "ready"
     ready = completed(corpus, store)
+    assert not ready.dense_missing
     trace = _ask(engine, ready)
     assert trace.retrieval.rankings == ("bm25", "dense") and trace.settings.retrieval == "hybrid"
-    assert not any("dense ranking unavailable" in n for n in trace.retrieval.notes)
+    assert not any("dense" in n for n in trace.retrieval.notes)
     assert all(c.dense is not None for c in trace.retrieval.candidates)
     assert "42 euros" in trace.retrieval.selected[0].text
 
 
-def test_cancelling_a_job_stops_it_within_one_batch(gated):
+def test_documents_whose_vectors_are_in_keep_dense_ranking_while_another_embeds(gated):
+    engine, embedder = gated
+    pets, ferries = engine.parse(PETS.encode(), "pets.md"), engine.parse(TEXT.encode(), "ferries.md")
+    store = MemoryVectorStore()
+    engine.corpus([pets], vector_store=store)  # pets' vectors are stored: only ferries lacks its own
+    embedder.pause()
+    corpus, jobs = engine.searchable_corpus([pets, ferries], vector_store=store)
+    assert set(jobs.jobs) == {"ferries"} and corpus.dense_missing == {"ferries"}
+
+    trace = _ask(engine, corpus, "How do dogs travel on the ferry?")
+    assert trace.settings.retrieval == "hybrid" and trace.retrieval.rankings == ("bm25", "dense")
+    by_source = {}
+    for candidate in trace.retrieval.candidates:
+        by_source.setdefault(candidate.source_id, []).append(candidate)
+    assert all(c.dense is not None and c.dense_rank for c in by_source["pets"])  # ranked by meaning too
+    assert all(c.dense is None and c.dense_rank is None for c in by_source["ferries"])  # BM25 only
+    assert trace.retrieval.selected[0].source_id == "pets"
+    note = next(n for n in trace.retrieval.notes if "BM25 only" in n)
+    assert "(ferries: " in note and "pets" not in note
+
+    # Fused fairly: a pending chunk's BM25 rank stands in for the dense rank it lacks (it is not counted as last).
+    k = trace.settings.rrf_k
+    for candidate in by_source["ferries"]:
+        if candidate.bm25_rank:
+            assert candidate.fused == pytest.approx(2 / (k + candidate.bm25_rank), abs=1e-5)
+    trace = _ask(engine, corpus)
+    assert "42 euros" in trace.retrieval.selected[0].text  # the pending document still answers by its words
+
+    embedder.resume()
+    assert jobs.wait(10)
+    ready = refreshed(corpus, store, jobs.ready_sources())
+    assert not ready.dense_missing and ready.dense_status is None
+    before, after = corpus.view(()).lexical, ready.view(()).lexical
+    assert after.bm25 is before.bm25  # the BM25 index is kept, the vectors are new
+    rows = [row for row, chunk in enumerate(corpus.chunks) if chunk.source_id == "ferries"]
+    assert not before.vectors[rows].any() and np.allclose(np.linalg.norm(after.vectors[rows], axis=1), 1.0)
+    trace = _ask(engine, ready, "How do dogs travel on the ferry?")
+    assert all(c.dense is not None for c in trace.retrieval.candidates)
+    assert not any("BM25 only" in n for n in trace.retrieval.notes)
+
+
+def test_each_document_has_its_own_status_and_cancelling_one_leaves_the_other(gated):
+    engine, embedder = gated
+    ferries, tolls = engine.parse(TEXT.encode(), "ferries.md"), engine.parse(TOLLS.encode(), "tolls.md")
+    embedder.pause()
+    batches = embedder.background_batches
+    worker = EmbeddingWorker()
+    corpus, jobs = engine.searchable_corpus([ferries, tolls], vector_store=MemoryVectorStore(), worker=worker)
+    chunks = len(corpus.chunks_of("ferries"))
+    assert jobs.document_status("tolls") == "waiting to embed 1 chunks"  # behind ferries, counted alone
+    embedder.allow(1)
+    assert _until(lambda: jobs.document_status("ferries") == f"embedding {JOB_BATCH_SIZE} of {chunks}")
+    assert jobs.status() == f"ferries.md: embedding {JOB_BATCH_SIZE} of {chunks}; tolls.md: waiting to embed 1 chunks"
+
+    jobs.cancel("ferries")  # deleted mid-embedding: the rest of its batches never run
+    embedder.resume()
+    assert jobs.wait(10) and worker.idle()
+    assert jobs.job("ferries").state == "cancelled" and jobs.document_status("tolls") == "ready"
+    assert embedder.background_batches - batches <= 3  # ferries' first, at most one more, tolls' one
+    assert jobs.ready_sources() == {"tolls"}
+
+
+def test_a_queued_job_that_is_cancelled_never_runs(gated):
+    engine, embedder = gated
+    ferries, tolls = engine.parse(TEXT.encode(), "ferries.md"), engine.parse(TOLLS.encode(), "tolls.md")
+    embedder.pause()
+    worker = EmbeddingWorker()
+    _, jobs = engine.searchable_corpus([ferries, tolls], vector_store=MemoryVectorStore(), worker=worker)
+    assert [j.source_id for j in worker.active()] == ["ferries", "tolls"]
+    jobs.cancel()
+    assert worker.active() == []  # nothing left that the worker will spend time on
+    batches = embedder.background_batches
+    embedder.resume()
+    assert jobs.wait(10) and worker.idle()
+    assert {j.state for j in jobs.jobs.values()} == {"cancelled"}
+    assert embedder.background_batches - batches <= 1  # at most the batch that was already waiting
+
+
+def test_the_worker_lets_a_question_go_first_between_batches(gated):
     engine, embedder = gated
     document = engine.parse(TEXT.encode(), "ferries.md")
-    embedder.pause()
-    corpus, job = engine.searchable_corpus([document], vector_store=MemoryVectorStore())
-    job.cancel()
-    embedder.resume()
-    assert job.wait(10)
-    assert job.state == "cancelled" and embedder.background_batches <= 1
-    assert corpus.dense_pending is not None  # a cancelled corpus never claims dense vectors
+    worker = EmbeddingWorker()
+    with asking():  # a question is being answered
+        _, jobs = engine.searchable_corpus([document], vector_store=MemoryVectorStore(), worker=worker)
+        assert _until(lambda: jobs.progress()[0] == JOB_BATCH_SIZE)
+        threading.Event().wait(0.5)
+        assert jobs.progress()[0] == JOB_BATCH_SIZE  # it waits after one batch
+    assert jobs.wait(10) and jobs.state == "ready"  # and goes on once the question is answered
 
 
 def test_a_failed_embedding_is_reported_and_bm25_keeps_answering():
@@ -82,20 +176,20 @@ def test_a_failed_embedding_is_reported_and_bm25_keeps_answering():
     engine = build_engine(EngineConfig(vector_store="memory"), embedder=embedder)
     document = engine.parse(TEXT.encode(), "ferries.md")
     embedder.failing = True
-    corpus, job = engine.searchable_corpus([document], vector_store=MemoryVectorStore())
-    assert job.wait(10)
-    assert job.status() == "failed (RuntimeError: the embedding model stopped)"
-    assert job.document_status("ferries").startswith("failed (RuntimeError")
+    corpus, jobs = engine.searchable_corpus([document], vector_store=MemoryVectorStore())
+    assert jobs.wait(10)
+    assert jobs.status() == "ferries.md: failed (RuntimeError: the embedding model stopped)"
+    assert jobs.state == "failed" and jobs.document_status("ferries").startswith("failed (RuntimeError")
     embedder.failing = False  # the model is back for the question (the composer embeds units), the job stays failed
     trace = _ask(engine, corpus)
     assert "42 euros" in trace.retrieval.selected[0].text
-    assert "dense ranking unavailable: failed (RuntimeError" in trace.retrieval.notes[0]
+    assert "dense ranking unavailable: ferries: failed (RuntimeError" in trace.retrieval.notes[0]
 
 
 def test_stored_vectors_need_no_job(logic_engine):
     document = logic_engine.parse(TEXT.encode(), "ferries.md")
     store = MemoryVectorStore()
     logic_engine.corpus([document], vector_store=store)
-    corpus, job = logic_engine.searchable_corpus([document], vector_store=store)
-    assert job is None and corpus.dense_pending is None
+    corpus, jobs = logic_engine.searchable_corpus([document], vector_store=store)
+    assert jobs is None and not corpus.dense_missing
     assert _ask(logic_engine, corpus).retrieval.rankings == ("bm25", "dense")

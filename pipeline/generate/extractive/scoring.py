@@ -28,9 +28,11 @@ def chunk_vector_lookup(corpus) -> Callable[[str], np.ndarray | None]:
     rows = corpus.cache("chunk-rows-by-text", 1).get(
         "rows", lambda: {chunk.text: row for row, chunk in enumerate(corpus.chunks)})
 
+    missing = corpus.dense_missing  # documents still being embedded: their rows are zeros
+
     def lookup(text: str) -> np.ndarray | None:
         row = rows.get(text)
-        return None if row is None else corpus.vectors[row]
+        return None if row is None or corpus.chunks[row].source_id in missing else corpus.vectors[row]
 
     return lookup
 
@@ -46,9 +48,9 @@ class UnitVectors:
 
     @classmethod
     def for_corpus(cls, embedder, corpus) -> UnitVectors:
-        """Kept in `corpus`'s cache, reusing its index-time vectors once every one of them is in (while background
-        embedding runs, the missing rows are zeros)."""
-        reuse = corpus.dense_pending is None and corpus.embedder.name == embedder.name
+        """Kept in `corpus`'s cache, reusing its index-time vectors (not those of a document still being embedded in
+        the background: its rows are zeros)."""
+        reuse = corpus.embedder.name == embedder.name
         return cls(embedder, chunk_vector_lookup(corpus) if reuse else None, corpus.cache(UNIT_CACHE, UNIT_CACHE_SIZE))
 
     def __call__(self, texts: list[str]) -> np.ndarray:
