@@ -124,10 +124,21 @@ class _BlockReader:
         if self._blank(line):
             return
         after_gap, self.gap = self.gap, []
+        if self._known(line):
+            return
         if (self._fence(line) or self._indented(line, after_gap) or self._table_rule(line) or self._underline(line)
                 or self._table_row(line)):
             return
         self._text(line)
+
+    def _known(self, line: PackedLine) -> bool:
+        """A line the parser says is a table's header or body row, or a heading (its font set it apart): its own
+        block, whatever its words look like ("USAGE\tCHAR(1)\tHow it is used" is a row, not a header)."""
+        kind = {"header": "header-row", "row": "data-row", "heading": "heading"}.get(line.role)
+        if kind is None:
+            return False
+        self.blocks.append((kind, [line]))
+        return True
 
     def _blank(self, line: PackedLine) -> bool:
         text = line.text
@@ -356,7 +367,7 @@ class _UnitReader:
         self.open_list = None
 
     def read(self, kind: str, block: list[PackedLine]) -> None:
-        if kind in ("row", "header-row"):
+        if kind in ("row", "header-row", "data-row"):
             self._row(kind, block)
         elif kind == "code":
             self.marked_header = False
@@ -372,6 +383,10 @@ class _UnitReader:
 
     def _row(self, kind: str, block: list[PackedLine]) -> None:
         first = block[0].text
+        if kind == "data-row":  # a row of a table the parser found: its header is the one the parser gave
+            self.units.append(Unit(self.source, block[0].number, block[-1].number, first, kind="row",
+                                   header=block[0].header or self.header))
+            return
         # A Markdown header is marked by its rule; otherwise a row of words is one ("DOCUMENT NO.\tDATE …"),
         # but not inside a Markdown table, whose rows of words and units ("| Power | 2200 W |") are data.
         is_header_row = kind == "header-row" or (is_header(first) and len(block) == 1 and not self.marked_header)
