@@ -32,6 +32,7 @@ from pipeline.core.citations import marker
 from pipeline.core.contracts import PackedLine, PackedSource
 from pipeline.lang.forms import ANAPHOR
 from pipeline.lang.sentences import sentence_spans
+from pipeline.lang.text import LINE_END_HYPHEN
 from pipeline.lang.tokenize import has_cjk, is_cjk_char
 from pipeline.text.footnotes import NOTE_OPENING
 from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns
@@ -69,10 +70,14 @@ citation_marker = marker  # one marker format for every producer (citations.py)
 
 
 def join_lines(quote: str) -> str:
-    """A quote as one answer sentence: lines joined by a space (none between Chinese lines)."""
+    """A quote as one answer sentence: lines joined by a space (none between Chinese lines), a word broken at a line
+    end by a hyphen joined ("ra-" + "dio" → "radio", as the verifier compares it; the quote keeps the source text)."""
     lines = [line.strip() for line in quote.split("\n") if line.strip()]
     joined = lines[0] if lines else ""
     for line in lines[1:]:
+        if LINE_END_HYPHEN.match(f"{joined[-2:]}\n{line[:1]}", 1):
+            joined = f"{joined[:-1]}{line}"
+            continue
         gap = "" if is_cjk_char(joined[-1]) or is_cjk_char(line[0]) else " "
         joined = f"{joined}{gap}{line}"
     return joined

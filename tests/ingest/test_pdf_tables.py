@@ -209,3 +209,20 @@ def test_a_heading_of_the_other_column_stays_out_of_the_sentence(engine, questio
     assert wanted in trace.answer.answer
     for citation in trace.answer.citations:
         assert citation.verified and "3.2 Swift" not in citation.quote
+
+
+def hyphenated() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for index, text in enumerate(["The survey stations send their readings by ra-",
+                                  "dio every hour to the harbour office, which keeps them for a year."]):
+        page.insert_text((72, 100 + 14 * index), text, fontsize=11)
+    return doc.tobytes()
+
+
+def test_a_word_broken_at_a_line_end_is_joined_in_the_answer_and_quoted_exactly(engine):
+    trace = _ask(engine, hyphenated(), "stations.pdf", "How often do the survey stations send their readings by radio?")
+    assert trace.answer.status == "answered", trace.explanation
+    assert "by radio every hour" in trace.answer.answer
+    (citation,) = trace.answer.citations
+    assert citation.verified and "ra-\ndio" in citation.quote and (citation.start_line, citation.end_line) == (1, 2)
