@@ -16,7 +16,7 @@ import re
 
 from pipeline.core.contracts import Chunk, Document, IndexSettings, Line, Page, Span
 from pipeline.lang.tokenize import is_cjk_char
-from pipeline.text.tables import HeadingsAbove
+from pipeline.text.tables import HeadingsAbove, known_header
 
 WINDOW_SIZE = IndexSettings.model_fields["chunk_window"].default
 WINDOW_OVERLAP = IndexSettings.model_fields["chunk_overlap"].default
@@ -202,7 +202,9 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
             for start, end in _windows(page, run, size, overlap):
                 first, last = lines.touching(start, end)
                 text = page.text[start:end]
-                heading = heading_above(index_of[first]) or (continued if first <= body_start else "")
+                known = known_header(page, first) if page.tables else None
+                heading = (known if known is not None else heading_above(index_of[first])) or (
+                    continued if first <= body_start else "")
                 chunks.append(
                     Chunk(
                         chunk_id=f"{document.source_id}#{_page_tag(page.number)}w{start}-{end}",

@@ -16,6 +16,8 @@ import rjieba
 import Stemmer
 from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
 
+from pipeline.lang.text import join_hyphenated
+
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_HAN}]+|\d+(?:[.,]\d+)*|[^\W\d_]+", re.UNICODE)
 HAN_RUN = re.compile(rf"[{_HAN}]+")
@@ -99,7 +101,7 @@ class Tokenizer:
         return [w for w in rjieba.cut(run) if w not in CHINESE_STOPWORDS]
 
     def tokens(self, text: str) -> list[str]:
-        text = unicodedata.normalize("NFKC", text).lower()
+        text = unicodedata.normalize("NFKC", join_hyphenated(text)).lower()  # "ra-\ndio" is the word "radio"
         out: list[str] = []
         for match in _TOKEN.finditer(text):
             token = match.group()

@@ -34,6 +34,22 @@ def is_table_rule(text: str) -> bool:
     return bool(TABLE_RULE.match(text)) and ("|" in text or "+" in text)
 
 
+def known_header(page, number: int) -> str | None:
+    """The column names of the table a parser found line `number` of `page` in (`Page.tables`), one per TAB, a
+    stacked header's rows combined ("Region\t2023 Spring\t2023 Autumn"); "" for one of its header rows or a
+    table without a header; None when the parser found no table there (the header is then told by its words)."""
+    table = page.table_of(number) if page.tables else None
+    if table is None:
+        return None
+    return "\t".join(table.columns) if number in table.rows and table.columns else ""
+
+
+def cells_in_place(text: str) -> list[str]:
+    """A tab-separated line's cells by position, an empty one kept ("\t2022\t2023": the stub column has no
+    name); other lines' fields."""
+    return [part.strip() for part in text.split("\t")] if "\t" in text else fields(text)
+
+
 def fields(text: str) -> list[str]:
     parts = text.split("\t") if "\t" in text else text.strip().strip("|").split("|")
     return [p.strip() for p in parts if p.strip()]
@@ -145,7 +161,7 @@ KEY_TRIM = " *†‡:"
 def _column_names(header: str) -> list[str]:
     """The column names of a header, its first (key) column left out; a group row stacked above it with fewer
     cells ("Pre-Pawn  Redemption … Rentals" over "State  Permit  Handgun …") names columns from its first cell."""
-    rows = [fields(row) for row in header.split("\n")]
+    rows = [cells_in_place(row) for row in header.split("\n")]
     widest = max((len(cells) for cells in rows), default=0)
     return [name.strip(KEY_TRIM) for cells in rows for cell in (cells if len(cells) < widest else cells[1:])
             for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
@@ -244,7 +260,7 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
 
 def widest_header_row(header: str) -> list[str]:
     """The cells of a (stacked) header's widest row: the one that names every column."""
-    return max((fields(line) for line in header.split("\n")), key=len)
+    return max((cells_in_place(line) for line in header.split("\n")), key=len)
 
 
 def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
@@ -254,7 +270,10 @@ def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
     if not row.header or not columns:
         return []
     widest = widest_header_row(row.header)
-    cells = fields(row.quote.split("\n")[0])
+    cells = cells_in_place(row.quote.split("\n")[0])
+    if len(widest) != len(cells):
+        widest = max((fields(line) for line in row.header.split("\n")), key=len)
+        cells = fields(row.quote.split("\n")[0])
     if len(widest) != len(cells):
         return []
     names = [name.strip(KEY_TRIM) for name in widest]

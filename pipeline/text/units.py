@@ -32,6 +32,7 @@ from pipeline.core.citations import marker
 from pipeline.core.contracts import PackedLine, PackedSource
 from pipeline.lang.forms import ANAPHOR
 from pipeline.lang.sentences import sentence_spans
+from pipeline.lang.text import LINE_END_HYPHEN
 from pipeline.lang.tokenize import has_cjk, is_cjk_char
 from pipeline.text.footnotes import NOTE_OPENING
 from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns
@@ -69,10 +70,14 @@ citation_marker = marker  # one marker format for every producer (citations.py)
 
 
 def join_lines(quote: str) -> str:
-    """A quote as one answer sentence: lines joined by a space (none between Chinese lines)."""
+    """A quote as one answer sentence: lines joined by a space (none between Chinese lines), a word broken at a line
+    end by a hyphen joined ("ra-" + "dio" → "radio", as the verifier compares it; the quote keeps the source text)."""
     lines = [line.strip() for line in quote.split("\n") if line.strip()]
     joined = lines[0] if lines else ""
     for line in lines[1:]:
+        if LINE_END_HYPHEN.match(f"{joined[-2:]}\n{line[:1]}", 1):
+            joined = f"{joined[:-1]}{line}"
+            continue
         gap = "" if is_cjk_char(joined[-1]) or is_cjk_char(line[0]) else " "
         joined = f"{joined}{gap}{line}"
     return joined
@@ -124,10 +129,21 @@ class _BlockReader:
         if self._blank(line):
             return
         after_gap, self.gap = self.gap, []
+        if self._known(line):
+            return
         if (self._fence(line) or self._indented(line, after_gap) or self._table_rule(line) or self._underline(line)
                 or self._table_row(line)):
             return
         self._text(line)
+
+    def _known(self, line: PackedLine) -> bool:
+        """A line the parser says is a table's header or body row, or a heading (its font set it apart): its own
+        block, whatever its words look like ("USAGE\tCHAR(1)\tHow it is used" is a row, not a header)."""
+        kind = {"header": "header-row", "row": "data-row", "heading": "heading"}.get(line.role)
+        if kind is None:
+            return False
+        self.blocks.append((kind, [line]))
+        return True
 
     def _blank(self, line: PackedLine) -> bool:
         text = line.text
@@ -356,7 +372,7 @@ class _UnitReader:
         self.open_list = None
 
     def read(self, kind: str, block: list[PackedLine]) -> None:
-        if kind in ("row", "header-row"):
+        if kind in ("row", "header-row", "data-row"):
             self._row(kind, block)
         elif kind == "code":
             self.marked_header = False
@@ -372,6 +388,10 @@ class _UnitReader:
 
     def _row(self, kind: str, block: list[PackedLine]) -> None:
         first = block[0].text
+        if kind == "data-row":  # a row of a table the parser found: its header is the one the parser gave
+            self.units.append(Unit(self.source, block[0].number, block[-1].number, first, kind="row",
+                                   header=block[0].header or self.header))
+            return
         # A Markdown header is marked by its rule; otherwise a row of words is one ("DOCUMENT NO.\tDATE …"),
         # but not inside a Markdown table, whose rows of words and units ("| Power | 2200 W |") are data.
         is_header_row = kind == "header-row" or (is_header(first) and len(block) == 1 and not self.marked_header)

@@ -130,6 +130,17 @@ class Line(Frozen):
     words: WordList = WordBoxes()
 
 
+class PageTable(Frozen):
+    """A table a parser found on a page, by line numbers: its header rows (stacked ones too), its body rows, and
+    one name per column with a stacked header's rows combined ("2023 Spring"; "" for an unnamed stub column).
+    A parser that knows its tables says so here; units then take these header rows as the rows' header (context,
+    never cited) instead of guessing it from the words."""
+
+    header: tuple[int, ...] = ()
+    rows: tuple[int, ...]
+    columns: tuple[str, ...] = ()
+
+
 class Page(Frozen):
     """A text document has one page with `number=None`; a PDF page has a 1-based number."""
 
@@ -139,6 +150,12 @@ class Page(Frozen):
     width: float | None = None
     height: float | None = None
     furniture: tuple[int, ...] = ()  # numbers of running heads/feet and page numbers (layout, never quoted)
+    tables: tuple[PageTable, ...] = ()  # the tables the parser found (none: rows are told by their tabs)
+    headings: tuple[int, ...] = ()  # numbers of lines the parser knows are headings (set apart by their font)
+
+    def table_of(self, number: int) -> PageTable | None:
+        """The table line `number` is a header or body row of, if the parser found one."""
+        return next((t for t in self.tables if number in t.rows or number in t.header), None)
 
 
 class CardSpec(Frozen):

@@ -176,9 +176,7 @@ class LocalExtractive:
         if lookup is None or not _holds_value(question, lookup[0]):
             return None
         row, key, columns = lookup
-        named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
-        if cells := asked_cells(row, columns):
-            named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
+        named = _row_and_column(row, columns)
         unit = asked_unit(question)
         if unit and key.casefold() not in question.casefold():
             return row, f"table lookup: the question asks for {unit[0]}s and only the row {key!r} {named} holds a value in {unit[1]}"
@@ -260,6 +258,8 @@ class LocalExtractive:
         else:
             best = with_antecedent(with_value(with_what_follows(best, question), question), question)
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
+            if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
+                how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
             if best.section and best.section == best.source.continues:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
             # The reader checks what the scorer chose; a unit chosen for its form (a definition of the asked term, the
@@ -282,6 +282,14 @@ class LocalExtractive:
             note=how + (f"; table header: {' '.join(units[0].header.split())}" if units[0].header else ""),
             **fields,
         )
+
+
+def _row_and_column(row, columns: list[str]) -> str:
+    """"and the column 'Data type' (Data type: CHAR(1))": the asked columns of a row, with their cells when certain."""
+    named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
+    if cells := asked_cells(row, columns):
+        named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
+    return named
 
 
 def _holds_value(question: str, unit: Unit) -> bool:

@@ -17,6 +17,11 @@ How a page becomes lines
   3. a region with no cut is a leaf: its atoms are grouped into rows (vertical overlap ≥ half
      the smaller height) and each row is one `Line`, pieces ordered left to right.
   So narrow table cells never become "columns": a table row reads as one line.
+* A ruled table the table finder reads (`pdf_tables`: a trustworthy grid) is one block in that layout,
+  expanded into one line per row, its cells joined by a TAB (an empty cell too), and named on the page
+  (`Page.tables`: its header rows, stacked ones too, its body rows, its combined column names).
+* A short line set apart by a larger font is a heading (`Page.headings`): units never join it to the
+  sentence before it (a right column's "3.2 Swift" after a left column's unfinished sentence).
 * Line text is the words joined by one space, or by a TAB (`CELL_SEPARATOR`) where the gap
   between two words is at least the line's height (table cells, tab stops). Whitespace inside
   a line is thus normalised; every `Word`'s `start`/`end` index its text in `Page.text`
@@ -34,13 +39,14 @@ from typing import Any
 
 import pymupdf
 
-from pipeline.core.contracts import Box, Document, Line, Page, WordBoxes
+from pipeline.core.contracts import Box, Document, Line, Page, PageTable, WordBoxes
 from pipeline.core.errors import InputError
 from pipeline.core.limits import PdfLimits, megabytes
 from pipeline.ingest.document import sha256
 from pipeline.ingest.furniture import running_lines
 from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
 from pipeline.ingest.parsers.pdf_guard import check_page_content
+from pipeline.ingest.parsers.pdf_tables import TableBudget, TableRows, find_tables
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
@@ -48,6 +54,8 @@ TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 CELL_SEPARATOR = "\t"
 _MIN_GUTTER = 5.0  # points: a narrower vertical gap is never a column gutter
 _CELL_GAP = 1.0  # × line height: a wider gap between two words is a cell boundary
+_HEADING_SIZE = 1.15  # × the page's median line size: a line this much larger is a heading (if short)
+_HEADING_WORDS = 12
 
 # Ligatures become their letters; control characters are dropped.
 _CLEAN: dict[int, str | None] = {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA1)]}
@@ -139,10 +147,15 @@ def _short(error: Exception) -> str:
 class _Atom:
     """One MuPDF line: its words [(x0, y0, x1, y1, text)] and their union box."""
 
-    __slots__ = ("x0", "y0", "x1", "y1", "words", "vertical")
+    __slots__ = ("x0", "y0", "x1", "y1", "words", "vertical", "table")
 
-    def __init__(self, words: list[tuple[float, float, float, float, str]]):
+    def __init__(self, words: list[tuple[float, float, float, float, str]], table: TableRows | None = None):
         self.words = words
+        self.table = table  # a ruled table the finder read: laid out as one block, expanded into its rows
+        if table is not None:
+            self.x0, self.y0, self.x1, self.y1 = table.bbox
+            self.vertical = False
+            return
         if len(words) == 1:
             self.x0, self.y0, self.x1, self.y1 = words[0][:4]
         else:
@@ -257,7 +270,8 @@ def _rows(atoms: list[_Atom]) -> list[list[_Atom]]:
     rows: list[list[_Atom]] = []
     top = bottom = 0.0
     for atom in sorted(atoms, key=lambda a: (a.y0 + a.y1, a.x0)):
-        if rows and not atom.vertical and not rows[-1][0].vertical:
+        if (rows and not atom.vertical and not rows[-1][0].vertical and atom.table is None
+                and rows[-1][0].table is None):
             overlap = min(bottom, atom.y1) - max(top, atom.y0)
             if overlap >= 0.5 * min(bottom - top, atom.y1 - atom.y0):
                 rows[-1].append(atom)
@@ -360,17 +374,56 @@ def _maker(cls):
 _make_box, _make_line, _make_page = (_maker(c) for c in (Box, Line, Page))
 
 
+def _with_tables(page: pymupdf.Page, atoms: list[_Atom], budget: TableBudget) -> list[_Atom]:
+    """The atoms with each ruled table the finder read (`pdf_tables`) as one table atom in place of its words."""
+    tables = find_tables(page, [w for atom in atoms for w in atom.words], budget) if atoms else []
+    if not tables:
+        return atoms
+
+    def inside(word) -> bool:
+        x, y = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+        return any(t.bbox[0] - 1 <= x <= t.bbox[2] + 1 and t.bbox[1] - 1 <= y <= t.bbox[3] + 1 for t in tables)
+
+    kept: list[_Atom] = []
+    for atom in atoms:
+        outside = [w for w in atom.words if not inside(w)]
+        if len(outside) == len(atom.words):
+            kept.append(atom)
+        elif outside:
+            kept.append(_Atom(outside))
+    return kept + [_Atom([], table=table) for table in tables]
+
+
 def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]]) -> Page:
-    make_box, make_line = _make_box, _make_line
-    texts: list[str] = []
-    lines: list[Line] = []
-    offset = 0
+    builder = _PageBuilder()
     for row in rows:
+        if row[0].table is not None:
+            builder.add_table(row[0].table)
+        else:
+            builder.add_row(row)
+    return _make_page({"number": number, "text": "\n".join(builder.texts), "lines": tuple(builder.lines),
+                       "width": width, "height": height, "furniture": (), "tables": tuple(builder.tables),
+                       "headings": builder.headings()})
+
+
+class _PageBuilder:
+    """A page's lines, one at a time: exact text, offsets into the page text, word boxes."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.lines: list[Line] = []
+        self.tables: list[PageTable] = []
+        self.offset = 0
+        self.sizes: list[float] = []  # per line of text (not of a table): its words' median height, ~ its font size
+        self.size_lines: list[int] = []
+
+    def add_row(self, row: list[_Atom]) -> None:
+        """A row of atoms: words joined by a space, or by a TAB where the gap is a cell boundary."""
         words = row[0].words if len(row) == 1 else [w for atom in row for w in atom.words]
         gap = _CELL_GAP * max(a.y1 - a.y0 for a in row)
         parts: list[str] = []
         line_words = array("d")  # start, end, x0, y0, x1, y1 per word (contracts.WordBoxes)
-        pos = offset
+        pos = offset = self.offset
         previous = None
         for x0, y0, x1, y1, text in words:
             if previous is not None:
@@ -381,15 +434,67 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
             line_words.extend((pos, end, x0, y0, x1, y1))
             pos = end
             previous = x1
-        text = "".join(parts)
-        box = make_box({"x0": min(a.x0 for a in row), "y0": min(a.y0 for a in row),
-                        "x1": max(a.x1 for a in row), "y1": max(a.y1 for a in row)})
-        lines.append(make_line({"number": len(lines) + 1, "start": offset, "end": pos, "text": text,
-                                "box": box, "words": WordBoxes.packed(line_words)}))
-        texts.append(text)
-        offset = pos + 1
-    return _make_page({"number": number, "text": "\n".join(texts), "lines": tuple(lines),
-                       "width": width, "height": height, "furniture": ()})
+        box = _make_box({"x0": min(a.x0 for a in row), "y0": min(a.y0 for a in row),
+                         "x1": max(a.x1 for a in row), "y1": max(a.y1 for a in row)})
+        self._append("".join(parts), offset, pos, box, line_words)
+        if not row[0].vertical:
+            heights = sorted(w[3] - w[1] for w in words)
+            self.sizes.append(heights[len(heights) // 2])
+            self.size_lines.append(len(self.lines))
+
+    def headings(self) -> tuple[int, ...]:
+        """Lines set apart by a larger font (words ≥ `_HEADING_SIZE` × the page's usual height), short and not
+        ending a sentence: a heading, never part of the sentence before or after it (a right column's "3.2 Swift"
+        after a left column's unfinished sentence)."""
+        if len(self.sizes) < 3:
+            return ()
+        body = sorted(self.sizes)[len(self.sizes) // 2]
+        found = []
+        for number, size in zip(self.size_lines, self.sizes):
+            text = self.texts[number - 1]
+            if (size >= _HEADING_SIZE * body and len(text.split()) <= _HEADING_WORDS and CELL_SEPARATOR not in text
+                    and not text.rstrip().endswith((".", ",", ";", "?", "!"))):
+                found.append(number)
+        return tuple(found)
+
+    def add_table(self, table: TableRows) -> None:
+        """A found table: each row one line, its cells joined by a TAB (an empty cell too, so that cells line up
+        with the columns), a cell's words by a space; the header rows and column names kept on the page."""
+        numbers = []
+        for cells, spans in zip(table.rows, table.spans):
+            pieces: list[tuple[str, list]] = []
+            for index, (first, _) in enumerate(spans):  # a cell spanning columns is one cell
+                if index:
+                    pieces.append((CELL_SEPARATOR, []))
+                for position, word in enumerate(cells[first]):
+                    if position:
+                        pieces.append((" ", []))
+                    pieces.append((word[4], [word]))
+            self._add(pieces)
+            numbers.append(len(self.lines))
+        self.tables.append(PageTable(header=tuple(numbers[:table.header_rows]), rows=tuple(numbers[table.header_rows:]),
+                                     columns=tuple(table.column_names()) if table.header_rows else ()))
+
+    def _add(self, pieces: list[tuple[str, list]]) -> None:
+        """A table row's line from its pieces: (text, [its word]) for a word, (separator, []) between."""
+        line_words = array("d")  # start, end, x0, y0, x1, y1 per word (contracts.WordBoxes)
+        pos = start = self.offset
+        boxes = []
+        for text, words in pieces:
+            if words:
+                x0, y0, x1, y1 = words[0][:4]
+                line_words.extend((pos, pos + len(text), x0, y0, x1, y1))
+                boxes.append(words[0])
+            pos += len(text)
+        box = _make_box({"x0": min(w[0] for w in boxes), "y0": min(w[1] for w in boxes),
+                         "x1": max(w[2] for w in boxes), "y1": max(w[3] for w in boxes)})
+        self._append("".join(piece for piece, _ in pieces), start, pos, box, line_words)
+
+    def _append(self, text: str, start: int, end: int, box: Box, line_words: array) -> None:
+        self.lines.append(_make_line({"number": len(self.lines) + 1, "start": start, "end": end, "text": text,
+                                      "box": box, "words": WordBoxes.packed(line_words)}))
+        self.texts.append(text)
+        self.offset = end + 1
 
 
 def parse_pdf(
@@ -404,6 +509,7 @@ def parse_pdf(
     doc = _open(data, filename, limits)
     pages: list[Page] = []
     content = lines = 0
+    budget = TableBudget()
     try:
         for index in range(doc.page_count):
             number = index + 1
@@ -412,6 +518,8 @@ def parse_pdf(
                 content += check_page_content(doc, page, number, filename, limits.max_page_content,
                                               limits.max_content, content)
                 atoms = _page_atoms(page)
+                if len(atoms) <= limits.max_lines_per_page:
+                    atoms = _with_tables(page, atoms, budget)
             except InputError:
                 raise
             except Exception as error:

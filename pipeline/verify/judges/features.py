@@ -142,7 +142,7 @@ def containing_run(claim_n: str, span: str, units: list[tuple[int, int]]) -> tup
     for length in range(1, len(units) + 1):
         for first in range(len(units) - length + 1):
             run = units[first : first + length]
-            if claim_n in normalized(" ".join(span[s:e] for s, e in run)):
+            if claim_n in normalized("\n".join(span[s:e] for s, e in run)):  # a line break: a hyphenated word joins
                 return tuple(run)
         if length >= 4:  # a claim longer than four pieces is judged by the model
             break
