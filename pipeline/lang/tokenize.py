@@ -79,7 +79,7 @@ english_stem = lru_cache(maxsize=200_000)(Stemmer.Stemmer("english").stemWord)
 # How each script is cut, as the tokenizer's name says it (the trace and the saved BM25 indexes record the name):
 # English words stemmed (Snowball) without bm25s' English stopwords; Han runs segmented by jieba or cut into
 # character bigrams (`IndexSettings.cjk`).
-ENGLISH = "en-snowball+stopwords"
+ENGLISH = "en-snowball+stopwords+joined-hyphens"  # a new name re-keys BM25 indexes saved before
 CHINESE = {"jieba": "zh-jieba", "bigram": "zh-bigram"}
 
 
