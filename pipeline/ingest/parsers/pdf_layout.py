@@ -41,6 +41,8 @@ from pipeline.ingest.document import sha256
 from pipeline.ingest.furniture import running_lines
 from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
 from pipeline.ingest.parsers.pdf_guard import check_page_content
+from pipeline.ingest.parsers.pdf_info import document_info, with_info_title
+from pipeline.ingest.parsers.pdf_ocr import OcrBudget
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
@@ -302,8 +304,8 @@ def _clean(text: str) -> str:
     return _SPACES.sub(" ", text.translate(_CLEAN)).strip()
 
 
-def _page_atoms(page: pymupdf.Page) -> list[_Atom]:
-    raw = page.get_text("words", flags=TEXT_FLAGS)
+def _page_atoms(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[_Atom]:
+    raw = page.get_text("words", flags=TEXT_FLAGS, textpage=textpage)
     if not raw:
         return []
     if _NEEDS_CLEAN.search("".join(w[4] for w in raw)):
@@ -360,7 +362,7 @@ def _maker(cls):
 _make_box, _make_line, _make_page = (_maker(c) for c in (Box, Line, Page))
 
 
-def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]]) -> Page:
+def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]], ocr: bool = False) -> Page:
     make_box, make_line = _make_box, _make_line
     texts: list[str] = []
     lines: list[Line] = []
@@ -389,7 +391,7 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
         texts.append(text)
         offset = pos + 1
     return _make_page({"number": number, "text": "\n".join(texts), "lines": tuple(lines),
-                       "width": width, "height": height, "furniture": ()})
+                       "width": width, "height": height, "furniture": (), "ocr": ocr})
 
 
 def parse_pdf(
@@ -402,6 +404,9 @@ def parse_pdf(
     limits = limits or PdfLimits()
     meta = meta_from_mapping(metadata, default_id=Path(filename).stem, filename=filename)
     doc = _open(data, filename, limits)
+    info = document_info(doc.metadata)
+    meta = with_info_title(meta, info)
+    ocr = OcrBudget()
     pages: list[Page] = []
     content = lines = 0
     try:
@@ -412,6 +417,9 @@ def parse_pdf(
                 content += check_page_content(doc, page, number, filename, limits.max_page_content,
                                               limits.max_content, content)
                 atoms = _page_atoms(page)
+                textpage = None if atoms else ocr.textpage(page, number)  # a scanned page
+                if textpage is not None:
+                    atoms = _page_atoms(page, textpage)
             except InputError:
                 raise
             except Exception as error:
@@ -427,7 +435,7 @@ def parse_pdf(
             if lines > limits.max_lines:
                 raise InputError(filename, f"has more than {limits.max_lines} lines (at page {number}); "
                                            f"the limit is {limits.max_lines} per document")
-            pages.append(_build_page(number, rect.width, rect.height, rows))
+            pages.append(_build_page(number, rect.width, rect.height, rows, ocr=textpage is not None and bool(rows)))
     finally:
         doc.close()
     empty = [p.number for p in pages if not p.lines]
@@ -435,11 +443,12 @@ def parse_pdf(
         raise InputError(
             filename,
             f"has no text layer (page{'s' if len(empty) > 1 else ''} {_page_ranges(empty)}: scanned or image-only); "
-            "OCR is not available offline, so it cannot be indexed — upload a PDF with selectable text",
+            f"{ocr.why_no_text()} — upload a PDF with selectable text",
         )
     pages_tuple = tuple(_make_page({**page.__dict__, "furniture": marks})
                         for page, marks in zip(pages, running_lines(pages)))
     check_cards_against_pages(meta, pages_tuple, filename)
-    return Document(meta=meta, kind="pdf", filename=filename, digest=sha256(data), pages=pages_tuple)
+    return Document(meta=meta, kind="pdf", filename=filename, digest=sha256(data), pages=pages_tuple, info=info,
+                    warnings=ocr.warnings(pages))
 
 
