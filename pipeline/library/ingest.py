@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
 from pipeline.core.interfaces import Progress
 from pipeline.engine.config import Engine
@@ -40,7 +41,8 @@ def ingest(engine: Engine, store_dir: Path, paths: Sequence[Path], progress: Pro
     store = DocumentStore(store_dir)
     stored = {entry["digest"]: source_id for source_id, entry in store.manifest().items()}
     refuse = _refusal(failed)
-    fresh_files, unchanged = {}, []
+    fresh_files: dict[str, tuple[Document, bytes]] = {}
+    unchanged: list[str] = []
     for path in _input_files(paths, engine, refuse):
         data = refuse(_read, path)
         if data is None:
@@ -49,7 +51,8 @@ def ingest(engine: Engine, store_dir: Path, paths: Sequence[Path], progress: Pro
             unchanged.append(stored[sha256(data)])
         elif (document := refuse(parse_path, path, engine.parsers)) is not None:
             fresh_files[document.digest] = (document, data)
-    stored_documents, fresh = store.documents(), []
+    stored_documents = store.documents()
+    fresh: list[Document] = []
     for document, _ in fresh_files.values():
         if refuse(_check_new, store, document, stored_documents + fresh):
             fresh.append(document)
@@ -82,7 +85,7 @@ def _input_files(paths: Sequence[Path], engine: Engine, refuse) -> list[Path]:
     return sorted(set(found), key=found.index)
 
 
-def _check_new(store: DocumentStore, document, earlier: list) -> bool:
+def _check_new(store: DocumentStore, document: Document, earlier: list[Document]) -> bool:
     """Refuse an id the store holds with other bytes, or one a stored or accepted document already has."""
     store.plan([document])
     check_unique_ids([*earlier, document])
