@@ -6,7 +6,7 @@ chooses a component itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pipeline.core.contracts import Document
@@ -14,7 +14,7 @@ from pipeline.core.errors import InputError
 from pipeline.core.interfaces import Progress
 from pipeline.engine.config import Engine
 from pipeline.index.corpus import Corpus
-from pipeline.ingest.document import sha256
+from pipeline.ingest.document import document_warnings, sha256
 from pipeline.ingest.metadata import check_unique_ids
 from pipeline.ingest.paths import iter_input_files, parse_path
 from pipeline.library.store import DocumentStore
@@ -30,13 +30,15 @@ def _store_vectors(engine: Engine, store: DocumentStore):
 
 
 def ingest(engine: Engine, store_dir: Path, paths: Sequence[Path], progress: Progress | None = None,
-           failed: list[str] | None = None) -> tuple[list[str], list[str]]:
+           failed: list[str] | None = None,
+           warn: Callable[[str], None] | None = None) -> tuple[list[str], list[str]]:
     """Add files to a store: (added ids, unchanged ids). A refused file never half-enters the store.
 
     With a `failed` list, a file that is refused (unreadable, unparsable, an id the store or an earlier file of
     this batch holds with other bytes) is one line there ("file: reason") and the rest go on; without it, the
     first refused file raises InputError and nothing is added. A file whose bytes (sha256) are already stored is
-    neither parsed nor embedded again.
+    neither parsed nor embedded again. `warn` hears what a user should know about each added document (a page
+    read by OCR, other tools' front-matter keys).
     """
     store = DocumentStore(store_dir)
     stored = {entry["digest"]: source_id for source_id, entry in store.manifest().items()}
@@ -60,6 +62,9 @@ def ingest(engine: Engine, store_dir: Path, paths: Sequence[Path], progress: Pro
     # failure here leaves, at worst, unused vectors, never a half-visible document.
     engine.corpus(fresh, progress=progress, vector_store=_store_vectors(engine, store))
     store.commit(fresh, {d.digest: fresh_files[d.digest][1] for d in fresh})
+    for document in fresh if warn is not None else ():
+        for warning in document_warnings(document):
+            warn(warning)
     return [d.source_id for d in fresh], unchanged
 
 

@@ -126,6 +126,7 @@ def test_ingest_builds_a_store_that_ask_uses_and_bad_files_are_reported_while_th
     assert "cards:" in reasons[1] and "is not a PDF" in reasons[2] and "duplicate id 'travel-v2'" in reasons[3]
     assert "duplicate id 'd-good'" in reasons[4] and all("\n" not in line for line in reasons)
     assert result.stderr.count("error: ") == len(reasons)
+    assert "warning: " in result.stderr and "f-jekyll.md: front matter key(s) redirect_from are not ours" in result.stderr
 
     for question, source_id in [("How much are the harbour fees?", "d-good"), ("What do pilots pay?", "f-jekyll")]:
         asked = json.loads(run_cli("ask", "--store", str(store), "--question", question, "--date", "2026-09-14").stdout)
