@@ -62,8 +62,8 @@ def ingest(engine: Engine, store_dir: Path, paths: Sequence[Path], progress: Pro
     # failure here leaves, at worst, unused vectors, never a half-visible document.
     engine.corpus(fresh, progress=progress, vector_store=_store_vectors(engine, store))
     store.commit(fresh, {d.digest: fresh_files[d.digest][1] for d in fresh})
-    for document in fresh if warn is not None else ():
-        for warning in document_warnings(document):
+    if warn is not None:
+        for warning in (w for d in fresh for w in document_warnings(d)):
             warn(warning)
     return [d.source_id for d in fresh], unchanged
 
