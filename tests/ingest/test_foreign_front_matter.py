@@ -111,3 +111,22 @@ def test_foreign_values_are_bounded_in_keys_length_and_depth():
 
     shown = document_details_html(parse(f"---\n{markup}---\nBody.\n".encode(), "x.md"))
     assert "<script>" not in shown and html.escape("<script>alert('x')</script>") in shown
+
+
+def test_replacing_a_restricted_document_with_a_page_of_only_foreign_keys_keeps_its_access_and_dates():
+    from pipeline.library.versions import replacement_metadata
+
+    old = parse(b"---\nid: board\nversion: v1\naccess: [executives]\nvalid_from: 2026-01-01\n---\nOld minutes.\n",
+                "board.md")
+    page = jekyll_page("Board minutes", "New minutes.\n").encode()
+    metadata = replacement_metadata(page, "board-v2.md", old, "v2", front_matter=True)
+    replacement = parse(page, "board-v2.md", metadata)
+    assert replacement.meta.access == ("executives",) and replacement.meta.valid_from == dt.date(2026, 1, 1)
+    assert replacement.source_id == "board" and replacement.meta.version == "v2"
+    assert replacement.meta.title == "Board minutes"
+    assert "redirect_from" in dict(replacement.meta.extra)
+    skipped = b"---\nlayout: [unclosed\n---\nNew minutes.\n"  # a block the parser skips is not ours either
+    assert parse(skipped, "b.md", replacement_metadata(skipped, "b.md", old, None, front_matter=True)).meta.access \
+        == ("executives",)
+    ours = b"---\ntopic: board\n---\nA summary.\n"  # a block with our evidence keys decides for itself, as before
+    assert parse(ours, "s.md", replacement_metadata(ours, "s.md", old, None, front_matter=True)).meta.access is None
