@@ -130,3 +130,12 @@ def test_replacing_a_restricted_document_with_a_page_of_only_foreign_keys_keeps_
         == ("executives",)
     ours = b"---\ntopic: board\n---\nA summary.\n"  # a block with our evidence keys decides for itself, as before
     assert parse(ours, "s.md", replacement_metadata(ours, "s.md", old, None, front_matter=True)).meta.access is None
+
+
+def test_an_alias_bomb_under_foreign_keys_is_never_expanded_only_skipped_with_a_warning():
+    from tests.app.test_security import alias_bomb
+
+    document = parse(alias_bomb(9, key="permalink").encode(), "bomb.md")
+    assert document.meta.extra == () and [line.text for line in document.pages[0].lines] == ["The body."]
+    assert len(document.warnings) == 1 and "anchors and aliases" in document.warnings[0]
+    assert len(document.warnings[0]) < 200
