@@ -181,11 +181,16 @@ def _write_highlights(args, corpus, trace) -> None:
 def run_ingest(args) -> int:
     from pipeline.engine.config import build_engine
     from pipeline.index.embed import stderr_progress
+    from pipeline.ingest.paths import stderr_warning
     from pipeline.library.ingest import ingest
 
-    added, unchanged = ingest(build_engine(), args.store, args.paths, progress=stderr_progress)
-    print(json.dumps({"store": str(args.store), "added": added, "unchanged": unchanged}))
-    return 0
+    failed: list[str] = []  # one bad file never stops the others: each is one line, and the exit status is 1
+    added, unchanged = ingest(build_engine(), args.store, args.paths, progress=stderr_progress, failed=failed,
+                              warn=stderr_warning)
+    for line in failed:
+        print(f"error: {line}", file=sys.stderr)
+    print(json.dumps({"store": str(args.store), "added": added, "unchanged": unchanged, "failed": failed}))
+    return 1 if failed else 0
 
 
 def run_schema(args) -> int:

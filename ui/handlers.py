@@ -40,6 +40,7 @@ from .accounts import parse_groups, requester_groups
 from .demos import run_demo
 from .memory import release_free_memory
 from .received import forget_file, received_file
+from .source import document_details
 from .state import (
     MAX_FILE_BYTES,
     MAX_FILES_PER_UPLOAD,
@@ -238,7 +239,7 @@ def do_documents(shared: Shared, groups, session, request: gr.Request = None):
              "authority": d.meta.authority, "valid_from": str(d.meta.valid_from or "") or None,
              "valid_to": str(d.meta.valid_to or "") or None, "kind": d.kind, "filename": panels.label(d),
              "origin": "uploaded" if d.source_id in uploaded else ("library" if d.source_id in library else "sample"),
-             "status": session.document_status(d.source_id)}
+             "status": session.document_status(d.source_id), "details": document_details(d)}
             for d in session.readable(shared, parse_groups(groups))], session
 
 

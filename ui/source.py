@@ -4,6 +4,7 @@ text document with the cited lines marked (both from `pipeline.render`)."""
 from __future__ import annotations
 
 import io
+import html
 from collections.abc import Callable
 
 from pipeline import (Citation, Document, InputError, Trace, draws_pages, highlight_for, render_page_in_worker,
@@ -80,3 +81,28 @@ def _support_note(citation: Citation) -> str:
     lines = ", ".join(str(s.start_line) if s.start_line == s.end_line else f"{s.start_line}-{s.end_line}"
                       for s in citation.support)
     return f"; the supporting sentence (line {lines}) is framed and underlined"
+
+
+def document_details(document: Document) -> list[str]:
+    """What a document says about itself beyond our metadata, one plain line each: a PDF's own title, author and
+    dates, the pages read by OCR, and other tools' front-matter keys (shown, never used for access or validity)."""
+    lines = []
+    if document.info is not None:
+        info = document.info.model_dump(exclude_none=True)
+        if info:
+            lines.append("Document info: " + "; ".join(f"{key} {value}" for key, value in info.items()))
+    ocr = [page.number for page in document.pages if page.ocr and page.number is not None]
+    if ocr:
+        listed = ", ".join(str(n) for n in ocr[:20]) + (" …" if len(ocr) > 20 else "")
+        lines.append(f"Page(s) {listed} were read by OCR from a scanned image: a quote may differ from the print.")
+    if document.meta.extra:
+        lines.append("Other metadata (not used for access or dates): "
+                     + "; ".join(f"{key}: {value}" for key, value in document.meta.extra))
+    return lines
+
+
+def document_details_html(document: Document | None) -> str:
+    """`document_details` as escaped HTML paragraphs (the values are the file's, never markup)."""
+    if document is None:
+        return ""
+    return "".join(f"<p class='rag-note rag-details'>{html.escape(line)}</p>" for line in document_details(document))

@@ -16,7 +16,7 @@ from pipeline import MAX_THUMBNAIL_PIXELS, InputError, draws_pages, render_pages
 from . import panels
 from .conflict import conflict_html
 from .handlers import guarded, session_of
-from .source import citation_choices, citations_of, source_view
+from .source import citation_choices, citations_of, document_details_html, source_view
 from .state import Session, Shared
 
 THUMBNAIL_MIN_PAGES = 4
@@ -106,7 +106,7 @@ def view(shared: Shared, session: Session):
         position.thumbs_of = key
     return (gr.Image(value=image, visible=image is not None),
             gr.HTML(value=body or "", visible=body is not None),
-            f"<p class='rag-note' id='source-note'>{panels._e(note)}</p>",
+            f"<p class='rag-note' id='source-note'>{panels._e(note)}</p>{document_details_html(document)}",
             gr.Number(value=position.page if paged else None, visible=paged,
                       maximum=len(document.pages) if paged else None),
             thumbs,

@@ -52,6 +52,7 @@ VARIABLES = {
     "RAG_WORKERS": "worker processes that parse uploads and draw PDF pages (default 2)",
     "RAG_WORKER_MEMORY_MB": "a worker's address space in MiB (default 384)",
     "RAG_WORKER_CPU_S": "CPU seconds a worker may spend on one task (default 30)",
+    "RAG_MAX_OCR_PAGES": "scanned PDF pages read by OCR per document when Tesseract is installed (default 20; 0: none)",
     "RAG_WORKER_WALL_S": "wall-clock seconds a worker may take for one task (default 120)",
     "RAG_WORKER_IDLE_S": "seconds an idle worker waits before it exits (default 120)",
     "RAG_WORKER_RECYCLE_MB": "a worker still this resident after a task leaves, in MiB (default 160)",

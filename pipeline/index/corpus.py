@@ -83,7 +83,9 @@ def document_record(document: Document) -> DocumentRecord:
         source_id=meta.source_id, version=meta.version, filename=Path(document.filename).name,
         kind=document.kind, digest=document.digest, valid_from=meta.valid_from, valid_to=meta.valid_to,
         updated=meta.updated, topic=meta.topic, authority=meta.authority, license=meta.license,
-        uri=meta.uri, restricted=meta.access is not None,
+        uri=meta.uri, restricted=meta.access is not None, extra=dict(meta.extra),
+        info=document.info.model_dump(exclude_none=True) if document.info else {},
+        ocr_pages=[page.number for page in document.pages if page.ocr and page.number is not None],
     )
 
 

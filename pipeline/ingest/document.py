@@ -4,7 +4,7 @@ an accepted document."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,30 +30,34 @@ def split_lines(body: str) -> tuple[Line, ...]:
 
 
 def text_document(body: str, data: bytes, filename: str, kind: str,
-                  metadata: Mapping[str, Any] | None = None) -> Document:
+                  metadata: Mapping[str, Any] | None = None, warnings: Sequence[str] = ()) -> Document:
     """A Document of one page of exact lines (`body`, as the reader will see it) with validated `metadata`: what a
-    parser of a text-like file type returns. `data` is the file's bytes (its digest), `kind` the parser's name."""
+    parser of a text-like file type returns. `data` is the file's bytes (its digest), `kind` the parser's name,
+    `warnings` what the parser read past."""
     if not body.strip():
         raise InputError(filename, "the document body is empty")
     meta = meta_from_mapping(metadata, default_id=Path(filename).stem, filename=filename)
     lines = split_lines(body)
     pages = (Page(number=None, text=body, lines=lines, furniture=running_lines_of_text(lines) if "\f" in body else ()),)
     check_cards_against_pages(meta, pages, filename)
-    return Document(meta=meta, kind=kind, filename=filename, digest=sha256(data), pages=pages)
+    return Document(meta=meta, kind=kind, filename=filename, digest=sha256(data), pages=pages,
+                    warnings=tuple(warnings))
 
 
 def document_warnings(document: Document) -> list[str]:
-    """What a user should know about a document that was accepted (not errors)."""
-    if not document.paged:
-        return []
-    empty = pages_without_text(document)
+    """What a user should know about a document that was accepted (not errors), one line each."""
+    name = Path(document.filename).name
+    warnings = [f"{name}: {warning}" for warning in document.warnings]
+    if document.meta.extra:
+        keys = ", ".join(key for key, _ in document.meta.extra[:8]) + (" …" if len(document.meta.extra) > 8 else "")
+        warnings.append(f"{name}: front matter key(s) {keys} are not ours: kept as extra metadata (shown, never "
+                        "used for access or validity)")
+    empty = pages_without_text(document) if document.paged else []
     if empty:
         listed = ", ".join(str(n) for n in empty[:20]) + (" …" if len(empty) > 20 else "")
-        return [
-            f"{Path(document.filename).name}: page(s) {listed} have no text layer (scanned or image-only); "
-            "they cannot be searched or cited"
-        ]
-    return []
+        warnings.append(f"{name}: page(s) {listed} have no text layer (scanned or image-only); "
+                        "they cannot be searched or cited")
+    return warnings
 
 
 def pages_without_text(document: Document) -> list[int]:

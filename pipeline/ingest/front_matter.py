@@ -41,16 +41,43 @@ class _FrontMatterLoader(_StringDatesLoader):
         return super().compose_node(parent, index)
 
 
-def split_front_matter(text: str, filename: str) -> tuple[dict[str, Any], str]:
-    """Return (front matter mapping, body). The body starts right after the closing `---`."""
+# The keys a malformed block may not carry: skipping such a block could make a restricted document public or an
+# expired one current, so it is refused instead (the descriptive keys title, license, uri, lang are only shown).
+EVIDENCE_KEYS = ("id", "version", "topic", "authority", "valid_from", "valid_to", "updated", "access", "cards")
+_EVIDENCE_KEY_LINE = re.compile(rf"^[ \t-]*[\"']?(?:{'|'.join(EVIDENCE_KEYS)})[\"']?[ \t]*:", re.MULTILINE)
+
+
+def split_front_matter(text: str, filename: str, warnings: list[str] | None = None) -> tuple[dict[str, Any], str]:
+    """Return (front matter mapping, body). The body starts right after the closing `---`.
+
+    With a `warnings` list, a block that cannot be read (no closing line, too long, invalid YAML, not key: value
+    pairs) is one warning there and an empty mapping, unless it names one of our evidence keys (then it is refused
+    as without the list). The body still starts after the block's closing line, so a block's lines never become
+    body lines: fixing the YAML later does not renumber what was cited.
+    """
     if not text.startswith("---"):
         return {}, text
     match = _FRONT_MATTER.match(text)
     if not match:
-        raise InputError(filename, "front matter: opening '---' has no closing '---' line")
+        _tolerated(text[:MAX_FRONT_MATTER_CHARS], filename, "front matter: opening '---' has no closing '---' line",
+                   warnings, "the file starts with '---' but no closing '---' line follows; read it all as text")
+        return {}, text
     source = match.group(1) or ""
-    if len(source) > MAX_FRONT_MATTER_CHARS:
-        raise InputError(filename, f"front matter is {len(source)} characters; the limit is {MAX_FRONT_MATTER_CHARS}")
+    body = text[match.end():]
+    try:
+        if len(source) > MAX_FRONT_MATTER_CHARS:
+            raise InputError(filename, f"front matter is {len(source)} characters; the limit is {MAX_FRONT_MATTER_CHARS}")
+        loaded = _load_yaml(source, filename)
+        if not isinstance(loaded, Mapping):
+            raise InputError(filename, "front matter: expected key: value pairs")
+    except InputError as error:
+        _tolerated(source, filename, error.problem, warnings,
+                   f"{error.problem}; the block was skipped, the text after it read")
+        return {}, body
+    return dict(loaded), body
+
+
+def _load_yaml(source: str, filename: str) -> Any:
     try:
         loaded = yaml.load(source, Loader=_FrontMatterLoader)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as error:
@@ -58,11 +85,17 @@ def split_front_matter(text: str, filename: str) -> tuple[dict[str, Any], str]:
         where = f" at front-matter line {mark.line + 2}" if mark else ""
         problem = (getattr(error, "problem", None) or str(error).splitlines()[0])[:120]
         raise InputError(filename, f"front matter: invalid YAML{where}: {problem}") from None
-    if loaded is None:
-        loaded = {}
-    if not isinstance(loaded, Mapping):
-        raise InputError(filename, "front matter: expected key: value pairs")
-    return dict(loaded), text[match.end():]
+    except RecursionError:  # "[[[[…" thousands deep: PyYAML composes recursively
+        raise InputError(filename, "front matter: invalid YAML: nested too deeply") from None
+    return {} if loaded is None else loaded
+
+
+def _tolerated(block: str, filename: str, refusal: str, warnings: list[str] | None, warning: str) -> None:
+    """Record `warning`, or raise `refusal` when there is no list to record it in or the block names an evidence
+    key."""
+    if warnings is None or _EVIDENCE_KEY_LINE.search(block):
+        raise InputError(filename, refusal)
+    warnings.append(warning)
 
 
 def decode_text(data: bytes, filename: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +18,12 @@ KNOWN_KEYS = {
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SOURCE_ID = re.compile(r"^[\w.\-]{1,128}$", re.UNICODE)
 _LINE_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
+# Foreign keys are kept as bounded text: a block is at most 16 KiB, but shown per document on every page view.
+MAX_EXTRA_KEYS = 24
+MAX_EXTRA_KEY_CHARS = 64
+MAX_EXTRA_VALUE_CHARS = 240
+MAX_EXTRA_DEPTH = 3
+MAX_EXTRA_ITEMS = 12
 
 
 def parse_date(value: Any, key: str, filename: str) -> dt.date | None:
@@ -92,10 +99,7 @@ def _cards(value: Any, filename: str) -> tuple[CardSpec, ...]:
 def meta_from_mapping(mapping: Mapping[str, Any] | None, default_id: str, filename: str) -> DocumentMeta:
     """Validate front matter (or sidecar/upload metadata) and return the document's metadata."""
     mapping = dict(mapping or {})
-    unknown = sorted(str(key) for key in set(mapping) - KNOWN_KEYS)
-    if unknown:
-        listed = ", ".join(shown(key, 30).strip("'") for key in unknown[:5]) + (" …" if len(unknown) > 5 else "")
-        raise InputError(filename, f"front matter: unknown key(s) {listed}")
+    extra = extra_metadata({key: value for key, value in mapping.items() if key not in KNOWN_KEYS})
     source_id = _text(mapping.get("id"), "id", filename) or default_id
     if not _SOURCE_ID.match(source_id):
         raise InputError(filename, f"id: {shown(source_id)} may only hold letters, digits, '.', '_' and '-'")
@@ -113,10 +117,49 @@ def meta_from_mapping(mapping: Mapping[str, Any] | None, default_id: str, filena
         title=_text(mapping.get("title"), "title", filename),
         access=_access(mapping.get("access"), filename),
         cards=_cards(mapping.get("cards"), filename),
+        extra=extra,
     )
     if meta.valid_from and meta.valid_to and meta.valid_to < meta.valid_from:
         raise InputError(filename, f"valid_to {meta.valid_to} is before valid_from {meta.valid_from}")
     return meta
+
+
+def extra_metadata(foreign: Mapping[Any, Any]) -> tuple[tuple[str, str], ...]:
+    """Keys other tools write (Jekyll's redirect_from, versions) with their values as bounded one-line text, in
+    the block's order: at most MAX_EXTRA_KEYS keys, names cut to MAX_EXTRA_KEY_CHARS, values to
+    MAX_EXTRA_VALUE_CHARS, nesting below MAX_EXTRA_DEPTH shown as "…"."""
+    pairs = []
+    for key, value in list(foreign.items())[:MAX_EXTRA_KEYS]:
+        name = _one_line(str(key), MAX_EXTRA_KEY_CHARS)
+        shown_value = value if isinstance(value, str) else json.dumps(_bounded(value, MAX_EXTRA_DEPTH),
+                                                                       ensure_ascii=False, default=str)
+        pairs.append((name, _one_line(shown_value, MAX_EXTRA_VALUE_CHARS)))
+    if len(foreign) > MAX_EXTRA_KEYS:
+        pairs.append(("…", f"{len(foreign) - MAX_EXTRA_KEYS} more key(s) not kept"))
+    return tuple(pairs)
+
+
+def _bounded(value: Any, depth: int) -> Any:
+    """`value` with containers cut to MAX_EXTRA_ITEMS items and `depth` levels (JSON-ready)."""
+    if isinstance(value, Mapping):
+        if depth <= 0:
+            return "…"
+        items = list(value.items())
+        kept = {str(k)[:MAX_EXTRA_KEY_CHARS]: _bounded(v, depth - 1) for k, v in items[:MAX_EXTRA_ITEMS]}
+        return kept | ({"…": f"{len(items) - MAX_EXTRA_ITEMS} more"} if len(items) > MAX_EXTRA_ITEMS else {})
+    if isinstance(value, (list, tuple, set)):
+        if depth <= 0:
+            return "…"
+        items = list(value)
+        return [_bounded(v, depth - 1) for v in items[:MAX_EXTRA_ITEMS]] + (["…"] if len(items) > MAX_EXTRA_ITEMS else [])
+    if isinstance(value, str):
+        return value[:MAX_EXTRA_VALUE_CHARS]
+    return value if isinstance(value, (int, float, bool)) or value is None else str(value)[:MAX_EXTRA_VALUE_CHARS]
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def check_cards_against_pages(meta: DocumentMeta, pages: tuple[Page, ...], filename: str) -> None:

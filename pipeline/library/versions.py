@@ -21,7 +21,7 @@ from pipeline.core.contracts import Document, IndexSettings
 from pipeline.core.errors import InputError, shown
 from pipeline.index.chunk import Chunker
 from pipeline.index.embed import vector_key
-from pipeline.ingest.front_matter import decode_text, split_front_matter
+from pipeline.ingest.front_matter import EVIDENCE_KEYS, decode_text, split_front_matter
 
 INHERITED = ("topic", "authority", "valid_from", "valid_to", "updated", "license", "uri", "lang", "access")
 
@@ -36,8 +36,11 @@ def replacement_metadata(data: bytes, name: str, old: Document, version: str | N
     no front matter). `front_matter`: whether a file of this type may carry its own (`Engine.takes_front_matter`).
     Raises InputError when the file's own front matter names another id."""
     version = (version or "").strip() or None
-    if front_matter and opens_with_front_matter(data):
-        own, _ = split_front_matter(decode_text(data, name), name)
+    # A block that names none of our evidence keys (only a title, other tools' keys like Jekyll's, or one the parser
+    # skips) inherits as a file without front matter does: replacing a restricted document with it keeps it restricted.
+    own, _ = split_front_matter(decode_text(data, name), name, []) if front_matter and opens_with_front_matter(data) \
+        else ({}, "")
+    if {str(key) for key in own} & set(EVIDENCE_KEYS):
         named = own.get("id")
         if named not in (None, "") and str(named).strip() != old.source_id:
             raise InputError(name, f"its front matter says id {shown(str(named))}, but it replaces "

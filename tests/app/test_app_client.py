@@ -181,6 +181,37 @@ def test_upload_errors_are_reported_per_file_and_metadata_applies(client, tmp_pa
         client.predict([], "", "", "", "", "", api_name="/upload")
 
 
+def test_one_bad_file_never_stops_an_upload_and_foreign_front_matter_is_read_and_shown_escaped(client, tmp_path):
+    files = {
+        "a-restricted.md": "---\naccess: [executives\n---\nThe board meets on Fridays.\n",  # refused, never public
+        "b-empty.txt": "   \n",
+        "c-terms.md": ("---\ntitle: Kayak Club Terms\nredirect_from:\n  - /old-terms\n"
+                       "versions: {fpt: '*', note: \"<img src=x onerror=alert(1)>\"}\n---\n"
+                       "Members must wear a life jacket on every kayak trip.\n"),
+        "d-odd.md": "---\nlayout: [unclosed\n---\nThe kayak shed opens at 7 in the morning.\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    report = upload(client, *(tmp_path / name for name in files))
+    assert [line.split(":")[0] for line in report["errors"]] == ["a-restricted.md", "b-empty.txt"]
+    assert "front matter: invalid YAML" in report["errors"][0] and "body is empty" in report["errors"][1]
+    added = {item["source_id"]: item for item in report["added"]}
+    assert set(added) == {"c-terms", "d-odd"}
+    assert any("redirect_from, versions" in w for w in added["c-terms"]["warnings"])
+    assert any("the block was skipped" in w for w in added["d-odd"]["warnings"])
+
+    trace = ask(client, "What must members wear on a kayak trip?", topic="")
+    assert trace["answer"]["status"] == "answered"
+    assert trace["answer"]["citations"][0]["source_id"] == "c-terms"
+    record = next(d for d in trace["documents"] if d["source_id"] == "c-terms")
+    assert "/old-terms" in record["extra"]["redirect_from"]
+    html = panels(client)
+    assert "Other metadata (not used for access or dates): redirect_from" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img src=x" not in html
+    documents = client.predict("", api_name="/documents")
+    assert any("redirect_from" in line for d in documents if d["source_id"] == "c-terms" for line in d["details"])
+
+
 def test_evaluation_tab_renders_reports_or_says_not_yet_measured(tmp_path):
     from ui import evaluation
 

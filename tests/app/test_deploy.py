@@ -34,11 +34,26 @@ def test_the_spaces_header_and_the_render_blueprint_agree_with_the_project():
     blueprint = yaml.safe_load((ROOT / "render.yaml").read_text())
     service = blueprint["services"][0]
     assert service["plan"] == "free" and service["healthCheckPath"] == "/healthz"
-    python = next(v["value"] for v in service["envVars"] if v["key"] == "PYTHON_VERSION")
-    assert python == (ROOT / ".python-version").read_text().strip()
+    assert service["runtime"] == "docker" and (ROOT / service["dockerfilePath"]).is_file()
     from pipeline.core.settings import VARIABLES, Environment
 
     settings = {v["key"]: v["value"] for v in service["envVars"] if v["key"].startswith("RAG_")}
     assert settings and set(settings) <= set(VARIABLES)  # every setting the blueprint makes is one the app reads
     env = Environment.read({k: str(v) for k, v in settings.items()})
     assert env.limit("RAG_HOST_MEMORY_MB", 0, minimum=0) == 512  # the free instance: uploads stop short of it
+
+
+def test_the_deploy_image_and_the_spaces_packages_install_tesseract_and_the_locked_environment():
+    """Render builds the Dockerfile, Spaces installs packages.txt: both get OCR's Tesseract with its two
+    languages, the pinned Python and the locked dependencies, and start app.py (which binds $PORT)."""
+    dockerfile = (ROOT / "Dockerfile").read_text("utf-8")
+    python = (ROOT / ".python-version").read_text().strip()
+    assert f"FROM python:{python}-slim" in dockerfile
+    ocr_packages = {"tesseract-ocr", "tesseract-ocr-eng", "tesseract-ocr-chi-sim"}
+    assert ocr_packages <= set(dockerfile.split())
+    assert "uv sync --frozen --no-dev" in dockerfile and '"python", "app.py"]' in dockerfile
+    assert ocr_packages == set((ROOT / "packages.txt").read_text().split())
+    ci = (ROOT / ".ci" / "run").read_text("utf-8")
+    assert ocr_packages <= set(ci.split()) and "REQUIRE_OCR=1" in ci
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert ".venv" in ignored and ".git" in ignored

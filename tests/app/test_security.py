@@ -156,11 +156,17 @@ def test_user_values_in_error_messages_are_truncated():
     from pipeline.core.errors import InputError
     from pipeline.ingest.parsers import parse
 
+    from pipeline.ingest.document import document_warnings
+
     long_value = "x" * 5000
-    for front_matter in (f"valid_from: {long_value}", f"{long_value[:900]}: 1", f"id: {long_value}"):
+    for front_matter in (f"valid_from: {long_value}", f"id: {long_value}"):
         with pytest.raises(InputError) as caught:
             parse(f"---\n{front_matter}\n---\nbody\n".encode(), "long.md")
         assert len(str(caught.value)) < 200 and "…" in str(caught.value)
+    kept = parse(f"---\n{long_value[:900]}: 1\n---\nbody\n".encode(), "long.md")  # another tool's key: kept, cut
+    [(key, value)] = kept.meta.extra
+    assert len(key) <= 64 and key.endswith("…") and value == "1"
+    assert all(len(warning) < 200 for warning in document_warnings(kept))
 
 
 def test_front_matter_size_is_bounded():

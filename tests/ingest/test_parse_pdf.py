@@ -247,10 +247,17 @@ def _image_page(doc: pymupdf.Document) -> None:
     page.draw_rect(pymupdf.Rect(50, 400, 200, 500), color=(0, 0, 0), fill=(0.5, 0.5, 0.5))
 
 
-def test_scanned_pdf_without_text_layer_is_refused():
+def test_scanned_pdf_without_text_layer_is_refused(monkeypatch):
+    from pipeline.ingest.parsers import pdf_ocr
+
     doc = pymupdf.open()
     _image_page(doc)
     _image_page(doc)
+    if pdf_ocr.ocr_languages()[0] is not None:  # Tesseract reads the grey squares and finds nothing
+        with pytest.raises(InputError, match=r"has no text layer \(pages 1-2: scanned or image-only\); "
+                                             r"OCR found no text in it either"):
+            parse_pdf(doc.tobytes(), "scan.pdf")
+    monkeypatch.setattr(pdf_ocr, "ocr_languages", lambda: (None, ""))  # as on a host without Tesseract
     with pytest.raises(InputError, match=r"has no text layer \(pages 1-2: scanned or image-only\); "
                                          r"OCR is not available offline"):
         parse_pdf(doc.tobytes(), "scan.pdf")

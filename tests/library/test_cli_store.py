@@ -99,31 +99,41 @@ def test_bad_proposal_file_exits_2(tmp_path):
     assert result.returncode == 2 and "not a valid proposal: citations.0.start_line" in result.stderr
 
 
-def test_ingest_builds_a_store_that_ask_uses_and_bad_files_leave_it_intact(tmp_path):
+def test_ingest_builds_a_store_that_ask_uses_and_bad_files_are_reported_while_the_rest_go_in(tmp_path):
     store = tmp_path / "store"
     first = run_cli("ingest", "--store", str(store), str(CORPUS))
     assert first.returncode == 0, first.stderr
     added = json.loads(first.stdout)["added"]
     assert "travel-v2" in added and "tt-2025" in added
-    manifest_before = (store / "manifest.json").read_bytes()
     again = json.loads(run_cli("ingest", "--store", str(store), str(CORPUS / "travel-v2.md")).stdout)
-    assert again == {"store": str(store), "added": [], "unchanged": ["travel-v2"]}
+    assert again == {"store": str(store), "added": [], "unchanged": ["travel-v2"], "failed": []}
 
-    bad = tmp_path / "bad"
-    bad.mkdir()
-    (bad / "good.md").write_text("A good new document about harbour fees of 5 euros.\n")
-    (bad / "broken.md").write_text("---\ncards: 3\n---\nbody\n")
-    failed = run_cli("ingest", "--store", str(store), str(bad))
-    assert failed.returncode == 2 and "broken.md: cards:" in failed.stderr
-    clash = tmp_path / "clash"
-    clash.mkdir()
-    (clash / "travel-v2.md").write_text("---\nid: travel-v2\n---\nA different text.\n")
-    assert "duplicate id 'travel-v2'" in run_cli("ingest", "--store", str(store), str(clash)).stderr
-    assert (store / "manifest.json").read_bytes() == manifest_before  # nothing lost, nothing half-added
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "a-broken.md").write_text("---\ncards: 3\n---\nbody\n")
+    (mixed / "b-fake.pdf").write_text("just text")
+    (mixed / "c-travel-v2.md").write_text("---\nid: travel-v2\n---\nA different text under a stored id.\n")
+    (mixed / "d-good.md").write_text("A good new document about harbour fees of 5 euros.\n")
+    (mixed / "e-twin.md").write_text("---\nid: d-good\n---\nAnother text under the id d-good.md just took.\n")
+    (mixed / "f-jekyll.md").write_text("---\ntitle: Terms\nredirect_from: [/tos]\n---\nPilots pay 9 euros.\n")
+    result = run_cli("ingest", "--store", str(store), str(mixed), str(tmp_path / "missing.md"))
+    assert result.returncode == 1  # some failed; the others are in
+    report = json.loads(result.stdout)
+    assert report["added"] == ["d-good", "f-jekyll"] and report["unchanged"] == []
+    reasons = report["failed"]
+    assert [line.split(": ")[0].rsplit("/", 1)[-1] for line in reasons] == [
+        "missing.md", "a-broken.md", "b-fake.pdf", "c-travel-v2.md", "e-twin.md"]
+    assert "cards:" in reasons[1] and "is not a PDF" in reasons[2] and "duplicate id 'travel-v2'" in reasons[3]
+    assert "duplicate id 'd-good'" in reasons[4] and all("\n" not in line for line in reasons)
+    assert result.stderr.count("error: ") == len(reasons)
+    assert "warning: " in result.stderr and "f-jekyll.md: front matter key(s) redirect_from are not ours" in result.stderr
 
+    for question, source_id in [("How much are the harbour fees?", "d-good"), ("What do pilots pay?", "f-jekyll")]:
+        asked = json.loads(run_cli("ask", "--store", str(store), "--question", question, "--date", "2026-09-14").stdout)
+        assert asked["status"] == "answered" and asked["citations"][0]["source_id"] == source_id, asked
     answer = json.loads(run_cli("ask", "--store", str(store), "--question", "Beijing lodging", "--date",
                                 "2026-09-14", "--topic", "travel").stdout)
-    assert answer["citations"][0]["quote"].endswith("The lodging limit is 750 yuan.")
+    assert answer["citations"][0]["quote"].endswith("The lodging limit is 750 yuan.")  # the stored travel-v2 kept
 
 
 def test_readding_the_same_digest_does_not_embed_again(tmp_path):

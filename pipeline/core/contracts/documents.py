@@ -152,6 +152,7 @@ class Page(Frozen):
     furniture: tuple[int, ...] = ()  # numbers of running heads/feet and page numbers (layout, never quoted)
     tables: tuple[PageTable, ...] = ()  # the tables the parser found (none: rows are told by their tabs)
     headings: tuple[int, ...] = ()  # numbers of lines the parser knows are headings (set apart by their font)
+    ocr: bool = False  # the lines were recognised by OCR from the page's image (a scanned page), not read from text
 
     def table_of(self, number: int) -> PageTable | None:
         """The table line `number` is a header or body row of, if the parser found one."""
@@ -184,6 +185,20 @@ class DocumentMeta(Frozen):
     title: str | None = None
     access: tuple[str, ...] | None = None
     cards: tuple[CardSpec, ...] = ()
+    # Keys other tools put in front matter (Jekyll's redirect_from, versions, ...), each value as bounded text:
+    # shown with the document, never used for access, validity or ranking.
+    extra: tuple[tuple[str, str], ...] = ()
+
+
+class DocumentInfo(Frozen):
+    """What a PDF says about itself (its document information dictionary), as bounded text: shown, never trusted
+    for eligibility. Dates are ISO 8601 when the PDF's date string is well formed, else as written."""
+
+    title: str | None = None
+    author: str | None = None
+    subject: str | None = None
+    created: str | None = None
+    modified: str | None = None
 
 
 # The name of the parser that read the document (`pipeline.core.interfaces.Parser.name`: "text", "pdf", or a
@@ -197,6 +212,8 @@ class Document(Frozen):
     filename: str
     digest: str = Field(description="sha256 of the file's bytes")
     pages: tuple[Page, ...]
+    info: DocumentInfo | None = None
+    warnings: tuple[str, ...] = ()  # what the parser read past (a malformed front-matter block), one line each
 
     @property
     def source_id(self) -> str:

@@ -31,6 +31,10 @@ class DocumentRecord(Frozen):
     license: str | None
     uri: str | None
     restricted: bool
+    # Shown, never used for eligibility: other tools' front-matter keys, and what a PDF says about itself.
+    extra: dict[str, str] = {}
+    info: dict[str, str] = {}
+    ocr_pages: list[int] = Field(default=[], description="pages whose lines were recognised by OCR from an image")
 
 
 Stage = Literal["retrieve", "pack", "generate", "conflict", "verify"]

@@ -47,6 +47,8 @@ from pipeline.ingest.furniture import running_lines
 from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
 from pipeline.ingest.parsers.pdf_guard import check_page_content
 from pipeline.ingest.parsers.pdf_tables import TableBudget, TableRows, find_tables
+from pipeline.ingest.parsers.pdf_info import document_info, with_info_title
+from pipeline.ingest.parsers.pdf_ocr import OcrBudget
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
@@ -316,8 +318,8 @@ def _clean(text: str) -> str:
     return _SPACES.sub(" ", text.translate(_CLEAN)).strip()
 
 
-def _page_atoms(page: pymupdf.Page) -> list[_Atom]:
-    raw = page.get_text("words", flags=TEXT_FLAGS)
+def _page_atoms(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[_Atom]:
+    raw = page.get_text("words", flags=TEXT_FLAGS, textpage=textpage)
     if not raw:
         return []
     if _NEEDS_CLEAN.search("".join(w[4] for w in raw)):
@@ -394,7 +396,7 @@ def _with_tables(page: pymupdf.Page, atoms: list[_Atom], budget: TableBudget) ->
     return kept + [_Atom([], table=table) for table in tables]
 
 
-def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]]) -> Page:
+def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]], ocr: bool = False) -> Page:
     builder = _PageBuilder()
     for row in rows:
         if row[0].table is not None:
@@ -403,7 +405,7 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
             builder.add_row(row)
     return _make_page({"number": number, "text": "\n".join(builder.texts), "lines": tuple(builder.lines),
                        "width": width, "height": height, "furniture": (), "tables": tuple(builder.tables),
-                       "headings": builder.headings()})
+                       "headings": builder.headings(), "ocr": ocr})
 
 
 class _PageBuilder:
@@ -507,6 +509,9 @@ def parse_pdf(
     limits = limits or PdfLimits()
     meta = meta_from_mapping(metadata, default_id=Path(filename).stem, filename=filename)
     doc = _open(data, filename, limits)
+    info = document_info(doc.metadata)
+    meta = with_info_title(meta, info)
+    ocr = OcrBudget()
     pages: list[Page] = []
     content = lines = 0
     budget = TableBudget()
@@ -518,6 +523,9 @@ def parse_pdf(
                 content += check_page_content(doc, page, number, filename, limits.max_page_content,
                                               limits.max_content, content)
                 atoms = _page_atoms(page)
+                textpage = None if atoms else ocr.textpage(page, number)  # a scanned page
+                if textpage is not None:
+                    atoms = _page_atoms(page, textpage)
                 if len(atoms) <= limits.max_lines_per_page:
                     atoms = _with_tables(page, atoms, budget)
             except InputError:
@@ -535,7 +543,7 @@ def parse_pdf(
             if lines > limits.max_lines:
                 raise InputError(filename, f"has more than {limits.max_lines} lines (at page {number}); "
                                            f"the limit is {limits.max_lines} per document")
-            pages.append(_build_page(number, rect.width, rect.height, rows))
+            pages.append(_build_page(number, rect.width, rect.height, rows, ocr=textpage is not None and bool(rows)))
     finally:
         doc.close()
     empty = [p.number for p in pages if not p.lines]
@@ -543,11 +551,12 @@ def parse_pdf(
         raise InputError(
             filename,
             f"has no text layer (page{'s' if len(empty) > 1 else ''} {_page_ranges(empty)}: scanned or image-only); "
-            "OCR is not available offline, so it cannot be indexed — upload a PDF with selectable text",
+            f"{ocr.why_no_text()} — upload a PDF with selectable text",
         )
     pages_tuple = tuple(_make_page({**page.__dict__, "furniture": marks})
                         for page, marks in zip(pages, running_lines(pages)))
     check_cards_against_pages(meta, pages_tuple, filename)
-    return Document(meta=meta, kind="pdf", filename=filename, digest=sha256(data), pages=pages_tuple)
+    return Document(meta=meta, kind="pdf", filename=filename, digest=sha256(data), pages=pages_tuple, info=info,
+                    warnings=ocr.warnings(pages))
 
 

@@ -33,10 +33,11 @@ def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
     if lines > max_lines:  # counted on the bytes: a line costs ~400 bytes held however short it is
         raise InputError(filename, f"has {lines} lines; the limit is {max_lines} per document")
     text = decode_text(data, filename)
-    front_matter, body = split_front_matter(text, filename)
+    warnings: list[str] = []  # a block other tools wrote that YAML cannot read: the body is still read
+    front_matter, body = split_front_matter(text, filename, warnings)
     if metadata:
         front_matter = {**front_matter, **{k: v for k, v in metadata.items() if v not in (None, "")}}
-    return text_document(body, data, filename, "text", front_matter)
+    return text_document(body, data, filename, "text", front_matter, warnings)
 
 
 class TextParser:

@@ -1,0 +1,116 @@
+"""Scanned pages read by OCR: Tesseract through PyMuPDF's OCR text page, when Tesseract's language data is installed.
+
+A page with no text layer is rendered at `OCR_DPI` and recognised in English and simplified Chinese (whichever of
+the two is installed); the OCR text page gives words with boxes like a text layer's, so lines, citations and
+highlights work the same. The page is marked (`Page.ocr`), and the Source panel and the trace say so.
+
+Costs are bounded per document: at most `MAX_OCR_PAGES` pages and `OCR_CPU_S` CPU seconds / `OCR_WALL_S` wall
+seconds of recognition (under the parse worker's own limits, pipeline.core.limits); the pages past a bound stay
+without text, and the document says which and why. Measured on the development machine (2 shared cores): one
+A4 page at 200 dpi took 0.6-0.9 s of CPU (2.7-7.6 s wall while the host was busy) and the worker peaked at about
+215 MB resident, inside the workers' 384 MiB address space.
+
+Tesseract is found through TESSDATA_PREFIX or PyMuPDF's own search (`pymupdf.get_tessdata()`, which asks the
+installed `tesseract`): Debian's tesseract-ocr, tesseract-ocr-eng and tesseract-ocr-chi-sim (`.ci/run`, Dockerfile).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pymupdf
+
+from pipeline.core.contracts import Page
+from pipeline.core.limits import WORKER_CPU_S, WORKER_WALL_S
+from pipeline.core.settings import environment
+
+OCR_LANGUAGES = ("eng", "chi_sim")
+OCR_DPI = 200  # 300 dpi read the same test page in 30 % more CPU; below 150 small print is lost
+MAX_OCR_PAGES = environment().limit("RAG_MAX_OCR_PAGES", 20, minimum=0)  # 0: never OCR
+OCR_CPU_S = WORKER_CPU_S / 2  # half the parse worker's limits: the rest of the document still has to be read
+OCR_WALL_S = WORKER_WALL_S / 2  # (a busy host takes seconds of wall time per page)
+NOT_AVAILABLE = "OCR is not available offline"
+
+
+@functools.cache
+def ocr_languages() -> tuple[str | None, str]:
+    """(tessdata folder, "eng+chi_sim" or the installed part of it); (None, "") when Tesseract is not installed."""
+    folder = os.environ.get("TESSDATA_PREFIX") or _found_tessdata()
+    if not folder or not Path(folder).is_dir():
+        return None, ""
+    installed = [lang for lang in OCR_LANGUAGES if (Path(folder) / f"{lang}.traineddata").is_file()]
+    return (folder, "+".join(installed)) if installed else (None, "")
+
+
+def _found_tessdata() -> str | None:
+    try:
+        return pymupdf.get_tessdata()
+    except (RuntimeError, OSError, ValueError):  # no tesseract on the path, or no tessdata folder
+        return None
+
+
+class OcrBudget:
+    """One document's OCR: which pages were read, and which were left because a bound or Tesseract was missing."""
+
+    def __init__(self, max_pages: int | None = None) -> None:
+        self.tessdata, self.language = ocr_languages()
+        self.max_pages = MAX_OCR_PAGES if max_pages is None else max_pages
+        self.read: list[int] = []
+        self.skipped: list[int] = []
+        self.failed: list[int] = []
+        self.cpu_s = self.wall_s = 0.0
+
+    @property
+    def available(self) -> bool:
+        return self.tessdata is not None
+
+    def textpage(self, page: pymupdf.Page, number: int) -> pymupdf.TextPage | None:
+        """The page's OCR text page, or None (recorded as skipped) when Tesseract is missing or a bound is reached."""
+        if not self.available or len(self.read) >= self.max_pages or self.cpu_s >= OCR_CPU_S \
+                or self.wall_s >= OCR_WALL_S:
+            self.skipped.append(number)
+            return None
+        cpu, wall = time.process_time(), time.monotonic()
+        try:
+            textpage = page.get_textpage_ocr(language=self.language, dpi=OCR_DPI, full=True, tessdata=self.tessdata)
+        except (RuntimeError, ValueError):  # Tesseract refused the page (its data unreadable, an odd image)
+            self.failed.append(number)
+            return None
+        finally:
+            self.cpu_s += time.process_time() - cpu
+            self.wall_s += time.monotonic() - wall
+        self.read.append(number)
+        return textpage
+
+    def why_no_text(self) -> str:
+        """Why a document without a text layer has no text at all (the end of its refusal)."""
+        if self.read:
+            return "OCR found no text in it either"
+        if not self.available:
+            return f"{NOT_AVAILABLE}, so it cannot be indexed"
+        if self.failed:
+            return "OCR could not read it"
+        return f"OCR is switched off here (RAG_MAX_OCR_PAGES={self.max_pages})"
+
+    def warnings(self, pages: Sequence[Page]) -> tuple[str, ...]:
+        """One line on the pages OCR read text from and one on those it left (a page where it found nothing is
+        listed with the pages without text)."""
+        said = []
+        found = [page.number for page in pages if page.ocr and page.lines and page.number is not None]
+        if found:
+            said.append(f"page(s) {_listed(found)} had no text layer and were read by OCR ({self.language}); "
+                        "check quotes from them against the page image")
+        if self.skipped and self.available:
+            said.append(f"page(s) {_listed(self.skipped)} were not read by OCR: the limit is {self.max_pages} pages "
+                        f"or {OCR_CPU_S:g} s of CPU per document")
+        if self.failed:
+            said.append(f"page(s) {_listed(self.failed)} have no text layer and OCR could not read them")
+        return tuple(said)
+
+
+def _listed(numbers: Sequence[int]) -> str:
+    return ", ".join(str(n) for n in numbers[:20]) + (" …" if len(numbers) > 20 else "")
