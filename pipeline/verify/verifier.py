@@ -5,7 +5,8 @@ Checks, by name (a failed citation is dropped with the names it failed):
 - source_eligible       valid on the request date and on the requested topic
 - lines_exist           the cited page and lines exist
 - quote_exact           a given quote is an exact copy from the cited lines
-- claim_supported       the sentence it supports is supported by the span (a `SupportJudge` decides)
+- claim_supported       the sentence it supports is supported by the span (a `SupportJudge` decides; one that
+                        `ReadsUnderTitle` reads the span under the document's id, title and topic)
 - numbers_match         every number in that sentence is stated in the span ("two" = "2", "8 am" = "08:00")
 - names_match           every place or proper name in that sentence is in the span or names the document
                         (its id, title, topic or authority)
@@ -32,7 +33,7 @@ from pipeline.core.contracts import (
     SupportSentence,
     SupportVerdict,
 )
-from pipeline.core.interfaces import SupportJudge
+from pipeline.core.interfaces import ReadsUnderTitle, SupportJudge
 from pipeline.core.policy import ineligibility
 from pipeline.ingest.metadata import document_names
 from pipeline.lang.names import chinese_place_names, defined_abbreviation, proper_names, unmentioned_names
@@ -48,8 +49,11 @@ class Verifier:
     def __init__(self, judge: SupportJudge):
         self.judge = judge
 
-    def _support(self, claim: str, span: str) -> tuple[CheckResult, SupportVerdict]:
-        verdict = self.judge(claim, span)
+    def _support(self, claim: str, span: str, document: Document) -> tuple[CheckResult, SupportVerdict]:
+        if isinstance(self.judge, ReadsUnderTitle):
+            verdict = self.judge.under_title(claim, span, document_names(document))
+        else:
+            verdict = self.judge(claim, span)
         return CheckResult(name="claim_supported", passed=verdict.supported, detail=verdict.detail), verdict
 
     def check(self, citation: ProposedCitation, claim: str, documents: dict[str, Document], request: Request) -> CitationCheck:
@@ -74,7 +78,7 @@ class Verifier:
             return CitationCheck(citation=citation, claim=claim, checks=tuple(results))
         results.append(CheckResult(name="lines_exist", passed=True))
         results.append(_quote_check(citation, span))
-        support, verdict = self._support(claim, span)
+        support, verdict = self._support(claim, span, document)
         results.append(support)
         missing_numbers = numbers_missing(claim, span)
         results.append(CheckResult(
