@@ -23,10 +23,10 @@ WRONG = "Executives may spend 2000 yuan."
 LISTED_ONCE = [{"source_id": "travel-v2", "start_line": 1, "end_line": 3}]
 
 
-def _ask(reply: ScriptedReply, corpus, settings: Settings = ROOMY):
+def _ask(reply: ScriptedReply, corpus, settings: Settings = ROOMY, judge=None):
     with StandInChatServer([reply]) as server:
         generator = ChatCompletionsGenerator(LlmConfig(base_url=server.base_url, model="standin-model", timeout_s=5.0))
-        return ask(corpus, LODGING, settings, generator=generator)
+        return ask(corpus, LODGING, settings, generator=generator, judge=judge)
 
 
 def _claims(trace) -> dict[str, tuple[str, list[str]]]:
@@ -92,3 +92,19 @@ def test_every_sentence_of_a_reply_is_in_some_claim(sample_corpus):
     assert [claim.status for claim in trace.answer.claims] == ["verified", "dropped", "dropped", "dropped", "dropped"]
     assert trace.answer.partial and trace.answer.claims[-1].failed_checks == ["cited"]
     assert [c.source_id for c in trace.answer.claims[3].citations] == ["travel-v2", "travel-v1"]
+
+
+@pytest.mark.parametrize("judge_name", ["containment", "learned"])
+def test_a_wrong_sentence_without_its_own_marker_does_not_ride_on_the_next_ones(engine, sample_corpus, judge_name):
+    """Both judges verified "Breakfast is free. <the policy's three lines> [travel-v2:1-3]" as one claim: the
+    policy's words carried the wrong sentence. Each sentence of a claim is judged, unless the claim is a verbatim
+    quote (the extractive composer's several sentences)."""
+    policy = ("Fictional Beijing lodging policy; amounts are per room per night. Effective from 2026-01-01; replaces "
+              "travel-v1. The lodging limit is 750 yuan.")
+    judge = engine.judge_named(judge_name)
+    trace = _ask(json_reply(f"Breakfast is free. {policy} [travel-v2:1-3]", LISTED_ONCE), sample_corpus, judge=judge)
+    assert trace.answer.status == "abstained" and trace.answer.reason_code == "unsupported_claim"
+    detail = next(r.detail for r in trace.checks[0].checks if r.name == "claim_supported")
+    assert detail.startswith("sentence 1 of 4, 'Breakfast is free.', is not supported")
+    quoted = _ask(json_reply(f"{policy} [travel-v2:1-3]", LISTED_ONCE), sample_corpus, judge=judge)
+    assert quoted.answer.status == "answered" and not quoted.answer.partial, quoted.explanation
