@@ -22,7 +22,7 @@ _EXPORTS = {
                      "check_question", "megabytes", "parse_groups", "parse_iso_date", "MAX_THUMBNAIL_PIXELS",
                      "SESSION_MEMORY_BYTES"],
     ".core.interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore", "BudgetAware", "CorpusBound",
-                         "SessionKeyed", "Deletes"],
+                         "SessionKeyed", "Deletes", "ReadsUnderTitle"],
     ".engine.parts": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS"],  # with the shipped parts
     ".core.policy": ["can_read"],
     ".core.citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer",

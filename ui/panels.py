@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
-from pipeline import MARKER, Candidate, Citation, Context, Corpus, Document, Trace, marker_key
+from pipeline import MARKER, Candidate, Citation, Context, Corpus, Document, Trace, marker, marker_key
 
 CSS = """
 .rag-table{border-collapse:collapse;width:100%;font-size:13px}
@@ -24,6 +24,8 @@ CSS = """
 .rag-badge.ok{background:#e0f5e7;color:#0a6b2c;border:1px solid #0a9e3b}
 .rag-badge.no{background:#fdeee6;color:#9c3000;border:1px solid #dd4400}
 .rag-badge.muted{background:#eee;color:#333;border:1px solid #bbb}
+.rag-badge.partial{background:#fff4d6;color:#6b4a00;border:1px solid #c98a00}
+.rag-dropped del,.rag-table del{text-decoration:line-through;text-decoration-thickness:2px}
 .rag-answer{font-size:15px;line-height:1.55;margin:.6em 0;white-space:pre-wrap}
 .rag-mark{font:600 12px ui-monospace,monospace;padding:0 3px;border-radius:4px}
 .rag-mark.ok{background:#c9efd5;color:#0a6b2c}.rag-mark.no{background:#f8d2bd;color:#9c3000;text-decoration:line-through}
@@ -328,8 +330,19 @@ def citation_label(c: Citation) -> str:
     return f"{mark}: {c.source_id}{page} {lines} {_lines(c.start_line, c.end_line)}"
 
 
+def answer_mark(answer) -> str:
+    """The answer's verdict in one line: a clean ✓ only when every claim of the proposal stands."""
+    if answer.status != "answered":
+        return f"✗ abstained — {answer.reason_code}"
+    if answer.partial:
+        dropped = sum(claim.status == "dropped" for claim in answer.claims)
+        return f"⚠ partly answered — {dropped} claim{'s' if dropped != 1 else ''} dropped"
+    return "✓ answered"
+
+
 def claims_html(answer) -> str:
-    """Each sentence of the proposed answer, ✓ verified (shown) or ✗ dropped, with its citations' failed checks."""
+    """Each sentence of the proposed answer, ✓ verified (shown) or ✗ dropped (struck through), with its citations'
+    failed checks."""
     if not answer.claims:
         return ""
     rows = []
@@ -337,8 +350,24 @@ def claims_html(answer) -> str:
         mark = "✓ verified" if claim.status == "verified" else "✗ dropped"
         cited = "; ".join(_e(citation_label(c)) + (f" (failed: {_e(', '.join(c.failed_checks))})" if c.failed_checks else "")
                           + _supported_by(c) for c in claim.citations) or "no citation"
-        rows.append([mark, claim.text, cited])
-    return "<h4>Claims</h4>" + table(["status", "claim", "citations"], rows, raw_columns=[2])
+        text = _e(claim.text) if claim.status == "verified" else f"<del>{_e(claim.text)}</del>"
+        rows.append([mark, text, cited])
+    return "<h4>Claims</h4>" + table(["status", "claim", "citations"], rows, raw_columns=[1, 2])
+
+
+def dropped_claims_html(answer) -> str:
+    """The claims left out of the answer, struck through, each with the checks that dropped it."""
+    dropped = [claim for claim in answer.claims if claim.status == "dropped"]
+    if not dropped:
+        return ""
+    items = []
+    for claim in dropped:
+        marks = " ".join(f'<span class="rag-mark no" title="dropped">✗ {_e(marker(c.source_id, c.page, c.start_line, c.end_line))}'
+                         "</span>" for c in claim.citations)
+        why = ", ".join(claim.failed_checks) or "no verified citation"
+        items.append(f"<li><del>{_e(claim.text)}</del> {marks} <span class='rag-note'>failed: {_e(why)}</span></li>")
+    return ("<div class='rag-dropped'><p class='rag-note'>Dropped from the answer (no citation of "
+            f"{'it' if len(dropped) == 1 else 'them'} passed its checks):</p><ul>{''.join(items)}</ul></div>")
 
 
 def _supported_by(c: Citation) -> str:
@@ -371,13 +400,15 @@ def _status_html(trace: Trace) -> list[str]:
     """The status badge and the answer with its marks, or the reason code and the proposal not shown as supported."""
     a = trace.answer
     if a.status == "answered":
-        return ['<span class="rag-badge ok">✓ answered</span>',
-                f'<div class="rag-answer">{_answer_with_marks(a.answer or "", a.citations, a.dropped_citations)}</div>']
-    parts = [f'<span class="rag-badge no">✗ abstained — {_e(a.reason_code)}</span>',
+        return [f'<span class="rag-badge {"partial" if a.partial else "ok"}">{_e(answer_mark(a))}</span>',
+                f'<div class="rag-answer">{_answer_with_marks(a.answer or "", a.citations, a.dropped_citations)}</div>',
+                dropped_claims_html(a)]
+    parts = [f'<span class="rag-badge no">{_e(answer_mark(a))}</span>',
              f'<div class="rag-answer"><b>Reason code:</b> <code>{_e(a.reason_code)}</code></div>']
     if trace.proposal is not None and trace.proposal.answer:
         parts.append("<p class='rag-note'>Proposed answer (not shown as supported):</p>"
                      f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
+    parts.append(dropped_claims_html(a))
     return parts
 
 

@@ -67,11 +67,25 @@ def source_view(
         cited_here = "" if chosen.page == page else f" (the citation is on page {chosen.page}; "
         cited_here = cited_here and cited_here + f"{len(on_page)} citation(s) on this page)"
         note = (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page} of "
-                f"{len(document.pages)}{cited_here}{_support_note(chosen)}")
+                f"{len(document.pages)}{cited_here}{_support_note(chosen)}{_dropped_note(trace, chosen)}")
         return image, None, note
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
     body = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
-    return None, body, f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}{_support_note(chosen)}"
+    return None, body, (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}{_support_note(chosen)}"
+                        f"{_dropped_note(trace, chosen)}")
+
+
+def _dropped_note(trace: Trace | None, citation: Citation) -> str:
+    """For a dropped citation: the claim it was offered for (the answer lists dropped citations in claim order)
+    and the checks it failed."""
+    if citation.verified or trace is None:
+        return ""
+    offered = [(claim.text, c) for claim in trace.answer.claims for c in claim.citations if not c.verified]
+    dropped = trace.answer.dropped_citations
+    position = next((i for i, c in enumerate(dropped) if c is citation), None)
+    claim = offered[position][0] if position is not None and len(offered) == len(dropped) else None
+    said = f"; dropped claim “{claim}”" if claim else ""
+    return f"{said}; failed: {', '.join(citation.failed_checks)}"
 
 
 def _support_note(citation: Citation) -> str:

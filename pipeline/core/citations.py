@@ -68,8 +68,10 @@ class Claim:
 def split_claims(proposal: Proposal) -> list[Claim]:
     """Attach each citation to the text before its marker; unmarked citations cover the whole answer.
 
-    One pass over the markers with a queue of unused citations per (source, lines): linear in the
-    answer's length and its number of citations.
+    No text is lost: a marker whose span is listed once but written twice cites it again, and text before a
+    marker that names no listed citation (see `with_marker_citations`) or after the last marker is a claim
+    without a citation. One pass over the markers with a queue of unused citations per (source, lines):
+    linear in the answer's length and its number of citations.
     """
     answer = proposal.answer or ""
     waiting: dict[tuple[str, int, int], deque[int]] = defaultdict(deque)
@@ -77,19 +79,24 @@ def split_claims(proposal: Proposal) -> list[Claim]:
         waiting[(citation.source_id, citation.start_line, citation.end_line)].append(index)
     claims: list[Claim] = []
     position, used = 0, set()
+    taken: dict[tuple[str, int, int], deque[int]] = defaultdict(deque)
     for match in MARKER.finditer(answer):
         text = answer[position : match.start()].strip()
         position = match.end()
         sid, page, start, end = marker_key(match)
-        queue = waiting.get((sid, start, end))
-        index = _take(queue, proposal, page) if queue else None
-        if index is None:
-            continue
-        used.add(index)
-        if text:
-            claims.append(Claim(text, (index,)))
-        elif claims:  # "… [a:1] [b:2]": consecutive markers support the same text
-            claims[-1] = Claim(claims[-1].text, claims[-1].citations + (index,))
+        key = (sid, start, end)
+        index = _take(waiting[key], proposal, page, keep=False)
+        if index is None:  # the same span cited again: its one listed citation serves every claim it marks
+            index = _take(taken[key], proposal, page, keep=True)
+        else:
+            taken[key].append(index)
+        if index is not None:
+            used.add(index)
+        cited = () if index is None else (index,)
+        if has_text(text):
+            claims.append(Claim(text, cited))
+        elif claims and cited and index not in claims[-1].citations:  # "… [a:1] [b:2]": the same text
+            claims[-1] = Claim(claims[-1].text, claims[-1].citations + cited)
     rest = answer[position:].strip()
     unmarked = tuple(i for i in range(len(proposal.citations)) if i not in used)
     if unmarked:
@@ -99,13 +106,34 @@ def split_claims(proposal: Proposal) -> list[Claim]:
     return claims
 
 
-def _take(queue: deque[int], proposal: Proposal, page: int | None) -> int | None:
-    """The first waiting citation whose page the marker names (any page when the marker names none)."""
+def _take(queue: deque[int], proposal: Proposal, page: int | None, keep: bool) -> int | None:
+    """The first citation in `queue` whose page the marker names (any page when the marker names none); removed
+    from the queue unless `keep`."""
     for position, index in enumerate(queue):
         if page is None or proposal.citations[index].page == page:
-            del queue[position]
+            if not keep:
+                del queue[position]
             return index
     return None
+
+
+def with_marker_citations(proposal: Proposal) -> Proposal:
+    """The proposal with a citation for every marker of its answer that its list lacks.
+
+    A marker is a citation whether or not the list beside the answer repeats it: a model's JSON may list fewer
+    spans than its answer cites, and the sentence before an unlisted marker must still be checked, not lost.
+    """
+    known = list(proposal.citations)
+    for citation in parse_markers(proposal.answer or ""):
+        if not any(_marks(citation, listed) for listed in known):
+            known.append(citation)
+    return proposal.model_copy(update={"citations": known}) if len(known) > len(proposal.citations) else proposal
+
+
+def _marks(marked: ProposedCitation, listed: ProposedCitation) -> bool:
+    """Does a marker name this listed citation? The same source and lines, and its page unless it names none."""
+    return ((marked.source_id, marked.start_line, marked.end_line) == (listed.source_id, listed.start_line, listed.end_line)
+            and marked.page in (None, listed.page))
 
 
 def cited_text(document: Document | None, citation: ProposedCitation) -> str | None:

@@ -38,6 +38,15 @@ class SupportJudge(Protocol):
 
 
 @runtime_checkable
+class ReadsUnderTitle(Protocol):
+    """A SupportJudge that reads a cited span under its document's names (id, title, topic): a policy line "The
+    allowance is 180 yuan per day" in "Meal allowance on business trips" speaks of the meal allowance. The title
+    may excuse a word the span leaves implicit; it is never evidence on its own."""
+
+    def under_title(self, claim: str, span: str, title: str) -> SupportVerdict: ...
+
+
+@runtime_checkable
 class Embedder(Protocol):
     """Texts → vectors (rows need not be normalised; the index normalises them)."""
 

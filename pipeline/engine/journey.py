@@ -11,8 +11,9 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
-from pipeline.core.citations import Claim, cited_text, marker, split_claims, strip_markers
+from pipeline.core.citations import Claim, cited_text, marker, split_claims, strip_markers, with_marker_citations
 from pipeline.core.contracts import (
+    CHECK_NAMES,
     Abstention,
     Answer,
     Citation,
@@ -24,6 +25,7 @@ from pipeline.core.contracts import (
     Settings,
     Trace,
 )
+from pipeline.core.contracts.verdicts import UNCITED
 from pipeline.core.interfaces import BudgetAware, CorpusBound, Generator, ModelScored, SupportJudge
 from pipeline.core.registry import GENERATORS, JUDGES
 from pipeline.core.settings import EngineConfig
@@ -223,6 +225,7 @@ def _accept(proposal: Proposal, documents, request: Request, verifier: Verifier,
     if proposal.abstain_reason or not (proposal.answer or "").strip():
         return Abstention(reason_code=proposal.abstain_reason or "insufficient_evidence", stage="generate",
                           detail=proposal.note or "")
+    proposal = with_marker_citations(proposal)  # a marker the citation list omits is checked, not lost
     claims = split_claims(proposal)
     trace.checks = verify(proposal, documents, request, verifier, claims)
     verdicts, kept, failures = _claim_verdicts(claims, trace.checks, documents)
@@ -257,7 +260,7 @@ def _answered(trace: Trace, verdicts: list[ClaimVerdict], dropped: list[Citation
     verified = [c for verdict in verdicts for c in verdict.citations if c.verified]
     text = " ".join(_claim_text(v) for v in verdicts if v.status == "verified")
     trace.answer = Answer(status="answered", answer=text, citations=verified, dropped_citations=dropped,
-                          producer=producer, claims=verdicts)
+                          producer=producer, claims=verdicts, partial=bool(unsupported))
     trace.explanation = "Every claim shown keeps at least one citation verified against the source text."
     if unsupported:
         trace.explanation += (f" {len(unsupported)} claim(s) without a verified citation were dropped from the answer: "
@@ -274,12 +277,21 @@ def _claim_verdicts(claims: list[Claim], checks: list[CitationCheck], documents)
         cursor += len(claim.citations)
         stands = any(check.verified for check in own)
         verdicts.append(ClaimVerdict(text=strip_markers(claim.text), status="verified" if stands else "dropped",
-                                     citations=[_citation(check, documents) for check in own]))
+                                     citations=[_citation(check, documents) for check in own],
+                                     failed_checks=[] if stands else _claim_failures(own)))
         if stands:
             kept.append(Claim(claim.text, tuple(i for i, check in zip(claim.citations, own) if check.verified)))
         else:
             failures.extend(own)
     return verdicts, kept, failures
+
+
+def _claim_failures(checks: list[CitationCheck]) -> list[str]:
+    """Why a claim was dropped: every check one of its citations failed, in the checks' order; `cited` if it has none."""
+    if not checks:
+        return [UNCITED]
+    failed = {name for check in checks for name in check.failed_checks}
+    return [name for name in CHECK_NAMES if name in failed]
 
 
 def _claim_text(verdict: ClaimVerdict) -> str:

@@ -28,6 +28,7 @@ from pipeline.core.interfaces import (
     Embedder,
     Generator,
     Parser,
+    ReadsUnderTitle,
     SupportJudge,
     VectorStore,
 )
@@ -152,6 +153,15 @@ class SupportJudgeContract(_Contract):
         assert bound.name == judge.name
         for claim in (CLAIM, UNRELATED):
             assert bound(claim, SPAN).supported == judge(claim, SPAN).supported
+
+    def test_a_title_it_reads_under_is_never_evidence_on_its_own(self, judge):
+        reads_titles = isinstance(judge, ReadsUnderTitle)  # (not narrowed: the judge stays callable for mypy)
+        if not reads_titles:
+            return
+        for claim in (CLAIM, UNRELATED):  # an empty title changes nothing
+            assert judge.under_title(claim, SPAN, "").supported == judge(claim, SPAN).supported
+        assert not judge.under_title(UNRELATED, SPAN, UNRELATED).supported  # the title alone says it
+        assert not judge.under_title(UNRELATED, "The lodging limit is 750 yuan.", "Pets on the ferry").supported
 
     def test_the_sentences_it_names_lie_inside_the_span(self, judge):
         for claim in (CLAIM, "Fictional Beijing lodging policy; amounts are per room per night."):

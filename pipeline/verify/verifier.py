@@ -5,7 +5,9 @@ Checks, by name (a failed citation is dropped with the names it failed):
 - source_eligible       valid on the request date and on the requested topic
 - lines_exist           the cited page and lines exist
 - quote_exact           a given quote is an exact copy from the cited lines
-- claim_supported       the sentence it supports is supported by the span (a `SupportJudge` decides)
+- claim_supported       the text it supports is supported by the span (a `SupportJudge` decides; one that
+                        `ReadsUnderTitle` reads the span under the document's id, title and topic), and so is
+                        each sentence of that text unless it is a verbatim copy
 - numbers_match         every number in that sentence is stated in the span ("two" = "2", "8 am" = "08:00")
 - names_match           every place or proper name in that sentence is in the span or names the document
                         (its id, title, topic or authority)
@@ -19,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from pipeline.core.citations import Claim, split_claims, strip_markers
+from pipeline.core.citations import Claim, has_text, split_claims, strip_markers
 from pipeline.core.contracts import (
     CHECK_NAMES,
     CheckResult,
@@ -32,11 +34,13 @@ from pipeline.core.contracts import (
     SupportSentence,
     SupportVerdict,
 )
-from pipeline.core.interfaces import SupportJudge
+from pipeline.core.interfaces import ReadsUnderTitle, SupportJudge
 from pipeline.core.policy import ineligibility
 from pipeline.ingest.metadata import document_names
 from pipeline.lang.names import chinese_place_names, defined_abbreviation, proper_names, unmentioned_names
 from pipeline.lang.numbers import numbers_missing
+from pipeline.lang.sentences import sentence_spans
+from pipeline.lang.text import normalize, strip_edges
 from pipeline.lang.tokenize import han_count
 
 __all__ = ["CHECK_NAMES", "Verifier", "abstention_for", "claims_without_support", "verify"]
@@ -48,9 +52,33 @@ class Verifier:
     def __init__(self, judge: SupportJudge):
         self.judge = judge
 
-    def _support(self, claim: str, span: str) -> tuple[CheckResult, SupportVerdict]:
-        verdict = self.judge(claim, span)
+    def _judge(self, claim: str, span: str, document: Document) -> SupportVerdict:
+        if isinstance(self.judge, ReadsUnderTitle):
+            return self.judge.under_title(claim, span, document_names(document))
+        return self.judge(claim, span)
+
+    def _support(self, claim: str, span: str, document: Document) -> tuple[CheckResult, SupportVerdict]:
+        verdict = self._judge(claim, span, document)
+        if verdict.supported:
+            unsupported = self._unsupported_sentence(claim, span, document)
+            if unsupported is not None:
+                verdict = verdict.model_copy(update={"supported": False, "sentences": (), "detail": unsupported})
         return CheckResult(name="claim_supported", passed=verdict.supported, detail=verdict.detail), verdict
+
+    def _unsupported_sentence(self, claim: str, span: str, document: Document) -> str | None:
+        """A claim of several sentences (text before one marker) stands only if each of them does: a wrong sentence
+        must not ride on a right one's words ("Breakfast is free. The lodging limit is 750 yuan. [travel-v2:1-3]").
+        None when each is supported, or the claim is a verbatim copy of the span (a quote of several sentences)."""
+        if strip_edges(normalize(claim)) in normalize(span):
+            return None
+        sentences = [claim[start:end] for start, end in sentence_spans(claim) if has_text(claim[start:end])]
+        if len(sentences) < 2:
+            return None
+        for number, sentence in enumerate(sentences, 1):
+            verdict = self._judge(sentence, span, document)
+            if not verdict.supported:
+                return f"sentence {number} of {len(sentences)}, {sentence!r}, is not supported: {verdict.detail}"
+        return None
 
     def check(self, citation: ProposedCitation, claim: str, documents: dict[str, Document], request: Request) -> CitationCheck:
         results: list[CheckResult] = []
@@ -74,7 +102,7 @@ class Verifier:
             return CitationCheck(citation=citation, claim=claim, checks=tuple(results))
         results.append(CheckResult(name="lines_exist", passed=True))
         results.append(_quote_check(citation, span))
-        support, verdict = self._support(claim, span)
+        support, verdict = self._support(claim, span, document)
         results.append(support)
         missing_numbers = numbers_missing(claim, span)
         results.append(CheckResult(

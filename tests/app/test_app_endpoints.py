@@ -10,7 +10,7 @@ import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 
-from tests.app.test_app_client import ask, upload
+from tests.app.test_app_client import ask, check, panels, upload
 
 
 @pytest.fixture
@@ -79,3 +79,29 @@ def test_session_export_holds_documents_metadata_and_traces(client, tmp_path):
     (turn,) = export["turns"]
     assert turn["asked"] == "How much does the night ferry cost?"
     assert turn["trace"]["answer"]["status"] == "answered" and turn["trace"]["trace_version"] == "trace-v1"
+
+
+def test_check_answer_verifies_a_paraphrase_the_policy_title_qualifies(client):
+    """"meal" is in the document's title, not in line 5: read under the title, the paraphrase is supported."""
+    trace = check(client, "The meal allowance in Shanghai is 180 yuan per day. [meals-allowance:5]",
+                  question="What is the meal allowance in Shanghai?")
+    answer = trace["answer"]
+    assert answer["status"] == "answered" and not answer["partial"], trace["explanation"]
+    assert [(c["source_id"], c["start_line"], c["verified"]) for c in answer["citations"]] == [("meals-allowance", 5, True)]
+    judged = next(r for r in trace["checks"][0]["checks"] if r["name"] == "claim_supported")
+    assert "the document's title says them: meal" in judged["detail"]
+    lodging = check(client, "The lodging allowance in Shanghai is 180 yuan per day. [meals-allowance:5]",
+                    question="What is the lodging allowance in Shanghai?")
+    assert lodging["answer"]["status"] == "abstained"  # "lodging" is in neither the line nor the title
+
+
+def test_check_answer_with_a_wrong_claim_is_partial_and_struck_through(client):
+    trace = check(client, "The lodging limit is 750 yuan. [travel-v2:1-3] Executives may spend 2000 yuan. [travel-v2:1-3]")
+    answer = trace["answer"]
+    assert answer["status"] == "answered" and answer["partial"]
+    assert [(c["text"], c["status"], c["failed_checks"]) for c in answer["claims"]] == [
+        ("The lodging limit is 750 yuan.", "verified", []),
+        ("Executives may spend 2000 yuan.", "dropped", ["claim_supported", "numbers_match"])]
+    shown = panels(client)
+    assert "⚠ partly answered — 1 claim dropped" in shown and "<del>Executives may spend 2000 yuan.</del>" in shown
+    assert "✓ answered" not in shown

@@ -46,9 +46,13 @@ def test_a_model_answer_is_shown_claim_by_claim_and_its_support_is_marked(browse
     view.locator("#api-key input").fill("sk-browser-session-9")
     ask(view, "What is the daily meal allowance in Beijing?")
     answer = view.locator("#answer")
-    answer.get_by_text("✓ answered").wait_for()
+    answer.get_by_text("⚠ partly answered — 1 claim dropped").wait_for()  # never a clean ✓ with a claim dropped
     text = answer.inner_text()
     assert SUPPORTED in text and "✓ verified" in text and "✗ dropped" in text, text
+    struck = answer.locator(".rag-dropped del")
+    assert struck.all_inner_texts() == [UNSUPPORTED]
+    assert struck.first.evaluate("e => getComputedStyle(e).textDecorationLine") == "line-through"
+    answer.screenshot(path=str(shot(view, "llm-answer-partial-page.png").with_name("llm-answer-partial.png")))
     assert "llm:standin-model" in text  # the producer is named
     assert server.requests and server.requests[-1]["headers"]["authorization"] == "Bearer sk-browser-session-9"
     view.get_by_role("tab", name="5 Source").click()

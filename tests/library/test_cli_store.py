@@ -155,6 +155,7 @@ def test_schema_file_matches_the_answer_model():
     assert schema == Answer.model_json_schema()
     assert set(schema["properties"]) == {
         "schema_version", "status", "answer", "citations", "dropped_citations", "reason_code", "producer", "claims",
+        "partial",
     }
 
 

@@ -93,19 +93,26 @@ class Citation(BaseModel):
         [], description="the sentence(s) inside the cited lines that support the claim, as the judge found them")
 
 
+# The failed check of a claim that carries no citation at all (a sentence without a marker).
+UNCITED = "cited"
+
+
 class ClaimVerdict(BaseModel):
     """One sentence (claim) of a proposed answer, with its citations: kept only if one of them verified."""
 
     text: str
     status: Literal["verified", "dropped"]
     citations: list[Citation] = []
+    failed_checks: list[str] = Field(
+        [], description="why a dropped claim was dropped: the checks its citations failed, or 'cited' when it has none")
 
 
 class Answer(BaseModel):
     """The public answer object (`answer-v1`); its JSON Schema is exported to schema/.
 
     `answer` holds only the verified claims; `claims` lists every claim of the proposal, verified or
-    dropped, each with its citations and their failed checks.
+    dropped, each with its citations and their failed checks. An answer that stands with some claims
+    dropped is `partial`: never shown as a clean answer.
     """
 
     schema_version: Literal["answer-v1"] = SCHEMA_VERSION
@@ -116,3 +123,4 @@ class Answer(BaseModel):
     reason_code: ReasonCode | None = None
     producer: str
     claims: list[ClaimVerdict] = []
+    partial: bool = Field(False, description="answered, but some claims of the proposal were dropped (see claims)")

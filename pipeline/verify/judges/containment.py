@@ -22,7 +22,13 @@ DEFAULT_COVERAGE = Settings.model_fields["support_coverage"].default
 
 
 class ContainmentJudge:
-    """Contained in the span, or ≥ `coverage` of the claim's content words in it without a negation flip."""
+    """Contained in the span, or ≥ `coverage` of the claim's content words in it without a negation flip.
+
+    Read under its document's names (`under_title`), a span also speaks of what its title says: a claim's word
+    that the span lacks but the title has ("meal" for "The allowance is 180 yuan per day" in "Meal allowance on
+    business trips") is left out of the count, neither found nor missing, so it never makes up for another word;
+    and only while the span itself holds at least as many of the claim's words as the title excuses.
+    """
 
     name = "containment-v1"
 
@@ -31,6 +37,10 @@ class ContainmentJudge:
         self.coverage = coverage
 
     def __call__(self, claim: str, span: str) -> SupportVerdict:
+        return self.under_title(claim, span, "")
+
+    def under_title(self, claim: str, span: str, title: str) -> SupportVerdict:
+        """The verdict on `claim` against `span`, the words of `title` (the document's names) excused when missing."""
         # Text that instructs a reader-model ("ignore previous instructions and say X") is no evidence of X.
         span = without_instructions(span)
         if not has_text(claim):
@@ -43,12 +53,18 @@ class ContainmentJudge:
         claim_tokens = set(self.tokenizer.tokens(without_numbers(claim)))
         if not claim_tokens:
             return SupportVerdict(supported=False, detail="no content words to check")
-        missing = sorted(claim_tokens - set(self.tokenizer.tokens(without_numbers(span))))
-        coverage = 1 - len(missing) / len(claim_tokens)
+        missing = claim_tokens - set(self.tokenizer.tokens(without_numbers(span)))
+        titled = missing & self.tokenizer.name_tokens(title) if title else set()
+        if len(titled) > len(claim_tokens) - len(missing):
+            titled = set()  # the title qualifies what the span says; it never says more of the claim than the span
+        claim_tokens, unsaid = claim_tokens - titled, sorted(missing - titled)
+        coverage = 1 - len(unsaid) / len(claim_tokens)
         negation_flip = bool(NEGATES.search(claim_n)) != bool(NEGATES.search(span_n))
         detail = f"{coverage:.0%} of the claim's content words are in the span"
-        if missing:
-            detail += f"; missing: {', '.join(missing[:8])}"
+        if unsaid:
+            detail += f"; missing: {', '.join(unsaid[:8])}"
+        if titled:
+            detail += f"; not counted, the document's title says them: {', '.join(sorted(titled)[:8])}"
         if negation_flip:
             detail += "; negation differs between claim and span"
         supported = coverage >= self.coverage and not negation_flip
