@@ -45,6 +45,7 @@ VARIABLES = {
     "AUTH_PROXY_HEADER": "the header an authenticating proxy puts the user name in",
     "JUDGE_CACHE_DIR": "the evaluations' cache of the learned judge's sentence vectors",
     "MALLOC_ARENA_MAX": "glibc's malloc arenas: when set, the app leaves them as it says (else it caps them at 2)",
+    "TESSDATA_PREFIX": "Tesseract's language data folder for OCR (default: where PyMuPDF finds the installed tesseract)",
     "PORT": "the app listens on 0.0.0.0:PORT (as on Render)",
     "GRADIO_SERVER_NAME": "the app's host (as on Hugging Face Spaces)",
     "GRADIO_SERVER_PORT": "the app's port (as on Hugging Face Spaces)",

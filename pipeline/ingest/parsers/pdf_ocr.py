@@ -17,7 +17,6 @@ installed `tesseract`): Debian's tesseract-ocr, tesseract-ocr-eng and tesseract-
 from __future__ import annotations
 
 import functools
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,7 +38,7 @@ NOT_AVAILABLE = "OCR is not available offline"
 @functools.cache
 def ocr_languages() -> tuple[str | None, str]:
     """(tessdata folder, "eng+chi_sim" or the installed part of it); (None, "") when Tesseract is not installed."""
-    folder = os.environ.get("TESSDATA_PREFIX") or _found_tessdata()
+    folder = environment().get("TESSDATA_PREFIX") or _found_tessdata()
     if not folder or not Path(folder).is_dir():
         return None, ""
     installed = [lang for lang in OCR_LANGUAGES if (Path(folder) / f"{lang}.traineddata").is_file()]
