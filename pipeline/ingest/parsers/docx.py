@@ -17,7 +17,7 @@ from typing import Any
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
 from pipeline.ingest.document import text_document
-from pipeline.ingest.parsers.lines import BodyWriter, clean, with_title
+from pipeline.ingest.parsers.lines import BodyWriter, clean, reads_as_header, with_title
 from pipeline.ingest.parsers.zipped import open_zip, zip_kind
 
 MAX_DOCX_BYTES = 20 * 1024 * 1024
@@ -77,6 +77,13 @@ def _num_pr(p_pr):
     return p_pr.numPr if p_pr is not None else None
 
 
+def _repeats_as_header(row) -> bool:
+    """A row Word repeats at the top of each page (w:tblHeader): the table's header."""
+    tr_pr = row._tr.trPr
+    marker = tr_pr.find(f"{_W}tblHeader") if tr_pr is not None else None
+    return marker is not None and marker.get(f"{_W}val", "true") not in ("0", "false")
+
+
 def _style_name(paragraph) -> str:
     try:
         return paragraph.style.name or "" if paragraph.style is not None else ""
@@ -124,14 +131,17 @@ class _DocxReader:
             self.writer.paragraph(text)
 
     def table(self, table) -> None:
+        rows, marked = [], 0
         for row in table.rows:
             cells: list[str] = [""] * row.grid_cols_before
             previous = None
             for cell in row.cells:
                 cells.append("" if cell._tc is previous else cell.text)  # a horizontal merge: once
                 previous = cell._tc
-            self.writer.row(cells)
-        self.writer.blank()
+            rows.append(cells)
+            marked += 1 if marked == len(rows) - 1 and _repeats_as_header(row) else 0
+        # Without rows Word repeats as a header, a first row of words is one (as the table machinery would read it).
+        self.writer.table(rows, marked or (1 if rows and reads_as_header(rows[0]) else 0))
 
 
 def parse_docx(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:

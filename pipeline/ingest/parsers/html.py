@@ -185,9 +185,7 @@ class HtmlReader:
             self.writer.paragraph(text_of(caption))
         cells = [[(text_of(cell), _span(cell, "colspan"), _span(cell, "rowspan"))
                   for cell in row if _tag(cell) in ("td", "th") and not _hidden(cell)] for row in rows]
-        for row in grid_rows(cells, MAX_COLUMNS):
-            self.writer.row(row)
-        self.writer.blank()
+        self.writer.table(grid_rows(cells, MAX_COLUMNS), _header_rows(rows))
 
 
 def _nearest_table(element):
@@ -195,6 +193,18 @@ def _nearest_table(element):
     while parent is not None and _tag(parent) != "table":
         parent = parent.getparent()
     return parent
+
+
+def _header_rows(rows) -> int:
+    """How many rows open the table as its header: those in <thead>, else those of <th> cells only."""
+    count = 0
+    for row in rows:
+        cells = [cell for cell in row if _tag(cell) in ("td", "th")]
+        in_head = _tag(row.getparent()) == "thead"
+        if not cells or not (in_head or all(_tag(cell) == "th" for cell in cells)):
+            break
+        count += 1
+    return count
 
 
 def _is_layout(table, rows) -> bool:

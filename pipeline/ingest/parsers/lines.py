@@ -6,7 +6,9 @@ The later stages read these lines as they read Markdown and PDF text (`pipeline.
 - a list item is "- " or "1. " and its text;
 - a table row is its cells joined by TAB, header row(s) first, so the row units carry their table's header. The
   table machinery takes a line with at least two tab stops for a row, so a two-column row ends with one more TAB
-  (an empty third cell): "Small boat\\t12 euros\\t".
+  (an empty third cell): "Small boat\\t12 euros\\t". Under the rows the file marks as its header (HTML's <th>,
+  a Word header row, a spreadsheet's first row of words) comes a rule, "---\\t---\\t---", as under a Markdown
+  table's header: the rows below it are data, however wordy ("Small boat\\t6 to 10 m\\t12 euros").
 Whitespace inside a piece of text (line breaks, tabs, runs of spaces) becomes one space, so a line is exactly what
 the reader sees and a cell never splits a row.
 """
@@ -23,6 +25,8 @@ from pipeline.core.limits import MAX_DOCUMENT_LINES
 CELL = "\t"
 _SPACES = re.compile(r"[\s\u00a0\u200b\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_WORDY = re.compile(r"[^\W\d_]{2,}")
+_FIGURE = re.compile(r"[\d\s.,:/%$€£¥+\-–()]+")
 MIN_ROW_FIELDS = 3  # `pipeline.text.tables.is_table_row` wants two tab stops
 
 
@@ -87,6 +91,15 @@ class BodyWriter:
         cleaned += [""] * (MIN_ROW_FIELDS - len(cleaned))
         self._add(CELL.join(cleaned), "row")
 
+    def table(self, rows: Sequence[Sequence[str]], header_rows: int = 0) -> None:
+        """A table's rows, a rule under its first `header_rows` rows (when rows follow them), then a break."""
+        rule = "\t".join(["---"] * max(MIN_ROW_FIELDS, max((len(r) for r in rows[:header_rows]), default=0)))
+        for index, cells in enumerate(rows):
+            self.row(cells)
+            if index + 1 == header_rows and index + 1 < len(rows) and self._last == "row":
+                self._add(rule, "row")
+        self.blank()
+
     def code(self, text: str) -> None:
         """Preformatted text as a fenced block: its lines keep their indentation (tabs as four spaces)."""
         lines = [_CONTROL.sub("", line).expandtabs(4).rstrip() for line in text.split("\n")]
@@ -146,6 +159,12 @@ def grid_rows(rows: Sequence[Sequence[tuple[str, int, int]]], max_columns: int) 
             column += colspan
         grid.append(out)
     return grid
+
+
+def reads_as_header(cells: Sequence[str]) -> bool:
+    """A first row that names columns: at least two cells, each empty or words (not a number, a date or an amount)."""
+    filled = [clean(cell) for cell in cells if clean(cell)]
+    return len(filled) >= 2 and all(_WORDY.search(cell) and not _FIGURE.fullmatch(cell) for cell in filled)
 
 
 def with_title(metadata: Mapping[str, Any] | None, title: str | None) -> dict[str, Any]:

@@ -21,12 +21,12 @@ from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError, shown
 from pipeline.core.limits import megabytes
 from pipeline.ingest.document import text_document
-from pipeline.ingest.parsers.lines import BodyWriter, with_title
+from pipeline.ingest.parsers.lines import BodyWriter, reads_as_header, with_title
 from pipeline.ingest.parsers.zipped import open_zip, zip_kind
 
 MAX_SHEET_BYTES = 20 * 1024 * 1024
 MAX_COLUMNS = 100
-MAX_CELLS = 2_000_000
+MAX_CELLS = 1_000_000
 
 
 def cell_text(value: Any, number_format: str = "General") -> str:
@@ -67,6 +67,14 @@ class _Cells:
         return cells
 
 
+def _write_table(writer: BodyWriter, rows: list[list[str]]) -> None:
+    """A sheet's non-empty rows; the first is its header when it reads as one (the rows below are then data)."""
+    rows = [row for row in rows if any(cell.strip() for cell in row)]
+    if len(rows) > writer.max_lines:
+        raise InputError(writer.filename, f"has {len(rows)} rows; the limit is {writer.max_lines} lines per document")
+    writer.table(rows, 1 if rows and reads_as_header(rows[0]) else 0)
+
+
 # --------------------------------------------------------------------------- XLSX
 
 
@@ -89,9 +97,9 @@ def parse_xlsx(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
     try:
         for sheet in workbook.worksheets:
             writer.heading(1, sheet.title)
-            for number, row in enumerate(_sheet_rows(sheet), start=1):
-                writer.row(counter.row(row, f"sheet {shown(sheet.title)} row {number}"))
-            writer.blank()
+            rows = [counter.row(row, f"sheet {shown(sheet.title)} row {number}")
+                    for number, row in enumerate(_sheet_rows(sheet), start=1)]
+            _write_table(writer, rows)
         title = workbook.properties.title if workbook.properties is not None else None
     except InputError:
         raise
@@ -151,10 +159,11 @@ def parse_csv(data: bytes, filename: str, metadata: Mapping[str, Any] | None = N
     text = decode_csv(data, filename)
     writer, counter = BodyWriter(filename, getattr(limits, "max_lines", None)), _Cells(filename)
     try:
-        for row in csv.reader(io.StringIO(text, newline=""), _dialect(text, filename)):
-            writer.row(counter.row(row, f"row {len(writer.lines) + 1}"))
+        rows = [counter.row(row, f"row {number}")
+                for number, row in enumerate(csv.reader(io.StringIO(text, newline=""), _dialect(text, filename)), 1)]
     except csv.Error as error:
         raise InputError(filename, f"is not valid CSV ({str(error)[:100]})") from None
+    _write_table(writer, rows)
     return text_document(writer.body(), data, filename, "csv", with_title(metadata, None))
 
 
