@@ -170,8 +170,8 @@ class DocxParser:
     """Word documents: headings, paragraphs, list items and table rows as lines; the core properties' title."""
 
     name = "docx"
-    suffixes = (".docx",)
-    media_types = ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",)
+    suffixes: tuple[str, ...] = (".docx",)
+    media_types: tuple[str, ...] = ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",)
     front_matter = False  # its metadata comes from a sidecar NAME.docx.yaml or the upload form
 
     def sniff(self, data: bytes) -> bool:

@@ -105,8 +105,8 @@ class EpubParser:
     """EPUB books: the chapters' headings, paragraphs, list items and table rows as lines; the book's title."""
 
     name = "epub"
-    suffixes = (".epub",)
-    media_types = ("application/epub+zip",)
+    suffixes: tuple[str, ...] = (".epub",)
+    media_types: tuple[str, ...] = ("application/epub+zip",)
     front_matter = False  # its metadata comes from a sidecar NAME.epub.yaml or the upload form
 
     def sniff(self, data: bytes) -> bool:

@@ -240,8 +240,8 @@ class HtmlParser:
     """Web pages: headings, paragraphs, list items and table rows as lines; the page's <title> as its title."""
 
     name = "html"
-    suffixes = (".html", ".htm", ".xhtml")
-    media_types = ("text/html", "application/xhtml+xml")
+    suffixes: tuple[str, ...] = (".html", ".htm", ".xhtml")
+    media_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
     front_matter = False  # its metadata comes from a sidecar NAME.html.yaml or the upload form
 
     def sniff(self, data: bytes) -> bool:

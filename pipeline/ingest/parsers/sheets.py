@@ -117,8 +117,8 @@ class XlsxParser:
     """Excel workbooks: a heading per sheet, then one line per row (cells separated by TAB)."""
 
     name = "xlsx"
-    suffixes = (".xlsx",)
-    media_types = ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",)
+    suffixes: tuple[str, ...] = (".xlsx",)
+    media_types: tuple[str, ...] = ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",)
     front_matter = False  # its metadata comes from a sidecar NAME.xlsx.yaml or the upload form
 
     def sniff(self, data: bytes) -> bool:
@@ -171,8 +171,8 @@ class CsvParser:
     """CSV and TSV tables: one line per row (cells separated by TAB), the first row as the header."""
 
     name = "csv"
-    suffixes = (".csv", ".tsv")
-    media_types = ("text/csv", "text/tab-separated-values")
+    suffixes: tuple[str, ...] = (".csv", ".tsv")
+    media_types: tuple[str, ...] = ("text/csv", "text/tab-separated-values")
     front_matter = False  # its metadata comes from a sidecar NAME.csv.yaml or the upload form
 
     def sniff(self, data: bytes) -> bool:
