@@ -18,7 +18,7 @@ STEPS = ("Moor at the visitor pontoon.", "Register at the office.")
 
 def make_docx(title: str = "Harbour dues", rows: Sequence[Sequence[str]] = ROWS, paragraphs: int = 0) -> bytes:
     """A DOCX with a title property, a heading, a paragraph, a bulleted and a numbered list, a table (header row
-    first, a merged cell in a second table) and `paragraphs` more paragraphs."""
+    first; a second table with a cell merged across two columns and one down two rows) and `paragraphs` more."""
     import docx
 
     document = docx.Document()
@@ -37,11 +37,14 @@ def make_docx(title: str = "Harbour dues", rows: Sequence[Sequence[str]] = ROWS,
     for row in rows:
         for cell, text in zip(table.add_row().cells, row):
             cell.text = text
-    merged = document.add_table(rows=2, cols=3)
+    merged = document.add_table(rows=3, cols=3)
     merged.cell(0, 0).merge(merged.cell(0, 1)).text = "Season"
     merged.cell(0, 2).text = "Office hours"
     for cell, text in zip(merged.rows[1].cells, ("Summer", "June to August", "8 to 20")):
         cell.text = text
+    for cell, text in zip(merged.rows[2].cells[1:], ("September", "9 to 18")):
+        cell.text = text
+    merged.cell(1, 0).merge(merged.cell(2, 0))  # "Summer" spans two rows
     for number in range(paragraphs):
         document.add_paragraph(f"Paragraph {number} of the generated harbour rules says boats keep {number % 50} "
                                "metres from the ferry ramp at all times.")

@@ -51,6 +51,7 @@ def test_a_docx_keeps_headings_lists_and_table_rows_under_their_header():
     assert [f"{n}. {step}" for n, step in enumerate(STEPS, 1)] == [line for line in lines if line[:1].isdigit()]
     assert_rows_under_their_header(lines)
     assert "Season\t\tOffice hours" in lines  # a cell merged across two columns: once, the column kept
+    assert "Summer\tJune to August\t8 to 20" in lines and "Summer\tSeptember\t9 to 18" in lines  # down: repeated
 
 
 def test_upload_metadata_wins_over_the_files_own_title():
