@@ -3,9 +3,9 @@ csv) → one line per row, cells separated by TAB (`lines.BodyWriter.row`), the 
 table machinery attaches the header row to every row below it. A workbook's sheets each open with a heading line
 ("# Sheet name"); empty rows are skipped.
 
-A sheet is bounded before it is held: at most MAX_COLUMNS columns (a value further right is refused, not dropped)
-and MAX_CELLS cells read in the whole file (empty ones too: a sheet formatted down a million rows costs the same
-to read), besides the document's line limit.
+A sheet is bounded as it is read: at most MAX_COLUMNS columns (a value further right is refused, not dropped) and
+MAX_CELLS cells up to each row's last value in the whole file, besides the document's line limit; a sheet of a
+million formatted empty rows is bounded by the parsing worker's CPU limit (pipeline.engine.sandbox).
 """
 
 from __future__ import annotations
@@ -55,12 +55,12 @@ class _Cells:
         self.filename, self.read = filename, 0
 
     def row(self, cells: list[str], where: str) -> list[str]:
-        self.read += len(cells)
+        while cells and not cells[-1]:
+            cells.pop()
+        self.read += len(cells)  # up to the last value: a read-only sheet pads each row to the columns asked for
         if self.read > MAX_CELLS:
             raise InputError(self.filename, f"has more than {MAX_CELLS:,} cells (at {where}); the limit is "
                                             f"{MAX_CELLS:,} per file")
-        while cells and not cells[-1]:
-            cells.pop()
         if len(cells) > MAX_COLUMNS:
             raise InputError(self.filename, f"{where} has a value in column {len(cells)}; the limit is "
                                             f"{MAX_COLUMNS} columns")
