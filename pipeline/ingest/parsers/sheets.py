@@ -26,7 +26,7 @@ from pipeline.ingest.parsers.zipped import open_zip, zip_kind
 
 MAX_SHEET_BYTES = 20 * 1024 * 1024
 MAX_COLUMNS = 100
-MAX_CELLS = 1_000_000
+MAX_CELLS = 500_000
 
 
 def cell_text(value: Any, number_format: str = "General") -> str:
@@ -79,7 +79,10 @@ def _write_table(writer: BodyWriter, rows: list[list[str]]) -> None:
 
 
 def _sheet_rows(sheet) -> Iterable[list[str]]:
-    for row in sheet.iter_rows(max_col=MAX_COLUMNS + 1):
+    """Each row up to its last cell: the declared dimension is not trusted (some writers declare A1, and rows
+    padded to it cost a cell object each: 20,000 rows padded to 101 columns took 16 s)."""
+    sheet.reset_dimensions()
+    for row in sheet.iter_rows():
         yield [cell_text(getattr(cell, "value", None), getattr(cell, "number_format", "General")) for cell in row]
 
 
