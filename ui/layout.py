@@ -122,13 +122,13 @@ def _collection(c: SimpleNamespace, file_types: list[str], signed_in: bool = Fal
                                          allow_custom_value=True)
             c.replace_version = gr.Textbox(value="", label="new version label", max_lines=1, elem_id="replace-version",
                                            scale=1)
-        c.replace_file = gr.File(label="The new version (PDF or text)", file_count="single", file_types=file_types,
+        c.replace_file = gr.File(label="The new version (same kinds of file)", file_count="single", file_types=file_types,
                                  type="filepath", elem_id="replace-file", height=110)
         c.replace_button = gr.Button("Replace with this file", size="sm", elem_id="replace-doc")
         c.replace_report = gr.JSON(visible=False, label="replace report")
         c.replace_html = gr.HTML(elem_id="replace-status")
     with gr.Accordion("Upload documents (only you see them)", open=False):
-        c.files = gr.File(label="PDF or text files", file_count="multiple", file_types=file_types,
+        c.files = gr.File(label="PDF, text, Word, web page, EPUB or spreadsheet files", file_count="multiple", file_types=file_types,
                           type="filepath", elem_id="upload-files")
         gr.Markdown(f"{export.NOTICE_POINTER} At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
                     f"{MAX_PDF_PAGES} pages each, {MAX_SESSION_BYTES // 2**20} MB in all, and what the server's "

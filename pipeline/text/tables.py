@@ -18,8 +18,9 @@ from pipeline.lang.names import english_names, unmentioned_names
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 # A table without outer bars ("uid   | name   | description"): two or more bars with spaces around them.
 _BARE_TABLE = re.compile(r"^\s*[^|\s][^|]*(?:\s\|\s[^|]*){2,}$")
-# The rule under a table's header: "| --- | :--: |", "------+--------+-----".
-TABLE_RULE = re.compile(r"^\s*[|+]?\s*:?-{3,}:?\s*(?:[|+]\s*:?-{3,}:?\s*)*[|+]?\s*$")
+# The rule under a table's header: "| --- | :--: |", "------+--------+-----", or "---\t---\t---" (the DOCX, HTML
+# and spreadsheet parsers write it under the rows their file marks as the header).
+TABLE_RULE = re.compile(r"^\s*[|+]?\s*:?-{3,}:?\s*(?:[|+\t]\s*:?-{3,}:?\s*)*[|+]?\s*$")
 _NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
 HEADER_ROWS = 3  # at most this many stacked header rows (a two-level header plus a title row)
 WRAPPED_LINES = 2  # at most this many lines of wrapped cell text between two rows of a table
@@ -30,8 +31,27 @@ def is_table_row(text: str) -> bool:
 
 
 def is_table_rule(text: str) -> bool:
-    """The rule under a table's header (with bars or "+" joints; a bare "-----" is a heading's underline)."""
-    return bool(TABLE_RULE.match(text)) and ("|" in text or "+" in text)
+    """The rule under a table's header (with bars, "+" or TAB joints; a bare "-----" is a heading's underline)."""
+    return bool(TABLE_RULE.match(text)) and ("|" in text or "+" in text or "\t" in text)
+
+
+def _rule_marked(lines: Sequence[str], rule: int) -> str:
+    """The header a rule marks: the rows directly above it (at most HEADER_ROWS) and the rule itself, one per line,
+    so a reader of the header knows the rows below are data however wordy they are ("" when no row is above)."""
+    start = rule
+    while start > 0 and rule - start < HEADER_ROWS and is_table_row(lines[start - 1]) and not is_table_rule(lines[start - 1]):
+        start -= 1
+    return "\n".join(lines[start:rule + 1]) if start < rule else ""
+
+
+def _rule_above(lines: Sequence[str], first: int) -> int | None:
+    """The rule over the run of rows that `first` is in (rows only between them), else None."""
+    index = first
+    while index >= 0 and is_table_row(lines[index]):
+        if is_table_rule(lines[index]):
+            return index
+        index -= 1
+    return None
 
 
 def known_header(page, number: int) -> str | None:
@@ -80,11 +100,15 @@ def heading_above(lines: Sequence[str], first: int) -> str:
     Walks up over the table's rows, and over cell text wrapped onto lines of its own between two rows
     ("AIRFARE FOR C NAYLOR …" under its row), to its nearest stacked header rows; "" when `first` is not
     a row (or a row's wrapped text), is itself a header, or the rows above reach prose before any header.
+    Below a rule ("---\t---", "| --- |") the header is what the rule marks (`_rule_marked`), the rule included.
     """
     if 0 <= first < len(lines) and not is_table_row(lines[first]) and not names_columns(lines[first]):
         # A window may open on a row's wrapped cell text: the row below it says whether this is a table.
         first = next((i for i in range(first + 1, min(first + WRAPPED_LINES + 1, len(lines))) if is_table_row(lines[i])),
                      first)
+    rule = _rule_above(lines, first) if 0 <= first < len(lines) else None
+    if rule is not None and _rule_marked(lines, rule):
+        return _rule_marked(lines, rule)
     if not 0 <= first < len(lines) or not is_table_row(lines[first]) or names_columns(lines[first]):
         return ""
     index, wrapped = first - 1, 0
@@ -116,10 +140,12 @@ class HeadingsAbove:
         lines = self.lines
         self._row = [is_table_row(text) for text in lines]
         self._header = [("\t" in text or row) and is_header(text) for text, row in zip(lines, self._row)]
-        self._reach, self._stack = [], []
-        header, run, stack_start = None, 0, 0
+        self._reach, self._stack, self._rule = [], [], []
+        header, run, stack_start, rule = None, 0, 0, None
         for index, text in enumerate(lines):
             self._reach.append(header)
+            rule = (index if is_table_rule(text) else rule) if self._row[index] else None
+            self._rule.append(rule)
             if self._header[index]:
                 stack_start = stack_start if index and self._header[index - 1] else index
                 header, run = index, 0
@@ -146,6 +172,9 @@ class HeadingsAbove:
         row, header = self._row, self._header
         if not row[first] and not header[first]:
             first = next((i for i in range(first + 1, min(first + WRAPPED_LINES + 1, len(lines))) if row[i]), first)
+        marked = self._rule[first] if self._rule else None
+        if marked is not None and _rule_marked(lines, marked):
+            return _rule_marked(lines, marked)
         if not row[first] or header[first]:
             return ""
         above = self._reach[first] if self._reach else None

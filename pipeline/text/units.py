@@ -365,9 +365,11 @@ class _UnitReader:
     def __init__(self, source: PackedSource):
         self.source = source
         self.units: list[Unit] = []
-        self.header = source.heading  # the header rows above the packed lines, if they are table rows
+        # The header rows above the packed lines, if they are table rows; a header a rule marks ends with the rule
+        # (`tables.heading_above`): the packed rows are then data however wordy.
+        self.marked_header = bool(source.heading) and is_table_rule(source.heading.rsplit("\n", 1)[-1])
+        self.header = source.heading.rsplit("\n", 1)[0] if self.marked_header else source.heading
         self.section = ""
-        self.marked_header = False  # inside a Markdown table whose header row its rule marked
         self.lists: list = []  # (intro unit, item blocks) of each introduced list
         self.open_list = None
 

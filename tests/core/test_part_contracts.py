@@ -12,7 +12,11 @@ from pipeline.core.registry import EMBEDDERS, GENERATORS, JUDGES, PARSERS, VECTO
 from pipeline.generate.llm.generator import ChatCompletionsGenerator, LlmConfig
 from pipeline.index.stores.chroma import ChromaVectorCache
 from pipeline.index.stores.memory import MemoryVectorStore
+from pipeline.ingest.parsers.docx import DocxParser
+from pipeline.ingest.parsers.epub import EpubParser
+from pipeline.ingest.parsers.html import HtmlParser
 from pipeline.ingest.parsers.pdf import PdfParser
+from pipeline.ingest.parsers.sheets import CsvParser, XlsxParser
 from pipeline.ingest.parsers.text import TextParser
 from pipeline.testing import (
     EmbedderContract,
@@ -26,6 +30,7 @@ from pipeline.verify.judges.learned import learned_judge
 from pipeline.verify.judges.llm import LlmJudge
 from tests.fakes import HashedWordsTestEmbedder
 from tests.llm_standin import ScriptedReply, StandInChatServer, json_reply
+from tests.office_files import make_csv, make_docx, make_epub, make_html, make_xlsx
 
 # --------------------------------------------------------------------------- parsers
 
@@ -56,6 +61,66 @@ class TestPdfParser(ParserContract):
         for number, line in enumerate(LINES):
             page.insert_text((72, 100 + 18 * number), line, fontsize=11)
         return document.tobytes(), "lodging.pdf"
+
+
+class TestDocxParser(ParserContract):
+    registered_as = "docx"
+
+    @pytest.fixture
+    def parser(self):
+        return DocxParser()
+
+    @pytest.fixture
+    def sample(self):
+        return make_docx(), "harbour.docx"
+
+
+class TestHtmlParser(ParserContract):
+    registered_as = "html"
+
+    @pytest.fixture
+    def parser(self):
+        return HtmlParser()
+
+    @pytest.fixture
+    def sample(self):
+        return make_html(), "harbour.html"
+
+
+class TestEpubParser(ParserContract):
+    registered_as = "epub"
+
+    @pytest.fixture
+    def parser(self):
+        return EpubParser()
+
+    @pytest.fixture
+    def sample(self):
+        return make_epub(), "harbour.epub"
+
+
+class TestXlsxParser(ParserContract):
+    registered_as = "xlsx"
+
+    @pytest.fixture
+    def parser(self):
+        return XlsxParser()
+
+    @pytest.fixture
+    def sample(self):
+        return make_xlsx(), "harbour.xlsx"
+
+
+class TestCsvParser(ParserContract):
+    registered_as = "csv"
+
+    @pytest.fixture
+    def parser(self):
+        return CsvParser()
+
+    @pytest.fixture
+    def sample(self):
+        return make_csv(), "harbour.csv"
 
 
 # --------------------------------------------------------------------------- generators

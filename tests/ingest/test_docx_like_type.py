@@ -1,4 +1,5 @@
-"""A new file type is one class plus one registration: a DOCX-like test parser, registered here and nowhere else,
+"""A new file type is one class plus one registration: a DOCX-like test parser (a ZIP of paragraphs under its own
+suffix, .hdoc: DOCX itself is a shipped type), registered here and nowhere else,
 works end to end — found by parse_paths (with its sidecar metadata), kept in a store and reloaded, offered and
 accepted by the app's upload, asked, and shown with its cited lines highlighted in the Source panel."""
 
@@ -27,21 +28,22 @@ QUESTION = "How much are the harbour dues for a small boat per day?"
 
 
 class DocxLikeTestParser:
-    """A DOCX-like file: a ZIP holding word/document.xml; each paragraph (w:p) is one line of its text (w:t)."""
+    """A DOCX-like file: a ZIP holding hdoc/document.xml (a DOCX's word/document.xml under another name); each
+    paragraph (w:p) is one line of its text (w:t)."""
 
-    name = "docx-test"
-    suffixes = (".docx",)
-    media_types = ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",)
-    front_matter = False  # its metadata comes from a sidecar NAME.docx.yaml or the upload form
+    name = "hdoc-test"
+    suffixes = (".hdoc",)
+    media_types = ("application/x-harbour-document",)
+    front_matter = False  # its metadata comes from a sidecar NAME.hdoc.yaml or the upload form
 
     def sniff(self, data: bytes) -> bool:
-        return data[:4] == b"PK\x03\x04" and b"word/document.xml" in data
+        return data[:4] == b"PK\x03\x04" and b"hdoc/document.xml" in data
 
     def parse(self, data, filename, metadata=None, limits=None):
         try:
-            xml = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml").decode("utf-8")
+            xml = zipfile.ZipFile(io.BytesIO(data)).read("hdoc/document.xml").decode("utf-8")
         except (zipfile.BadZipFile, KeyError, UnicodeDecodeError):
-            raise InputError(filename, "is not a DOCX file (no readable word/document.xml)") from None
+            raise InputError(filename, "is not an HDOC file (no readable hdoc/document.xml)") from None
         paragraphs = ["".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", p)) for p in re.findall(r"<w:p\b.*?</w:p>", xml, re.S)]
         return text_document("\n".join(paragraphs) + "\n", data, filename, self.name, metadata)
 
@@ -51,7 +53,7 @@ def docx(paragraphs=PARAGRAPHS) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:  # entries dated once: the same paragraphs are the same bytes
         archive.writestr(zipfile.ZipInfo("[Content_Types].xml", (2026, 1, 1, 0, 0, 0)), "<Types/>")
-        archive.writestr(zipfile.ZipInfo("word/document.xml", (2026, 1, 1, 0, 0, 0)),
+        archive.writestr(zipfile.ZipInfo("hdoc/document.xml", (2026, 1, 1, 0, 0, 0)),
                          f'<w:document xmlns:w="{NAMESPACE}"><w:body>{body}</w:body></w:document>')
     return out.getvalue()
 
@@ -59,7 +61,7 @@ def docx(paragraphs=PARAGRAPHS) -> bytes:
 @pytest.fixture
 def registered():
     """The one registration (for this test only)."""
-    with PARSERS.registered("docx-test", DocxLikeTestParser):
+    with PARSERS.registered("hdoc-test", DocxLikeTestParser):
         yield
 
 
@@ -77,18 +79,18 @@ class TestDocxLikeParser(ParserContract):
 
     @pytest.fixture
     def sample(self):
-        return docx(), "harbour.docx"
+        return docx(), "harbour.hdoc"
 
 
 def test_parse_paths_finds_it_with_its_sidecar_and_the_engine_asks_it(docx_engine, tmp_path):
-    (tmp_path / "harbour.docx").write_bytes(docx())
-    (tmp_path / "harbour.docx.yaml").write_text("id: harbour-dues\nversion: v3\ntopic: harbour\n", "utf-8")
+    (tmp_path / "harbour.hdoc").write_bytes(docx())
+    (tmp_path / "harbour.hdoc.yaml").write_text("id: harbour-dues\nversion: v3\ntopic: harbour\n", "utf-8")
     (tmp_path / "notes.md").write_text("Ferry notes.\n", "utf-8")
-    assert ".docx" in docx_engine.upload_suffixes and "docx-test" in docx_engine.components()["parsers"]
+    assert ".hdoc" in docx_engine.upload_suffixes and "hdoc-test" in docx_engine.components()["parsers"]
     documents = {d.source_id: d for d in docx_engine.parse_paths([tmp_path])}
     assert set(documents) == {"harbour-dues", "notes"}
     harbour = documents["harbour-dues"]
-    assert (harbour.kind, harbour.meta.version, harbour.meta.topic) == ("docx-test", "v3", "harbour")
+    assert (harbour.kind, harbour.meta.version, harbour.meta.topic) == ("hdoc-test", "v3", "harbour")
     assert [line.text for line in harbour.pages[0].lines] == list(PARAGRAPHS)
     trace = docx_engine.ask(docx_engine.corpus(list(documents.values())),
                             Request(question=QUESTION, date=REQUEST_DATE, topic="harbour"))
@@ -100,21 +102,21 @@ def test_a_store_keeps_it_and_reloads_it(docx_engine, tmp_path):
     from pipeline.library.ingest import corpus_from_store, ingest
 
     (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "harbour.docx").write_bytes(docx())
+    (tmp_path / "in" / "harbour.hdoc").write_bytes(docx())
     store = tmp_path / "store"
     assert ingest(docx_engine, store, [tmp_path / "in"]) == (["harbour"], [])
     digest = json.loads((store / "manifest.json").read_text())["documents"]["harbour"]["digest"]
-    assert (store / "blobs" / f"{digest}.docx").read_bytes() == docx()  # the original, under its own type
+    assert (store / "blobs" / f"{digest}.hdoc").read_bytes() == docx()  # the original, under its own type
     reloaded = corpus_from_store(docx_engine, store)
-    assert reloaded.documents["harbour"].kind == "docx-test"
+    assert reloaded.documents["harbour"].kind == "hdoc-test"
     assert reloaded.documents["harbour"].pages[0].lines[1].text == PARAGRAPHS[1]
 
 
 def test_a_library_replaces_it_with_inherited_metadata(docx_engine, tmp_path):
     library = Library(tmp_path / "data")
-    library.add(docx_engine, [Incoming("harbour.docx", docx(), {"topic": "harbour"})])
-    _, new = library.replace(docx_engine, "harbour", Incoming("harbour-2027.docx", docx(PARAGRAPHS[:2])), "v2")
-    assert (new.kind, new.meta.version, new.meta.topic) == ("docx-test", "v2", "harbour")
+    library.add(docx_engine, [Incoming("harbour.hdoc", docx(), {"topic": "harbour"})])
+    _, new = library.replace(docx_engine, "harbour", Incoming("harbour-2027.hdoc", docx(PARAGRAPHS[:2])), "v2")
+    assert (new.kind, new.meta.version, new.meta.topic) == ("hdoc-test", "v2", "harbour")
 
 
 @pytest.mark.slow  # serves the app
@@ -122,16 +124,16 @@ def test_the_app_offers_accepts_and_shows_it(docx_engine, tmp_path):
     from ui.app import create_app
     from ui.state import load_shared
 
-    path = tmp_path / "harbour.docx"
+    path = tmp_path / "harbour.hdoc"
     path.write_bytes(docx())
     shared = load_shared(docx_engine, library=Library(tmp_path / "data"))
     with serve_app(create_app(shared)) as url:
         config = json.load(urllib.request.urlopen(url + "config"))
         file_inputs = [c["props"]["file_types"] for c in config["components"] if c.get("props", {}).get("file_types")]
-        assert file_inputs and all(".docx" in types for types in file_inputs)  # the upload widgets offer it
+        assert file_inputs and all(".hdoc" in types for types in file_inputs)  # the upload widgets offer it
         client = Client(url, verbose=False)
         added = client.predict([handle_file(str(path))], "v1", "harbour", "", "", "", api_name="/upload")
-        assert added["errors"] == [] and added["added"][0]["kind"] == "docx-test"
+        assert added["errors"] == [] and added["added"][0]["kind"] == "hdoc-test"
         trace = client.predict(QUESTION, REQUEST_DATE.isoformat(), "harbour", "", 5, 0.3, 0.8, 6000, 200,
                                "before_cutoff", "hybrid", api_name="/ask")
         assert trace["answer"]["status"] == "answered", trace["explanation"]

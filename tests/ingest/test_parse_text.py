@@ -114,7 +114,9 @@ def test_binary_invalid_utf8_and_mislabelled_files_are_refused():
         parse(b"\x89PNG\r\n\x1a\n\x00\x00\x00", "image.txt")
     with pytest.raises(InputError, match="PDF file with a text extension"):
         parse(b"%PDF-1.7\n...", "report.txt")
-    with pytest.raises(InputError, match="unsupported file type .docx"):
+    with pytest.raises(InputError, match="unsupported file type .odt"):
+        parse(b"PK\x03\x04", "letter.odt")
+    with pytest.raises(InputError, match="is corrupt"):  # a DOCX is read now: a damaged one says so
         parse(b"PK\x03\x04", "letter.docx")
 
 

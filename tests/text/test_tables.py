@@ -94,3 +94,28 @@ def test_a_row_of_amounts_written_with_words_is_no_header():
     # "Up to $3,790": a value, even with words around it (a cost table's row had been taken for a stacked header).
     assert not is_header("Stabilizer wiring change ....\tUp to 79 work-hours × $85 per hour =\tUp to $3,790 ...\t"
                          "Up to $10,505 ...\tUp to $766,865.")
+
+
+WORDY = ["Boat\tLength\tDues per day", "---\t---\t---", "Dinghy\tunder 6 m\t8 euros", "Small boat\t6 to 10 m\t12 euros"]
+
+
+def test_a_rule_marks_the_header_so_wordy_rows_below_it_are_data():
+    from pipeline.text.tables import HeadingsAbove, is_table_rule
+
+    assert is_table_rule("---\t---\t---") and not is_table_rule("Dinghy\tunder 6 m\t8 euros")
+    marked = "Boat\tLength\tDues per day\n---\t---\t---"
+    assert heading_above(WORDY, 3) == marked == HeadingsAbove(WORDY)(3) == HeadingsAbove(WORDY)(2)
+    unmarked = [WORDY[0], *WORDY[2:]]  # without the rule, a row of words reads as another header row
+    assert heading_above(unmarked, 2) == ""
+
+
+def test_row_units_under_a_rule_answer_with_the_header_even_when_packed_without_it():
+    whole = units_of(PackedSource(
+        n=1, source_id="doc", version=None, page=None, start_line=1, end_line=4, support_span=False, dated="",
+        sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(WORDY))))
+    rows = [u for u in whole if u.kind == "row" and not u.names_columns]
+    assert [u.start_line for u in rows] == [3, 4] and all(u.header == WORDY[0] for u in rows)
+    alone = units_of(PackedSource(
+        n=1, source_id="doc", version=None, page=None, start_line=4, end_line=4, support_span=False, dated="",
+        sibling_group="", lines=(PackedLine(number=4, text=WORDY[3]),), heading=heading_above(WORDY, 3)))
+    assert [(u.kind, u.names_columns, u.header) for u in alone] == [("row", False, WORDY[0])]

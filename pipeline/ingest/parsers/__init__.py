@@ -11,13 +11,22 @@ from typing import Any
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
 from pipeline.core.registry import PARSERS
+from pipeline.ingest.parsers.docx import DocxParser
+from pipeline.ingest.parsers.epub import EpubParser
+from pipeline.ingest.parsers.html import HtmlParser
 from pipeline.ingest.parsers.pdf import PdfParser
+from pipeline.ingest.parsers.sheets import CsvParser, XlsxParser
 from pipeline.ingest.parsers.text import TextParser
 
 # sandboxed: the app parses this type in its worker processes, under their memory, CPU and time limits
 # (pipeline.engine.sandbox); a type registered elsewhere runs in the server's process.
 PARSERS.register("text", TextParser, sandboxed=True)
 PARSERS.register("pdf", PdfParser, sandboxed=True)
+PARSERS.register("docx", DocxParser, sandboxed=True)
+PARSERS.register("html", HtmlParser, sandboxed=True)
+PARSERS.register("epub", EpubParser, sandboxed=True)
+PARSERS.register("xlsx", XlsxParser, sandboxed=True)
+PARSERS.register("csv", CsvParser, sandboxed=True)
 
 
 def registered_parsers(names: Sequence[str] | None = None) -> list:

@@ -1,0 +1,252 @@
+"""The HTML parser: a web page (and an EPUB's chapters, `epub.py`) → addressable lines (`lines.BodyWriter`).
+
+lxml's HTML parser (libxml2) reads the page: it is the tolerant, C-speed parser BeautifulSoup itself would call, and
+python-docx already depends on it. The tree is walked once: headings, paragraphs, list items (nested ones indented),
+table rows (a layout table, one holding headings, lists or other tables, is read as the blocks in its cells),
+preformatted text as a fenced code block. Scripts, styles, navigation and hidden elements are not text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pipeline.core.contracts import Document
+from pipeline.core.errors import InputError
+from pipeline.core.limits import megabytes
+from pipeline.ingest.document import text_document
+from pipeline.ingest.parsers.lines import BodyWriter, clean, grid_rows, with_title
+
+MAX_HTML_BYTES = 20 * 1024 * 1024
+MAX_COLUMNS = 256
+_SKIP = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed", "head",
+         "nav", "button", "select", "option", "textarea", "input", "map", "audio", "video", "picture", "source"}
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "figure",
+           "figcaption", "address", "dl", "dt", "dd", "body", "html", "center", "details", "summary", "form",
+           "fieldset", "legend", "caption", "hr", "li", "tr", "td", "th", "thead", "tbody", "tfoot"}
+_LAYOUT_INSIDE = {"table", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote"}
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.IGNORECASE)
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+
+
+def decode_html(data: bytes) -> str:
+    """The page's text: by its byte-order mark, else the charset its <meta> declares, else UTF-8, else Windows-1252
+    (what browsers assume for an undeclared page)."""
+    for bom, encoding in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(encoding, errors="replace")
+    declared = _CHARSET.search(data[:4096])
+    if declared:
+        try:
+            return data.decode(declared.group(1).decode("ascii"), errors="replace")
+        except LookupError:
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def parse_tree(text: str, filename: str):
+    """The root element of an HTML (or XHTML) text; InputError when nothing can be read from it."""
+    from lxml import etree
+    from lxml import html as lxml_html
+
+    parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True)
+    try:
+        return lxml_html.document_fromstring(_XML_DECLARATION.sub("", text, count=1), parser=parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        raise InputError(filename, "the document body is empty") from None
+
+
+def _tag(element) -> str:
+    return element.tag.lower() if isinstance(element.tag, str) else ""
+
+
+def _hidden(element) -> bool:
+    return element.get("hidden") is not None or element.get("aria-hidden") == "true"
+
+
+def text_of(element) -> str:
+    """An element's visible text; block children and line breaks become spaces."""
+    parts: list[str] = [element.text or ""]
+    for child in element:
+        tag = _tag(child)
+        if tag and tag not in _SKIP and not _hidden(child):
+            inner = "" if tag == "br" else text_of(child)
+            parts.append(f" {inner} " if tag in _BLOCKS or tag in _HEADINGS or tag in ("br", "ul", "ol", "table")
+                         else inner)
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _span(element, name: str) -> int:
+    try:
+        return max(1, min(int(element.get(name, "1")), MAX_COLUMNS))
+    except ValueError:
+        return 1
+
+
+class HtmlReader:
+    """Walks one HTML tree into a BodyWriter."""
+
+    def __init__(self, writer: BodyWriter) -> None:
+        self.writer = writer
+        self.inline: list[str] = []
+        self.joined = False  # the next paragraph continues the last one (after a <br>)
+
+    def read(self, root) -> None:
+        body = root.find("body")
+        self.content(body if body is not None else root)
+        self.flush()
+        self.writer.blank()
+
+    def flush(self, broken: bool = False) -> None:
+        text = clean("".join(self.inline))
+        self.inline = []
+        if text:
+            self.writer.paragraph(text, joined=self.joined)
+            self.joined = broken
+        elif not broken:
+            self.joined = False
+
+    def content(self, element) -> None:
+        if element.text:
+            self.inline.append(element.text)
+        for child in element:
+            self.node(child)
+            if child.tail:
+                self.inline.append(child.tail)
+
+    def node(self, element) -> None:
+        tag = _tag(element)
+        if not tag or tag in _SKIP or _hidden(element):
+            return
+        if tag == "br":
+            self.flush(broken=True)
+        elif tag in _HEADINGS:
+            self.flush()
+            self.writer.heading(_HEADINGS[tag], text_of(element))
+        elif tag in ("ul", "ol", "menu"):
+            self.flush()
+            self.list(element, 0)
+        elif tag == "table":
+            self.flush()
+            self.table(element)
+        elif tag == "pre":
+            self.flush()
+            self.writer.code(element.text_content())
+        elif tag in _BLOCKS:
+            self.flush()
+            self.content(element)
+            self.flush()
+        else:
+            self.content(element)
+
+    def list(self, element, depth: int) -> None:
+        ordered = _tag(element) == "ol"
+        try:
+            number = int(element.get("start", "1"))
+        except ValueError:
+            number = 1
+        for item in element:
+            if _tag(item) != "li" or _hidden(item):
+                if _tag(item) in ("ul", "ol"):
+                    self.list(item, depth + 1)
+                continue
+            nested = [child for child in item if _tag(child) in ("ul", "ol")]  # read below the item, indented
+            parts = [item.text or ""]
+            for child in item:
+                if child in nested:
+                    parts.append(child.tail or "")
+                    continue
+                tag = _tag(child)
+                if tag and tag not in _SKIP and not _hidden(child):
+                    parts.append(f" {text_of(child)} " if tag in _BLOCKS or tag == "br" else text_of(child))
+                parts.append(child.tail or "")
+            self.writer.item("".join(parts), number if ordered else None, depth)
+            number += 1
+            for child in nested:
+                self.list(child, depth + 1)
+
+    def table(self, table) -> None:
+        rows = [row for row in table.iter("tr") if _nearest_table(row) is table]
+        if _is_layout(table, rows):
+            for row in rows:
+                for cell in row:
+                    if _tag(cell) in ("td", "th"):
+                        self.node(cell)
+            self.flush()
+            return
+        caption = table.find("caption")
+        if caption is not None:
+            self.writer.paragraph(text_of(caption))
+        cells = [[(text_of(cell), _span(cell, "colspan"), _span(cell, "rowspan"))
+                  for cell in row if _tag(cell) in ("td", "th") and not _hidden(cell)] for row in rows]
+        self.writer.table(grid_rows(cells, MAX_COLUMNS), _header_rows(rows))
+
+
+def _nearest_table(element):
+    parent = element.getparent()
+    while parent is not None and _tag(parent) != "table":
+        parent = parent.getparent()
+    return parent
+
+
+def _header_rows(rows) -> int:
+    """How many rows open the table as its header: those in <thead>, else those of <th> cells only."""
+    count = 0
+    for row in rows:
+        cells = [cell for cell in row if _tag(cell) in ("td", "th")]
+        in_head = _tag(row.getparent()) == "thead"
+        if not cells or not (in_head or all(_tag(cell) == "th" for cell in cells)):
+            break
+        count += 1
+    return count
+
+
+def _is_layout(table, rows) -> bool:
+    """A table used to place blocks (a page's columns), not to hold data: its cells hold tables, lists, headings or
+    preformatted text, or it says it is for presentation."""
+    if table.get("role") in ("presentation", "none"):
+        return True
+    return any(_tag(inner) in _LAYOUT_INSIDE for row in rows for cell in row for inner in cell.iterdescendants())
+
+
+def page_title(root) -> str | None:
+    title = root.find(".//title")
+    text = clean(title.text_content()) if title is not None else ""
+    return text[:300] or None
+
+
+def parse_html(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
+    max_bytes = min(getattr(limits, "max_bytes", MAX_HTML_BYTES) or MAX_HTML_BYTES, MAX_HTML_BYTES)
+    if len(data) > max_bytes:
+        raise InputError(filename, f"is {megabytes(len(data))}; the limit is {megabytes(max_bytes)}")
+    if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(filename, "looks like a binary file, not an HTML page")
+    root = parse_tree(decode_html(data), filename)
+    writer = BodyWriter(filename, getattr(limits, "max_lines", None))
+    try:
+        HtmlReader(writer).read(root)
+    except RecursionError:
+        raise InputError(filename, "its elements are nested too deeply to read") from None
+    return text_document(writer.body(), data, filename, "html", with_title(metadata, page_title(root)))
+
+
+class HtmlParser:
+    """Web pages: headings, paragraphs, list items and table rows as lines; the page's <title> as its title."""
+
+    name = "html"
+    suffixes: tuple[str, ...] = (".html", ".htm", ".xhtml")
+    media_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
+    front_matter = False  # its metadata comes from a sidecar NAME.html.yaml or the upload form
+
+    def sniff(self, data: bytes) -> bool:
+        head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+        return head.startswith((b"<!doctype html", b"<html")) or (head.startswith(b"<?xml") and b"<html" in head)
+
+    def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
+        return parse_html(data, filename, metadata, limits)

@@ -1,0 +1,222 @@
+"""DOCX, HTML, EPUB, XLSX and CSV files, made by the tests, read into addressable lines: a paragraph, heading, list
+item or table row is one line; a table's header row comes first and the table machinery attaches it to each row;
+bad files (corrupt, encrypted, empty, too large, a ZIP bomb, another type under the name) are refused in one line."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import time
+import zipfile
+
+import pytest
+
+from pipeline.core.errors import InputError
+from pipeline.core.limits import PdfLimits
+from pipeline.ingest.parsers import choose_parser, parse, registered_parsers
+from pipeline.ingest.parsers import sheets as sheets_module
+from pipeline.ingest.parsers.zipped import MAX_UNPACKED_BYTES
+from pipeline.text.tables import HeadingsAbove, fields, is_table_row, is_table_rule
+from tests.office_files import HEADER, INTRO, ITEMS, ROWS, STEPS, make_csv, make_docx, make_epub, make_html, make_xlsx, zip_bomb
+
+
+def texts(document) -> list[str]:
+    return [line.text for line in document.pages[0].lines]
+
+
+def row_index(lines: list[str], first_cell: str) -> int:
+    return next(i for i, text in enumerate(lines) if text.split("\t")[0] == first_cell)
+
+
+def assert_rows_under_their_header(lines: list[str], header=HEADER, rows=ROWS) -> None:
+    """Every row is one TAB-separated line, read as a table row, with the header row (and the rule under it, which
+    says the rows below are data) as its heading."""
+    headings = HeadingsAbove(lines)
+    for row in rows:
+        index = row_index(lines, row[0])
+        assert is_table_row(lines[index]) and fields(lines[index]) == list(row)
+        *header_rows, rule = headings(index).split("\n")
+        assert [fields(r) for r in header_rows] == [list(header)] and is_table_rule(rule)
+
+
+# --------------------------------------------------------------------------- each type's lines
+
+
+def test_a_docx_keeps_headings_lists_and_table_rows_under_their_header():
+    document = parse(make_docx(), "harbour.docx")
+    lines = texts(document)
+    assert (document.kind, document.meta.title, document.paged) == ("docx", "Harbour dues", False)
+    assert lines[0] == "# Harbour dues" and "## Dues by boat" in lines and INTRO in lines
+    assert [f"- {item}" for item in ITEMS] == [line for line in lines if line.startswith("- ")]
+    assert [f"{n}. {step}" for n, step in enumerate(STEPS, 1)] == [line for line in lines if line[:1].isdigit()]
+    assert_rows_under_their_header(lines)
+    assert "Season\t\tOffice hours" in lines  # a cell merged across two columns: once, the column kept
+    assert "Summer\tJune to August\t8 to 20" in lines and "Summer\tSeptember\t9 to 18" in lines  # down: repeated
+
+
+def test_upload_metadata_wins_over_the_files_own_title():
+    document = parse(make_docx(), "harbour.docx", {"title": "Dues 2026", "version": "v2"})
+    assert (document.meta.title, document.meta.version) == ("Dues 2026", "v2")
+
+
+def test_an_html_page_keeps_its_list_and_table_and_drops_scripts_and_navigation():
+    document = parse(make_html(), "harbour.html")
+    lines = texts(document)
+    assert (document.kind, document.meta.title) == ("html", "Harbour dues")
+    assert lines[0] == "# Harbour dues" and INTRO in lines and [f"- {i}" for i in ITEMS] == lines[3:5]
+    assert not any("notText" in line or line == "Home" for line in lines)
+    assert_rows_under_their_header(lines)
+
+
+def test_html_spans_nested_lists_line_breaks_and_declared_encodings():
+    page = ('<html><head><meta charset="windows-1252"></head><body><p>Caf\xe9 rules<br>second line</p>'
+            '<ol start="3"><li>Three<ul><li>inner</li></ul></li><li>Four</li></ol>'
+            '<table><tr><th colspan="2">Dates</th><th>Fee</th></tr><tr><th>Start</th><th>End</th><th></th></tr>'
+            '<tr><td rowspan="2">May</td><td>June</td><td>40</td></tr><tr><td>July</td><td>45</td></tr></table>'
+            '<table><tr><td><h2>Layout</h2><p>Column text.</p></td></tr></table></body></html>').encode("cp1252")
+    lines = texts(parse(page, "page.htm"))
+    assert lines[:2] == ["Café rules", "second line"]  # a <br> breaks the line, not the paragraph
+    assert ["3. Three", "  - inner", "4. Four"] == [line for line in lines if line.strip() and line.lstrip()[0] in "-34"][:3]
+    assert "Dates\t\tFee" in lines and "May\tJune\t40" in lines and "May\tJuly\t45" in lines
+    assert "## Layout" in lines and "Column text." in lines  # a layout table is read as its blocks
+
+
+def test_an_epub_reads_its_chapters_in_spine_order_with_the_books_title():
+    document = parse(make_epub(), "harbour.epub")
+    lines = texts(document)
+    assert (document.kind, document.meta.title) == ("epub", "Harbour book")
+    assert lines.index("# Arrival") < lines.index("# Dues") and INTRO in lines
+    assert_rows_under_their_header(lines)
+
+
+def test_an_xlsx_has_a_heading_per_sheet_and_values_as_a_person_reads_them():
+    document = parse(make_xlsx(), "dues.xlsx")
+    lines = texts(document)
+    assert (document.kind, document.meta.title) == ("xlsx", "Harbour dues")
+    assert lines[0] == "# Dues" and "# Notes" in lines and INTRO in lines
+    header = ("Boat", "Dues per day (euros)", "Discount", "Valid from")
+    assert_rows_under_their_header(lines, header, [("Small boat", "12", "15%", "2026-01-01"),
+                                                   ("Yacht", "30.5", "0%", "2026-03-01")])
+
+
+def test_a_csv_or_tsv_is_one_line_per_row_whatever_its_delimiter():
+    for data, name in ((make_csv(), "dues.csv"), (make_csv(delimiter=";"), "dues.csv"),
+                       (make_csv(delimiter="\t"), "dues.tsv")):
+        document = parse(data, name)
+        assert document.kind == "csv"
+        assert_rows_under_their_header(texts(document))
+    quoted = b'Boat,Note,Dues\r\nDinghy,"two\r\nlines, one cell",8\r\n'
+    assert texts(parse(quoted, "q.csv"))[-1] == "Dinghy\ttwo lines, one cell\t8"
+
+
+def test_a_two_column_table_row_is_still_a_row():
+    lines = texts(parse(make_csv([("Dinghy", "8 euros")], delimiter=",").replace(b"Length,", b""), "two.csv"))
+    assert lines[-1].rstrip("\t") == "Dinghy\t8 euros" and is_table_row(lines[-1])
+
+
+# --------------------------------------------------------------------------- choosing the parser
+
+
+@pytest.mark.parametrize(("make", "kind"), [(make_docx, "docx"), (make_xlsx, "xlsx"), (make_epub, "epub")])
+def test_a_zip_based_type_is_chosen_by_its_contents(make, kind):
+    parsers = registered_parsers()
+    data = make()
+    assert choose_parser(parsers, data, f"file.{kind}").name == kind
+    assert choose_parser(parsers, data, "no-suffix").name == kind
+    other = "xlsx" if kind != "xlsx" else "docx"
+    with pytest.raises(InputError, match=f"this is a {kind.upper()} file with a {other} extension"):
+        choose_parser(parsers, data, f"file.{other}")
+
+
+def test_the_upload_types_come_from_the_registry():
+    from pipeline import EngineConfig, build_engine
+    from tests.fakes import HashedWordsTestEmbedder
+
+    engine = build_engine(EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder())
+    assert {".docx", ".html", ".htm", ".epub", ".xlsx", ".csv", ".tsv"} <= set(engine.upload_suffixes)
+
+
+# --------------------------------------------------------------------------- bad files
+
+
+def _refusal(data: bytes, name: str, limits=None) -> str:
+    with pytest.raises(InputError) as refused:
+        parse(data, name, pdf_limits=limits)
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith(name)
+    return message
+
+
+@pytest.mark.parametrize("name", ["bad.docx", "bad.xlsx", "bad.epub"])
+def test_corrupt_empty_and_foreign_zips_are_refused_in_one_line(name):
+    good = {"bad.docx": make_docx, "bad.xlsx": make_xlsx, "bad.epub": make_epub}[name]()
+    assert "is corrupt" in _refusal(good[: len(good) // 2], name)
+    assert "empty file" in _refusal(b"", name)
+    assert "not a ZIP archive" in _refusal(b"just some text", name)
+    other = io.BytesIO()
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("photo.jpg", b"\xff\xd8\xff")
+    assert "a ZIP archive of another kind" in _refusal(other.getvalue(), name)
+
+
+def test_a_zip_bomb_is_refused_from_its_directory_before_anything_is_inflated():
+    bomb = zip_bomb("word/document.xml", 2 * MAX_UNPACKED_BYTES)
+    assert len(bomb) < MAX_UNPACKED_BYTES // 200
+    started = time.perf_counter()
+    message = _refusal(bomb, "bomb.docx")
+    assert "unpacks to" in message and "ZIP bomb" in message
+    assert time.perf_counter() - started < 1.0  # nothing was inflated (inflating it takes seconds)
+
+
+def test_encrypted_and_old_office_files_are_named_as_such():
+    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504
+    assert "password-protected" in _refusal(ole + "EncryptionInfo".encode("utf-16-le"), "secret.docx")
+    assert "old binary Office file" in _refusal(ole, "old.xlsx")
+    plain = io.BytesIO()
+    with zipfile.ZipFile(plain, "w") as archive:
+        archive.writestr("word/document.xml", "<w:document/>")
+    locked = bytearray(plain.getvalue())  # the member says it is encrypted (zipfile writes no such flag itself)
+    locked[6] |= 0x1
+    locked[locked.index(b"PK\x01\x02") + 8] |= 0x1
+    assert "password-protected" in _refusal(bytes(locked), "locked.docx")
+
+
+def test_a_drm_protected_epub_is_refused():
+    data = io.BytesIO(make_epub())
+    with zipfile.ZipFile(data, "a") as archive:
+        archive.writestr("META-INF/encryption.xml",
+                         '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+                         'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:CipherData>'
+                         '<enc:CipherReference URI="OEBPS/text/chapter 0.xhtml"/></enc:CipherData>'
+                         '</enc:EncryptedData></encryption>')
+    assert "DRM-protected" in _refusal(data.getvalue(), "locked.epub")
+
+
+def test_too_large_and_too_many_lines_are_refused():
+    assert "the limit is" in _refusal(make_html(), "big.html", PdfLimits(max_bytes=100))
+    many = make_csv([(f"Boat {n}", f"{n} m", f"{n} euros") for n in range(50)])
+    assert "the limit is 20 lines per document" in _refusal(many, "many.csv", PdfLimits(max_lines=20))
+    assert "the limit is 20 per document" in _refusal(make_docx(paragraphs=30), "many.docx", PdfLimits(max_lines=20))
+
+
+def test_a_sheet_is_bounded_by_its_columns_and_cells(monkeypatch):
+    wide = make_xlsx([["x"] * (sheets_module.MAX_COLUMNS + 5)])
+    assert f"the limit is {sheets_module.MAX_COLUMNS} columns" in _refusal(wide, "wide.xlsx")
+    monkeypatch.setattr(sheets_module, "MAX_CELLS", 30)
+    rows = [(f"Boat {n}", n, 0.1, dt.date(2026, 1, 1)) for n in range(20)]
+    assert "more than 30 cells" in _refusal(make_xlsx(rows), "cells.xlsx")
+    assert "more than 30 cells" in _refusal(make_csv([(f"B{n}", "1", "2") for n in range(20)]), "cells.csv")
+
+
+def test_text_that_is_not_utf8_or_binary_is_refused():
+    assert "CSV UTF-8" in _refusal("Boat;Dues\nJolle;8 €\n".encode("cp1252"), "latin.csv")
+    assert "binary" in _refusal(b"\x00\x01\x02" * 100, "binary.html")
+    assert "body is empty" in _refusal(b"<html><body><script>x()</script></body></html>", "empty.html")
+
+
+def test_a_workbook_without_values_is_refused():
+    import openpyxl
+
+    out = io.BytesIO()
+    openpyxl.Workbook().save(out)
+    assert "hold no values" in _refusal(out.getvalue(), "empty.xlsx")
