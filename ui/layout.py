@@ -15,7 +15,7 @@ import gradio as gr
 
 from pipeline import ANSWER_HELP, SESSION_MEMORY_BYTES, Settings
 
-from . import endpoints, export, handlers, history, panels, replace, restart, viewer, views
+from . import endpoints, export, handlers, history, panels, replace, restart, viewer, views, welcome
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
@@ -54,6 +54,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
     with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as demo:
         c = SimpleNamespace(session=gr.State(value=None, time_to_live=SESSION_TTL_S, delete_callback=delete_session))
         gr.Markdown(INTRO, elem_id="intro")
+        gr.HTML(welcome.first_use_html(shared.corpus.readable_documents(()).values()), elem_id="first-use")
         with gr.Row():
             with gr.Column(scale=3):
                 _request_form(c, signed_in=shared.accounts is not None, has_llm=shared.llm is not None)

@@ -152,3 +152,67 @@ def test_screenshot_after_asking_about_the_samples(page):
     assert path.stat().st_size > 20_000
     if os.environ.get("UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(path, ROOT / "docs" / "screenshot.png")
+
+
+# --------------------------------------------------------------------------- the upload button is never stuck
+
+
+def _add_and_expect_the_button_back(page, *files: Path) -> str:
+    """Pick `files` (none: nothing), click Add, and return the status line once the button is usable again."""
+    page.get_by_text("Upload documents (only you see them)").click()
+    if files:
+        page.locator("#upload-files input[type=file]").set_input_files([str(f) for f in files])
+    button = page.locator("#upload")
+    button.click()
+    page.wait_for_function("() => { const b = document.querySelector('#upload');"
+                           " return b && !b.disabled && b.innerText.includes('Add to my collection'); }")
+    status = page.locator("#upload-status")
+    status.locator("li").first.wait_for()
+    assert button.is_enabled()
+    return status.inner_text()
+
+
+def _toasts(page) -> str:
+    return " ".join(page.locator(".toast-body").all_inner_texts())
+
+
+def test_add_with_no_file_gives_the_button_back_with_a_reason(page):
+    status = _add_and_expect_the_button_back(page)
+    assert "✗ No file was received" in status and ".pdf" in status and "20 MB" in status, status
+    assert "Error" not in status
+
+
+def test_a_file_over_the_size_limit_gives_the_button_back_with_a_reason(page, tmp_path):
+    from ui.state import MAX_FILE_BYTES
+
+    big = tmp_path / "big-notes.txt"
+    big.write_bytes(b"The ferry leaves at noon.\n" * (MAX_FILE_BYTES // 26 + 1000))
+    status = _add_and_expect_the_button_back(page, big)
+    assert "✗ No file was received" in status and "at most 20 MB" in status, status
+    assert "big-notes.txt" in _toasts(page)  # the file box names the refused file
+
+
+def test_an_unsupported_type_gives_the_button_back_with_a_reason(page, tmp_path):
+    archive = tmp_path / "bundle.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    status = _add_and_expect_the_button_back(page, archive)
+    assert "✗ No file was received" in status and "types (" in status, status
+    assert "bundle.zip" in _toasts(page)
+    # and a good file goes in right after, without a reload
+    good = tmp_path / "pier-hours.md"
+    good.write_text("---\nid: pier-hours\n---\nThe pier opens at 6 am.\n", "utf-8")
+    page.locator("#upload-files input[type=file]").set_input_files([str(good)])
+    page.locator("#upload").click()
+    page.locator("#upload-status").get_by_text("added pier-hours").wait_for()
+    assert page.locator("#upload").is_enabled()
+
+
+def test_a_server_refusal_gives_the_button_back_with_a_reason(page, tmp_path, monkeypatch):
+    from pipeline import limits
+
+    monkeypatch.setattr(limits, "UPLOAD_FOLDER_MAX_BYTES", 64 * 1024)  # ui.upload_guard answers 507 "space is full"
+    notes = tmp_path / "long-notes.txt"
+    notes.write_text("The ferry leaves at noon.\n" * 10_000, "utf-8")  # 260 KB
+    status = _add_and_expect_the_button_back(page, notes)
+    assert "✗ No file was received" in status and "the server cannot take now" in status, status
+    assert "upload space is full" in _toasts(page)
