@@ -324,7 +324,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     c.eval_refresh.click(**evaluation)
     demo.load(**refresh)
     demo.load(**evaluation)
-    demo.load(views.today, None, c.date, **private)
+    demo.load(None, None, c.date, js=views.TODAY_JS, **private)  # in the browser: no round trip to race a typed date
     if shared.accounts is not None:
         demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
         demo.load(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session], **private)

@@ -8,6 +8,7 @@ text. Verified/dropped is always said with a word and a ✓/✗ mark, not only w
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 
 from pipeline import MARKER, Candidate, Citation, Context, Corpus, Document, Trace, marker_key
@@ -249,8 +250,9 @@ def candidates_chart_html(trace: Trace | None, top: int = 12) -> str:
             f"</span></span><span class='val'>{share:.2f} · {_e(status)}</span></div>")
     legend = " ".join(f"<span class='sw' style='background:{color}'></span>{_e(name)}"
                       for name, color in CANDIDATE_COLORS.items())
-    return (f"<div class='rag-chart'><p class='rag-note'>Top {len(candidates)} candidates by fused rank. Bar = fused "
-            f"(RRF) score ÷ the top candidate's ({best:.4f}; lowest shown {low:.4f}), so ranks stay "
+    fused = term("combined ranking score", "fused score: reciprocal rank fusion (RRF) of the BM25 and dense ranks")
+    return (f"<div class='rag-chart'><p class='rag-note'>Top {len(candidates)} candidates by fused rank. Bar = {fused}"
+            f" ÷ the top candidate's ({best:.4f}; lowest shown {low:.4f}), so ranks stay "
             f"readable. Colour: {legend}</p>{''.join(rows)}</div>")
 
 
@@ -358,7 +360,7 @@ def answer_html(trace: Trace | None) -> str:
     a = trace.answer
     parts = _status_html(trace)
     parts.append(marks_html(trace))
-    parts.append(f"<p><b>Why:</b> {_e(trace.explanation)}</p>")
+    parts.append(why_html(trace.explanation))
     parts.append(_chosen_by_html(trace))
     parts.append(claims_html(a))
     parts.append(_citations_html(trace))
@@ -384,6 +386,27 @@ def _status_html(trace: Trace) -> list[str]:
         parts.append("<p class='rag-note'>Proposed answer (not shown as supported):</p>"
                      f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
     return parts
+
+
+# Display-only rewording of the engine's explanation (the trace keeps its words, shown in the tooltip).
+_PLAIN = ((re.compile(r"(\d+(?:\.\d+)?) < threshold (\d+(?:\.\d+)?)"), r"\1, below the \2 needed"),
+          (re.compile(r"(\d+(?:\.\d+)?) ≥ threshold (\d+(?:\.\d+)?)"), r"\1, at least the \2 needed"),
+          (re.compile(r"\bunits\b"), "passages"), (re.compile(r"\bunit\b"), "passage"),
+          (re.compile(r"\bproducer\b"), "answerer"), (re.compile(r"\bRRF\b"), "combined ranking"))
+
+
+def plain_words(text: str) -> str:
+    """`text` with the trace's jargon ("unit", "0.10 < threshold 0.10", "producer", "RRF") in plain words."""
+    for pattern, words in _PLAIN:
+        text = pattern.sub(words, text)
+    return text
+
+
+def why_html(explanation: str) -> str:
+    """The explanation in plain words; the engine's own wording in the tooltip when it differs."""
+    plain = plain_words(explanation)
+    said = term(plain, explanation) if plain != explanation else _e(plain)
+    return f"<p><b>Why:</b> {said}</p>"
 
 
 def term(plain: str, technical: str) -> str:

@@ -300,9 +300,8 @@ def load_evaluation():
     return evaluation.report_html(), evaluation.plots()
 
 
-def today() -> str:
-    """The request date's default: the day the page is opened, not the day the server started."""
-    return dt.date.today().isoformat()
+# The person's own calendar day (Sweden's locale writes dates as YYYY-MM-DD).
+TODAY_JS = "() => new Date().toLocaleDateString('sv-SE')"
 
 
 def account_groups(shared: Shared, session, request: gr.Request = None):
