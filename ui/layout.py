@@ -324,7 +324,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     c.eval_refresh.click(**evaluation)
     demo.load(**refresh)
     demo.load(**evaluation)
-    demo.load(None, None, c.date, js=views.TODAY_JS, **private)  # in the browser: no round trip to race a typed date
+    # The day the page is opened, unless the person already typed a date (the load runs after the form is shown).
+    demo.load(None, [c.date], [c.date], js=views.today_js(c.date.value), **private)
     if shared.accounts is not None:
         demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
         demo.load(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session], **private)

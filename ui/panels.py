@@ -52,6 +52,7 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .rag-note{color:var(--body-text-color-subdued,#555);font-size:13px}
 .rag-marks{margin:.5em 0;display:grid;gap:4px}
 .rag-markrow{font-size:14px;line-height:1.45}
+.rag-markrow .rag-badge{margin-right:4px}
 .rag-term[title]{text-decoration:underline dotted;text-underline-offset:2px;cursor:help}
 .rag-demo{border:1px solid var(--color-accent,#3b6fd8);border-radius:6px;padding:6px 10px;margin:4px 0 8px;font-size:13px}
 #intro h1{font-family:system-ui,"Liberation Sans","DejaVu Sans","Noto Sans CJK SC",sans-serif!important;font-weight:700;letter-spacing:0;font-variant:normal}
@@ -405,8 +406,8 @@ def plain_words(text: str) -> str:
 def why_html(explanation: str) -> str:
     """The explanation in plain words; the engine's own wording in the tooltip when it differs."""
     plain = plain_words(explanation)
-    said = term(plain, explanation) if plain != explanation else _e(plain)
-    return f"<p><b>Why:</b> {said}</p>"
+    title = f" title='{_e(explanation)}'" if plain != explanation else ""
+    return f"<p class='rag-why'{title}><b>Why:</b> {_e(plain)}</p>"
 
 
 def term(plain: str, technical: str) -> str:
@@ -469,18 +470,19 @@ def answers_mark(trace: Trace) -> tuple[str, str]:
     if p.score is not None and p.threshold is not None:
         score = term(f"{p.score:.2f}", "answer scorer: best unit score")
         needs = term(f"{p.threshold:.2f}", "answer scorer: threshold")
-        if p.score >= p.threshold:
-            return ("ok" if answered else "no"), f"{'likely' if answered else 'no'}: the best passage scores {score} (it needs {needs})."
+        if p.score >= p.threshold and answered:
+            return "ok", f"likely: the best passage scores {score} (it needs {needs})."
+        if p.score >= p.threshold:  # scored high enough, refused by a rule the question needs
+            return "no", (f"no: the best passage scores {score}, enough (it needs {needs}), but it was refused: "
+                          f"{_e(plain_words(p.note or 'see Why'))}.")
         if answered:
             return "muted", (f"chosen by a rule, not by its score ({score}, below the {needs} needed): "
                              f"{_e(p.note or '')}.")
         return "no", f"unlikely, so no answer is given: the best passage scores only {score} (it needs {needs})."
     if answered and p.note:
         return "ok", f"chosen by a rule: {_e(p.note)}."
-    if p.producer == "proposal":
-        return "muted", ("not judged: this answer was written elsewhere (a demo's or yours); only its citations "
-                         "were checked.")
-    return "muted", "not measured for this answerer."
+    return "muted", ("not judged: nobody scored whether this answer fits your question (it was written elsewhere, "
+                     "e.g. pasted or a demo's proposal); only its citations were checked.")
 
 
 def marks_html(trace: Trace) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import json
 import shutil
 import tempfile
 import uuid
@@ -300,8 +301,10 @@ def load_evaluation():
     return evaluation.report_html(), evaluation.plots()
 
 
-# The person's own calendar day (Sweden's locale writes dates as YYYY-MM-DD).
-TODAY_JS = "() => new Date().toLocaleDateString('sv-SE')"
+def today_js(built: str) -> str:
+    """The date field's value on page load: the person's own calendar day (Sweden's locale writes YYYY-MM-DD) when
+    the field still shows the day the server built the page (`built`), else what they typed."""
+    return f"(shown) => (!shown || shown === {json.dumps(built)}) ? new Date().toLocaleDateString('sv-SE') : shown"
 
 
 def account_groups(shared: Shared, session, request: gr.Request = None):

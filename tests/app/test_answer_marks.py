@@ -65,8 +65,16 @@ def test_the_why_line_says_the_engines_jargon_in_plain_words_and_keeps_it_in_the
 
     engine_words = "No evidence is strong enough (the best unit [a:1] scores 0.10 < threshold 0.10 <i>)."
     shown = why_html(engine_words)
-    plain = shown.split(">", 3)[-1]
-    assert "the best passage [a:1] scores 0.10, below the 0.10 needed" in shown
-    assert "< threshold" not in plain and "unit" not in plain.split("title=")[0]
+    plain = shown.split("</b>", 1)[-1]
+    assert "the best passage [a:1] scores 0.10, below the 0.10 needed" in plain
+    assert "threshold" not in plain and "unit" not in plain
     assert "title='No evidence is strong enough (the best unit [a:1] scores 0.10 &lt; threshold 0.10 &lt;i&gt;).'" in shown
     assert "<i>" not in shown
+
+
+def test_a_score_above_the_threshold_refused_by_a_rule_says_so_instead_of_unlikely(logic_engine, make_corpus):
+    proposal = Proposal(producer="extractive", abstain_reason="insufficient_evidence", score=0.11, threshold=0.1,
+                        note="the question names Who and no candidate unit's source mentions it")
+    kind, words = answers_mark(_trace(logic_engine, make_corpus, proposal))
+    assert kind == "no" and "enough (it needs" in words and "refused: the question names Who" in words
+    assert "candidate passage's source" in words  # "unit" in plain words

@@ -17,6 +17,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
+SHOTS = Path(os.environ.get("UI_SHOTS_DIR", ARTIFACTS))  # the screenshots a person looks at before a change lands
 TIMEOUT_MS = 60_000
 
 if not CHROMIUM.exists():  # CI's .ci/run installs it and sets REQUIRE_BROWSER=1, so there a missing browser fails
@@ -182,6 +183,8 @@ def _toasts(page) -> str:
 def test_add_with_no_file_gives_the_button_back_with_a_reason(page):
     status = _add_and_expect_the_button_back(page)
     assert "✗ No file was received" in status and ".pdf" in status and "20 MB" in status, status
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#upload-status").screenshot(path=str(SHOTS / "upload-refused-status.png"))
     assert "Error" not in status
 
 
@@ -222,9 +225,6 @@ def test_a_server_refusal_gives_the_button_back_with_a_reason(page, tmp_path, mo
 
 
 # --------------------------------------------------------------------------- after Ask, demos, plain marks, contrast
-
-SHOTS = Path(os.environ.get("UI_SHOTS_DIR", ARTIFACTS))
-
 
 def _results_in_view(page) -> bool:
     return page.evaluate("() => { const r = document.getElementById('results').getBoundingClientRect();"
@@ -293,9 +293,11 @@ def test_the_answer_panel_says_quote_checked_and_answers_the_question_apart(page
     # a question the samples do not answer: never a ✓ on "answers your question"
     page.get_by_role("tab", name="4 Answer").click()
     ask(page, "Who are the authors of this publication?", topic="")
-    page.locator("#answer").get_by_text("✗ abstained").wait_for()
+    page.locator("#history").get_by_text("Who are the authors of this publication?").wait_for()
+    assert "✗ abstained" in page.locator("#answer").inner_text()
     assert page.locator("#answer [data-mark=answers]").get_attribute("data-result") != "ok"
-    shot(page, "answer-marks-abstained.png")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "answer-marks-abstained.png"), full_page=True)
 
 
 CONTRAST_JS = """(selector) => {
