@@ -325,7 +325,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     demo.load(**refresh)
     demo.load(**evaluation)
     # The day the page is opened, unless the person already typed a date (the load runs after the form is shown).
-    demo.load(None, [c.date], [c.date], js=views.today_js(c.date.value), **private)
+    demo.load(None, [c.date], [c.date], js=views.today_js(c.date.value), api_visibility="private")
     if shared.accounts is not None:
         demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
         demo.load(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session], **private)

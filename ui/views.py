@@ -6,13 +6,13 @@ These handlers are the UI's own steps (the undocumented /panels endpoint and pri
 
 from __future__ import annotations
 
-import datetime as dt
 import html
 import json
 import shutil
 import tempfile
 import uuid
 from pathlib import Path
+from typing import cast
 
 import gradio as gr
 
@@ -202,7 +202,7 @@ def upload_status(shared: Shared, report, session, groups, request: gr.Request =
     return status, docs, dropdown, session
 
 
-def run_demo_button(shared: Shared, name, session, request: gr.Request = None):
+def run_demo_button(shared: Shared, name, session, request: gr.Request | None = None):
     """A demo button: the scenario with its own groups declared (as /run_demo with them), the form untouched."""
     return handlers.do_demo(shared, name, session, ", ".join(BY_NAME[name].groups), request)
 
@@ -233,7 +233,7 @@ def no_file_line(shared: Shared) -> str:
 
 @guarded
 def upload_from_page(shared: Shared, files, version, topic, authority, valid_from, valid_to, session, groups,
-                     request: gr.Request = None, progress=gr.Progress()):
+                     request: gr.Request | None = None, progress=gr.Progress()):
     """The page's Add button in one step: the upload, its report as status lines, the refreshed lists, and the
     button again. A refused upload is a ✗ line here, never an error: Gradio's page runs a `.then` step only
     after a step that succeeded, so a failed upload step left the button disabled for good."""
@@ -247,8 +247,9 @@ def upload_from_page(shared: Shared, files, version, topic, authority, valid_fro
         except gr.Error as error:  # the whole batch refused (too many files, ...): its one line
             session = session_of(session)
             report = {"added": [], "errors": [html.unescape(str(error.message))], "documents": sorted(session.uploads)}
-    status, docs, chunk_docs, session = upload_status(shared, report, session, groups, request)
-    return (report, status, docs, chunk_docs, *upload_finished(shared, session, request), session)
+    asked = cast(gr.Request, request)  # None outside a web request, as the helpers' own defaults
+    status, docs, chunk_docs, session = upload_status(shared, report, session, groups, asked)
+    return (report, status, docs, chunk_docs, *upload_finished(shared, session, asked), session)
 
 
 def upload_failed():

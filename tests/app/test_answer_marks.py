@@ -77,4 +77,4 @@ def test_a_score_above_the_threshold_refused_by_a_rule_says_so_instead_of_unlike
                         note="the question names Who and no candidate unit's source mentions it")
     kind, words = answers_mark(_trace(logic_engine, make_corpus, proposal))
     assert kind == "no" and "enough (it needs" in words and "refused: the question names Who" in words
-    assert "candidate passage's source" in words  # "unit" in plain words
+    assert "candidate passage&#x27;s source" in words  # "unit" in plain words, escaped
