@@ -15,7 +15,7 @@ import gradio as gr
 
 from pipeline import ANSWER_HELP, SESSION_MEMORY_BYTES, Settings
 
-from . import endpoints, export, handlers, history, panels, replace, restart, viewer, views
+from . import endpoints, export, handlers, history, panels, replace, restart, viewer, views, welcome
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
@@ -54,6 +54,7 @@ def build_blocks(shared: Shared) -> gr.Blocks:
     with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as demo:
         c = SimpleNamespace(session=gr.State(value=None, time_to_live=SESSION_TTL_S, delete_callback=delete_session))
         gr.Markdown(INTRO, elem_id="intro")
+        gr.HTML(welcome.first_use_html(shared.corpus.readable_documents(()).values()), elem_id="first-use")
         with gr.Row():
             with gr.Column(scale=3):
                 _request_form(c, signed_in=shared.accounts is not None, has_llm=shared.llm is not None)
@@ -149,6 +150,7 @@ def _collection(c: SimpleNamespace, file_types: list[str], signed_in: bool = Fal
         c.library_report = gr.JSON(visible=False, label="library report")
         c.upload_report = gr.JSON(visible=False, label="upload report")
         c.upload_html = gr.HTML(elem_id="upload-status")
+        c.upload_hidden = gr.Button(visible=False)
         c.embedding_html = gr.HTML(elem_id="embedding-status")
         c.embedding_timer = gr.Timer(EMBEDDING_POLL_S, active=False)
 
@@ -181,7 +183,7 @@ def _conversation(c: SimpleNamespace) -> None:
 
 
 def _result_tabs(c: SimpleNamespace) -> None:
-    with gr.Tabs(selected="answer") as c.tabs:
+    with gr.Tabs(selected="answer", elem_id="results") as c.tabs:
         with gr.Tab("1 Chunks", id="chunks"):
             c.chunk_docs = gr.Dropdown(label="Documents", multiselect=True, choices=[], elem_id="chunk-docs")
             c.chunks_out = gr.HTML(panels.chunks_html(None, []))
@@ -248,31 +250,40 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     ask = dict(fn=bind(handlers.do_ask, shared), inputs=[*request_inputs, c.session], outputs=[c.trace_json, c.session],
                **answering)
     # The page's follow-up switch is applied first (a private step): API clients' /ask is never rewritten.
-    follow_up = dict(fn=history.set_follow_ups, inputs=[c.follow_up, c.session], outputs=[c.session], **private)
-    c.ask_button.click(**follow_up).then(**ask, api_name="ask").success(**render, api_name="panels",
-                                                                        api_visibility="undocumented")
-    c.question.submit(**follow_up).then(**ask, **private).success(**render, **private)
+    # So is the model choice, read from the visible form at each ask: a choice stored by its own change event
+    # could be lost right after page load, when that event and a load event each started a fresh session and
+    # the load's (without the choice) was written last.
+    follow_up = dict(fn=views.apply_form_choices, inputs=[c.follow_up, c.generator, c.api_key, c.judge, c.session],
+                     outputs=[c.session], **private)
+    scroll = dict(fn=None, inputs=None, outputs=None, js=views.SCROLL_TO_RESULTS, **private)
+    c.ask_button.click(**follow_up).then(**ask, api_name="ask").success(
+        **render, api_name="panels", api_visibility="undocumented").then(**scroll)
+    c.question.submit(**follow_up).then(**ask, **private).success(**render, **private).then(**scroll)
     for trigger in (c.ask_button.click, c.question.submit, c.check_button.click):  # after a restart, say so
         trigger(restart.uploads_gone, [c.upload_report, c.session], [c.upload_html], **private)
     _wire_conversation(c, shared, render)
 
     c.check_button.click(views.clear_check, None, [c.check_out], queue=False, **private).then(
         bind(handlers.do_check, shared), [c.check_text, *request_inputs, c.session], [c.trace_json, c.session],
-        api_name="check_answer", **answering).success(**render_check, **private)
+        api_name="check_answer", **answering).success(**render_check, **private).then(
+        None, None, None, js=views.SCROLL_TO_CHECK, **private)
 
     # The button is disabled for the whole upload (no second click) and the progress bar shows on the
-    # visible status area (the report itself is a hidden JSON, where Gradio would draw it unseen).
-    c.upload_button.click(views.upload_started, None, [c.upload_button, c.upload_html], queue=False, **private).then(
-        bind(handlers.do_upload, shared),
-        [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],
-        [c.upload_report, c.session], api_name="upload", show_progress_on=[c.upload_html], concurrency_id="upload",
-        concurrency_limit=UPLOAD_CONCURRENCY,
-    ).then(bind(views.upload_status, shared), [c.upload_report, c.session, c.groups],
-           [c.upload_html, c.docs_html, c.chunk_docs, c.session], **private
-    ).then(bind(views.upload_finished, shared), [c.session],
-           [c.upload_button, c.delete_pick, c.replace_pick, c.embedding_html, c.embedding_timer, c.files], queue=False,
-           **private
-    ).then(None, None, None, js=export.GUARD_JS, **private)
+    # visible status area (the report itself is a hidden JSON, where Gradio would draw it unseen). The page's
+    # step never fails on a refused upload (it reports it): Gradio runs no `.then` after a failed step, and
+    # `.failure` gives the button back if the step fails anyway. API clients call /upload (a hidden button).
+    upload_inputs = [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session]
+    uploading = dict(concurrency_id="upload", concurrency_limit=UPLOAD_CONCURRENCY)
+    c.upload_hidden.click(bind(handlers.do_upload, shared), upload_inputs, [c.upload_report, c.session],
+                          api_name="upload", **uploading)
+    page_upload = c.upload_button.click(
+        views.upload_started, None, [c.upload_button, c.upload_html], queue=False, **private).then(
+        bind(views.upload_from_page, shared), [*upload_inputs, c.groups],
+        [c.upload_report, c.upload_html, c.docs_html, c.chunk_docs, c.upload_button, c.delete_pick, c.replace_pick,
+         c.embedding_html, c.embedding_timer, c.files, c.session],
+        show_progress_on=[c.upload_html], **uploading, **private)
+    page_upload.failure(views.upload_failed, None, [c.upload_button, c.upload_html], queue=False, **private)
+    page_upload.success(None, None, None, js=export.GUARD_JS, **private)
     c.embedding_timer.tick(bind(views.embedding_tick, shared), [c.session, c.groups],
                            [c.docs_html, c.embedding_html, c.embedding_timer, c.session], queue=False, **private)
     c.delete_button.click(bind(endpoints.do_delete_document, shared), [c.delete_pick, c.session],
@@ -296,9 +307,9 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
 
     c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session, c.groups], [c.trace_json, c.session],
                         api_name="run_demo", **answering).success(**render, **private)
-    # A demo fills only the visible request fields; its own settings run explicitly and the Answer panel
-    # names them, so the Advanced settings and the Check-an-answer text are never changed behind the user.
-    _wire_demo_buttons(c, shared, form=[c.question, c.date, c.topic, c.groups], render=render)
+    # A demo runs with its own question, date, topic, groups and settings, and the Answer panel names them: the
+    # form, the Advanced settings and the Check-an-answer text are never changed behind the user.
+    _wire_demo_buttons(c, shared, render=render, scroll=scroll)
 
     docs_state = gr.JSON(visible=False, label="documents")
     refresh = dict(fn=bind(views.refresh_documents, shared), inputs=[c.session, c.groups],
@@ -313,12 +324,8 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     c.eval_refresh.click(**evaluation)
     demo.load(**refresh)
     demo.load(**evaluation)
-    demo.load(views.today, None, c.date, **private)
-    choose = dict(fn=views.choose_generator, inputs=[c.generator, c.api_key, c.session, c.judge], outputs=[c.session],
-                  **private)
-    c.generator.change(**choose)
-    c.api_key.change(**choose)
-    c.judge.change(**choose)
+    # The day the page is opened, unless the person already typed a date (the load runs after the form is shown).
+    demo.load(None, [c.date], [c.date], js=views.today_js(c.date.value), api_visibility="private")
     if shared.accounts is not None:
         demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
         demo.load(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session], **private)
@@ -358,10 +365,9 @@ def _wire_conversation(c: SimpleNamespace, shared: Shared, render: dict) -> None
                           api_name="clear_history").success(**render, api_visibility="private")
 
 
-def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, form: list, render: dict) -> None:
-    """Each demo button fills the form with its scenario, runs it, then renders the panels."""
+def _wire_demo_buttons(c: SimpleNamespace, shared: Shared, render: dict, scroll: dict) -> None:
+    """Each demo button runs its scenario (the form untouched), renders the panels and shows the answer."""
     for button, name in c.demo_buttons:
-        button.click(bind(views.fill_form, name), None, form, api_visibility="private").then(
-            bind(handlers.do_demo, shared, name), [c.session, c.groups], [c.trace_json, c.session],
-            api_visibility="private", concurrency_id="answer", concurrency_limit=ANSWER_CONCURRENCY
-        ).success(**render, api_visibility="private")
+        button.click(bind(views.run_demo_button, shared, name), [c.session], [c.trace_json, c.session],
+                     api_visibility="private", concurrency_id="answer", concurrency_limit=ANSWER_CONCURRENCY
+                     ).success(**render, api_visibility="private").then(**scroll)

@@ -8,6 +8,7 @@ text. Verified/dropped is always said with a word and a ✓/✗ mark, not only w
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 
 from pipeline import MARKER, Candidate, Citation, Context, Corpus, Document, Trace, marker, marker_key
@@ -51,6 +52,10 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .rag-chart .sw{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px;vertical-align:middle}
 .rag-support{font-size:12.5px;border-bottom:2px solid #0a9e3b}
 .rag-note{color:var(--body-text-color-subdued,#555);font-size:13px}
+.rag-marks{margin:.5em 0;display:grid;gap:4px}
+.rag-markrow{font-size:14px;line-height:1.45}
+.rag-markrow .rag-badge{margin-right:4px}
+.rag-term[title]{text-decoration:underline dotted;text-underline-offset:2px;cursor:help}
 .rag-demo{border:1px solid var(--color-accent,#3b6fd8);border-radius:6px;padding:6px 10px;margin:4px 0 8px;font-size:13px}
 #intro h1{font-family:system-ui,"Liberation Sans","DejaVu Sans","Noto Sans CJK SC",sans-serif!important;font-weight:700;letter-spacing:0;font-variant:normal}
 @media (max-width:640px){
@@ -248,8 +253,9 @@ def candidates_chart_html(trace: Trace | None, top: int = 12) -> str:
             f"</span></span><span class='val'>{share:.2f} · {_e(status)}</span></div>")
     legend = " ".join(f"<span class='sw' style='background:{color}'></span>{_e(name)}"
                       for name, color in CANDIDATE_COLORS.items())
-    return (f"<div class='rag-chart'><p class='rag-note'>Top {len(candidates)} candidates by fused rank. Bar = fused "
-            f"(RRF) score ÷ the top candidate's ({best:.4f}; lowest shown {low:.4f}), so ranks stay "
+    fused = term("combined ranking score", "fused score: reciprocal rank fusion (RRF) of the BM25 and dense ranks")
+    return (f"<div class='rag-chart'><p class='rag-note'>Top {len(candidates)} candidates by fused rank. Bar = {fused}"
+            f" ÷ the top candidate's ({best:.4f}; lowest shown {low:.4f}), so ranks stay "
             f"readable. Colour: {legend}</p>{''.join(rows)}</div>")
 
 
@@ -383,12 +389,14 @@ def answer_html(trace: Trace | None) -> str:
         return '<p class="rag-note">Ask a question, run a demo or check an answer.</p>'
     a = trace.answer
     parts = _status_html(trace)
-    parts.append(f"<p><b>Why:</b> {_e(trace.explanation)}</p>")
+    parts.append(marks_html(trace))
+    parts.append(why_html(trace.explanation))
     parts.append(_chosen_by_html(trace))
     parts.append(claims_html(a))
     parts.append(_citations_html(trace))
     parts.append(_generation_html(trace))
-    meta = (f"producer <code>{_e(a.producer)}</code> · generator called: {'yes' if trace.generator_called else 'no'}"
+    meta = (f"{term('answered by', 'producer')} <code>{_e(a.producer)}</code> · "
+            f"{term('model or composer called', 'generator called')}: {'yes' if trace.generator_called else 'no'}"
             f" · request date {trace.request.date}{'' if trace.request.date_given else ' (today)'}"
             f" · topic {_e(trace.request.topic or 'any')} · {len(trace.documents)} readable documents"
             f" · timings {', '.join(f'{k} {v:.0f} ms' for k, v in trace.timings_ms.items())}")
@@ -412,18 +420,130 @@ def _status_html(trace: Trace) -> list[str]:
     return parts
 
 
+# Display-only rewording of the engine's explanation (the trace keeps its words, shown in the tooltip).
+_PLAIN = ((re.compile(r"(\d+(?:\.\d+)?) < threshold (\d+(?:\.\d+)?)"), r"\1, below the \2 needed"),
+          (re.compile(r"(\d+(?:\.\d+)?) ≥ threshold (\d+(?:\.\d+)?)"), r"\1, at least the \2 needed"),
+          (re.compile(r"\bunits\b"), "passages"), (re.compile(r"\bunit\b"), "passage"),
+          (re.compile(r"\bproducer\b"), "answerer"), (re.compile(r"\bRRF\b"), "combined ranking"))
+
+
+def plain_words(text: str) -> str:
+    """`text` with the trace's jargon ("unit", "0.10 < threshold 0.10", "producer", "RRF") in plain words."""
+    for pattern, words in _PLAIN:
+        text = pattern.sub(words, text)
+    return text
+
+
+def why_html(explanation: str) -> str:
+    """The explanation in plain words; the engine's own wording in the tooltip when it differs."""
+    plain = plain_words(explanation)
+    title = f" title='{_e(explanation)}'" if plain != explanation else ""
+    return f"<p class='rag-why'{title}><b>Why:</b> {_e(plain)}</p>"
+
+
+def term(plain: str, technical: str) -> str:
+    """A plain label for a reader who is not an expert, with the technical name in its tooltip."""
+    return f"<span class='rag-term' title='{_e(technical)}'>{_e(plain)}</span>"
+
+
+# What each citation check makes sure of, in plain words (the check's name stays in the tooltip and the table).
+CHECK_WORDS = {
+    "source_exists": "the cited document exists",
+    "source_eligible": "the cited document may be used for this request (current, readable, on topic)",
+    "lines_exist": "the cited lines exist",
+    "quote_exact": "the quote is word for word in those lines",
+    "numbers_match": "the numbers in the sentence are in those lines",
+    "names_match": "the names in the sentence are in those lines",
+    "claim_supported": "those lines say what the sentence says",
+    "support_span_covered": "the citation covers the passage marked as the answer",
+}
+
+
+def _failed_words(citations: Sequence[Citation]) -> str:
+    names = dict.fromkeys(name for c in citations for name in c.failed_checks)
+    return "; ".join(term(f"not: {CHECK_WORDS.get(n, n.replace('_', ' '))}", n) for n in names) or "a check failed"
+
+
+def _mark(kind: str, sign: str, label: str, technical: str, text: str, name: str) -> str:
+    return (f"<div class='rag-markrow' data-mark='{name}' data-result='{kind}'><span class='rag-badge {kind}'>{sign}</span> "
+            f"<b>{term(label, technical)}:</b> {text}</div>")
+
+
+def quote_mark(trace: Trace) -> tuple[str, str]:
+    """("ok" / "no" / "muted", plain words): whether the cited lines exist, hold the quote and say what the answer
+    says (the citation check). It says nothing about whether the answer is the one the question wanted."""
+    a = trace.answer
+    good, bad = list(a.citations), list(a.dropped_citations)
+    if not good and not bad:
+        return "muted", "nothing to check: no passage was cited."
+    if not bad:
+        return "ok", (f"yes: the {len(good)} cited passage(s) are in the source at the lines given, word for word, "
+                      "and say what the sentence citing them says.")
+    kept = f" {len(good)} other citation(s) passed." if good else ""
+    return "no", f"{len(bad)} citation(s) dropped ({_failed_words(bad)}).{kept}"
+
+
+def answers_mark(trace: Trace) -> tuple[str, str]:
+    """("ok" / "no" / "muted", plain words): how sure the answerer is that the passage answers the question, and
+    why (the reader's or the answer scorer's score against its threshold; a rule; a model; a person)."""
+    p, answered = trace.proposal, trace.answer.status == "answered"
+    if p is None:
+        return "muted", "not judged: no passage was good enough to be considered (see Why)."
+    if p.generation is not None:
+        return "muted", ("not measured as a number: a language model wrote this answer; each of its sentences was "
+                         "checked against the lines it cites (see Claims).")
+    if p.reader_score is not None and p.reader_threshold is not None:
+        sure = p.reader_score >= p.reader_threshold
+        said = (f"a reading model checked the chosen passage against your question: "
+                f"{term(f'{p.reader_score:.2f} sure', f'reader {p.reader}: reader_score')} "
+                f"(it needs {term(f'{p.reader_threshold:.2f}', 'reader_threshold')}).")
+        return ("ok", "likely. " + said) if sure and answered else ("no", "unlikely, so no answer is given: " + said)
+    if p.score is not None and p.threshold is not None:
+        score = term(f"{p.score:.2f}", "answer scorer: best unit score")
+        needs = term(f"{p.threshold:.2f}", "answer scorer: threshold")
+        if p.score >= p.threshold and answered:
+            return "ok", f"likely: the best passage scores {score} (it needs {needs})."
+        if p.score >= p.threshold:  # scored high enough, refused by a rule the question needs
+            return "no", (f"no: the best passage scores {score}, enough (it needs {needs}), but it was refused: "
+                          f"{_e(plain_words(p.note or 'see Why'))}.")
+        if answered:
+            return "muted", (f"chosen by a rule, not by its score ({score}, below the {needs} needed): "
+                             f"{_e(p.note or '')}.")
+        return "no", f"unlikely, so no answer is given: the best passage scores only {score} (it needs {needs})."
+    if answered and p.note:
+        return "ok", f"chosen by a rule: {_e(p.note)}."
+    return "muted", ("not judged: nobody scored whether this answer fits your question (it was written elsewhere, "
+                     "e.g. pasted or a demo's proposal); only its citations were checked.")
+
+
+def marks_html(trace: Trace) -> str:
+    """The two separate marks: the quote is exactly in the source (citation check), and this answers the question
+    (the answerer's confidence, with its reason). A ✓ on the first never implies the second."""
+    quote_kind, quote_text = quote_mark(trace)
+    answer_kind, answer_text = answers_mark(trace)
+    sign = {"ok": "✓", "no": "✗", "muted": "–"}
+    return ("<div class='rag-marks' id='answer-marks'>"
+            + _mark(quote_kind, sign[quote_kind], "Quote is in the source",
+                    "citation check: source, lines, exact quote, numbers, names, support", quote_text, "quote")
+            + _mark(answer_kind, sign[answer_kind], "Answers your question",
+                    "answerer confidence: answer scorer / reader score against its threshold", answer_text, "answers")
+            + "</div>")
+
+
 def _chosen_by_html(trace: Trace) -> str:
-    """The answer scorer's best unit and runner-up, and how the answer was chosen."""
+    """The answer scorer's best unit and runner-up, and how the answer was chosen (the technical trace, folded)."""
     proposal, answered = trace.proposal, trace.answer.status == "answered"
     if proposal is not None and proposal.score is not None and proposal.threshold is not None:
-        return (f"<p class='rag-note'>Answer scorer: best unit {proposal.score:.2f} "
+        return (f"<details class='rag-note'><summary>How the passage was chosen (scores and thresholds)</summary>"
+                f"{term('Answer scorer', 'the producer’s answer-model score per unit')}: best "
+                f"{term('passage', 'unit')} {proposal.score:.2f} "
                 f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
                 + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
-                + (f"<br>Reader ({_e(proposal.reader)}): the chosen unit answers with probability "
+                + (f"<br>Reader ({_e(proposal.reader)}): the chosen {term('passage', 'unit')} answers with probability "
                    f"{proposal.reader_score:.2f} (threshold {proposal.reader_threshold:.2f})"
                    if proposal.reader_score is not None and proposal.reader_threshold is not None else "")
                 + (f"<br>Chosen by: {_e(proposal.note)}" if answered and proposal.note else "")
-                + "</p>")
+                + "</details>")
     if proposal is not None and proposal.note and answered:  # chosen without a score: a table comparison
         return f"<p class='rag-note'>Chosen by: {_e(proposal.note)}</p>"
     return ""

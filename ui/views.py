@@ -6,23 +6,25 @@ These handlers are the UI's own steps (the undocumented /panels endpoint and pri
 
 from __future__ import annotations
 
-import datetime as dt
+import html
+import json
 import shutil
 import tempfile
 import uuid
 from pathlib import Path
+from typing import cast
 
 import gradio as gr
 
 from pipeline import REQUEST_DATE, scenario_settings
 
-from . import evaluation, history, library, panels, viewer
+from . import evaluation, handlers, history, library, panels, viewer
 from .accounts import parse_groups, requester_groups
 from .conflict import conflict_html
 from .demos import BY_NAME, describe
 from .handlers import guarded, session_of
 from .source import citation_choices, source_view
-from .state import DEFAULT_GENERATOR, Session, Shared, generator_choices, judges_for_model_answers, paired_model_judge
+from .state import DEFAULT_GENERATOR, MAX_FILE_BYTES, Session, Shared, generator_choices, judges_for_model_answers, paired_model_judge
 
 TRACE_DIR = Path(tempfile.gettempdir()) / "auditable-rag-traces"
 KEEP_TRACE_FILES = 3
@@ -200,14 +202,9 @@ def upload_status(shared: Shared, report, session, groups, request: gr.Request =
     return status, docs, dropdown, session
 
 
-def fill_form(name):
-    """The visible request fields of the demo scenario `name` (question, date, topic, groups).
-
-    The scenario's settings and proposal are not copied into the Advanced settings or the
-    Check-an-answer text: the demo runs with them explicitly and the Answer panel says which ran.
-    """
-    scenario = BY_NAME[name]
-    return scenario.question, REQUEST_DATE.isoformat(), scenario.topic or "", ", ".join(scenario.groups)
+def run_demo_button(shared: Shared, name, session, request: gr.Request | None = None):
+    """A demo button: the scenario with its own groups declared (as /run_demo with them), the form untouched."""
+    return handlers.do_demo(shared, name, session, ", ".join(BY_NAME[name].groups), request)
 
 
 def demo_note(name: str) -> str:
@@ -218,9 +215,48 @@ def demo_note(name: str) -> str:
     ran = (" Ran with its own settings " + ", ".join(f"<code>{panels._e(k)}={panels._e(v)}</code>"
                                                    for k, v in changed.items()) + ";") if changed else ""
     proposal = " It checked the proposed answer shown below;" if scenario.proposal is not None else ""
-    return (f"<div class='rag-demo'><b>Demo:</b> {panels._e(describe(scenario))}.{ran}{proposal} "
-            "your Advanced settings and Check-an-answer text are unchanged, so your next question runs as "
-            "usual.</div>")
+    asked = (f" It asked “{panels._e(scenario.question)}” as of {REQUEST_DATE.isoformat()}, topic "
+             f"{panels._e(scenario.topic or 'any')}, groups {panels._e(', '.join(scenario.groups) or 'none')}.")
+    return (f"<div class='rag-demo' id='demo-note'><b>Demo:</b> {panels._e(describe(scenario))}.{asked}{ran}{proposal}"
+            " your form (question, date, topic, groups), Advanced settings and Check-an-answer text are unchanged, "
+            "so your next question runs as usual.</div>")
+
+
+def no_file_line(shared: Shared) -> str:
+    """Why an Add with nothing received did nothing: the file box refuses a file of another type, a larger one, or
+    one the server cannot take now (its own message names the file), so the button's click finds no file."""
+    types = ", ".join(shared.engine.upload_suffixes)
+    return (f"No file was received: choose one or more files of these types ({types}), at most "
+            f"{MAX_FILE_BYTES // 2**20} MB each. The file box refuses other types, larger files and uploads the "
+            "server cannot take now; its message (top right) names the file.")
+
+
+@guarded
+def upload_from_page(shared: Shared, files, version, topic, authority, valid_from, valid_to, session, groups,
+                     request: gr.Request | None = None, progress=gr.Progress()):
+    """The page's Add button in one step: the upload, its report as status lines, the refreshed lists, and the
+    button again. A refused upload is a ✗ line here, never an error: Gradio's page runs a `.then` step only
+    after a step that succeeded, so a failed upload step left the button disabled for good."""
+    if not [f for f in (files if isinstance(files, (list, tuple)) else [files]) if f]:
+        session = session_of(session)
+        report = {"added": [], "errors": [no_file_line(shared)], "documents": sorted(session.uploads)}
+    else:
+        try:
+            report, session = handlers.do_upload(shared, files, version, topic, authority, valid_from, valid_to,
+                                                 session, progress=progress)
+        except gr.Error as error:  # the whole batch refused (too many files, ...): its one line
+            session = session_of(session)
+            report = {"added": [], "errors": [html.unescape(str(error.message))], "documents": sorted(session.uploads)}
+    asked = cast(gr.Request, request)  # None outside a web request, as the helpers' own defaults
+    status, docs, chunk_docs, session = upload_status(shared, report, session, groups, asked)
+    return (report, status, docs, chunk_docs, *upload_finished(shared, session, asked), session)
+
+
+def upload_failed():
+    """The button again after a step that failed outside the upload itself (a full queue, a lost connection)."""
+    return (gr.Button(value="Add to my collection", interactive=True),
+            "<ul class='rag-note'><li>✗ The upload did not finish (the server may be busy or restarting); "
+            "choose the files again and retry.</li></ul>")
 
 
 def upload_started():
@@ -266,9 +302,10 @@ def load_evaluation():
     return evaluation.report_html(), evaluation.plots()
 
 
-def today() -> str:
-    """The request date's default: the day the page is opened, not the day the server started."""
-    return dt.date.today().isoformat()
+def today_js(built: str) -> str:
+    """The date field's value on page load: the person's own calendar day (Sweden's locale writes YYYY-MM-DD) when
+    the field still shows the day the server built the page (`built`), else what they typed."""
+    return f"(shown) => (!shown || shown === {json.dumps(built)}) ? new Date().toLocaleDateString('sv-SE') : shown"
 
 
 def account_groups(shared: Shared, session, request: gr.Request = None):
@@ -276,6 +313,18 @@ def account_groups(shared: Shared, session, request: gr.Request = None):
     session = session_of(session)
     groups = requester_groups(shared.accounts, session, "", request)
     return ", ".join(groups), session
+
+
+# After a result: its panels scrolled into view (below the demos and the conversation, they were off screen).
+SCROLL_TO_RESULTS = ("() => { const el = document.getElementById('results');"
+                     " if (el) el.scrollIntoView({block: 'start'}); }")
+SCROLL_TO_CHECK = ("() => { const el = document.getElementById('check-result');"
+                   " if (el) el.scrollIntoView({block: 'nearest'}); }")
+
+
+def apply_form_choices(follow_up, generator, api_key, judge, session):
+    """The page's follow-up switch and model choice, applied before each ask (API clients never set them)."""
+    return choose_generator(generator, api_key, history.set_follow_ups(follow_up, session), judge)
 
 
 def choose_generator(choice, api_key, session, judge=None):
