@@ -128,12 +128,12 @@ class DictTestVectorStore:
         self.vectors.update(zip(keys, vectors))
 
 
-class TsvTestParser:
-    """A second file type: .tsv tables, one row per line (rows are lines, so they can be cited)."""
+class PsvTestParser:
+    """A type no shipped parser reads: .psv tables, one row per line (rows are lines, so they can be cited)."""
 
-    name = "tsv-test"
-    suffixes = (".tsv",)
-    media_types = ("text/tab-separated-values",)
+    name = "psv-test"
+    suffixes = (".psv",)
+    media_types = ("text/x-test-separated-values",)
     front_matter = True
 
     def sniff(self, data: bytes) -> bool:
@@ -155,23 +155,23 @@ def test_parts():
           JUDGES.registered("exact-quote-test", lambda **_: ExactQuoteTestJudge()),
           EMBEDDERS.registered("hashed-words-test", HashedWordsTestEmbedder),
           VECTOR_STORES.registered("dict-test", lambda **_: DictTestVectorStore()),
-          PARSERS.registered("tsv-test", TsvTestParser)):
+          PARSERS.registered("psv-test", PsvTestParser)):
         yield
 
 
 def test_each_part_is_one_class_plus_one_registration(tmp_path, test_parts):
     engine = build_engine(EngineConfig(generator="scripted-test", judge="exact-quote-test",
                                        embedder="hashed-words-test", vector_store="dict-test"))
-    table = tmp_path / "fares.tsv"
+    table = tmp_path / "fares.psv"
     table.write_text("route\tfare\nisland\t12 euros\n", "utf-8")
-    documents = engine.parse_paths([CORPUS / "ferry-timetable-2025.md"]) + [engine.parse(table.read_bytes(), "fares.tsv")]
+    documents = engine.parse_paths([CORPUS / "ferry-timetable-2025.md"]) + [engine.parse(table.read_bytes(), "fares.psv")]
     corpus = engine.corpus(documents)
     assert corpus.embedder.name == "hashed-words-test-embedder" and len(engine.vector_store.vectors) == len(corpus.chunks)
     assert documents[-1].pages[0].lines[1].text == "island\t12 euros"
     trace = engine.ask(corpus, Request(question="When does the island ferry depart?", date=dt.date(2026, 9, 14)))
     assert trace.components["generator"] == "scripted-test-generator"
     assert trace.components["judge"] == "exact-quote-test-judge"
-    assert trace.components["vector_store"] == "dict-test-store" and "tsv-test" in trace.components["parsers"]
+    assert trace.components["vector_store"] == "dict-test-store" and "psv-test" in trace.components["parsers"]
     # The second judge decides claim_supported: "08:30" alone is not a verbatim sentence of the line.
     assert trace.answer.reason_code == "unsupported_claim"
     assert "verbatim substring test" in json.dumps([c.model_dump() for c in trace.checks])
@@ -263,11 +263,11 @@ def test_the_explanation_says_which_gate_removed_everything(engine, sample_corpu
 
 
 def test_a_registration_lasts_for_its_block_only():
-    with PARSERS.registered("tsv-test", TsvTestParser):
-        assert "tsv-test" in PARSERS.names() and ".tsv" in build_engine(
+    with PARSERS.registered("psv-test", PsvTestParser):
+        assert "psv-test" in PARSERS.names() and ".psv" in build_engine(
             EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder()).upload_suffixes
-    assert "tsv-test" not in PARSERS.names()
-    assert ".tsv" not in build_engine(EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder()).upload_suffixes
+    assert "psv-test" not in PARSERS.names()
+    assert ".psv" not in build_engine(EngineConfig(vector_store="memory"), embedder=HashedWordsTestEmbedder()).upload_suffixes
 
 
 def test_the_command_line_and_the_page_offer_what_is_registered(test_parts, capsys):
