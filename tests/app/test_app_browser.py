@@ -317,12 +317,14 @@ CONTRAST_JS = """(selector) => {
 }"""
 
 
-def test_helper_text_meets_wcag_aa_contrast_in_the_light_theme(browser, app_url):
-    context = browser.new_context(viewport={"width": 1440, "height": 1000}, color_scheme="light")
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_helper_text_meets_wcag_aa_contrast_in_both_themes(browser, app_url, theme):
+    context = browser.new_context(viewport={"width": 1440, "height": 1000}, color_scheme=theme)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(app_url + "?__theme=light")
+    page.goto(f"{app_url}?__theme={theme}")
     page.get_by_text("Auditable RAG — a cited-answer engine you can audit").wait_for()
+    page.locator("#first-use").wait_for()  # the helper texts are drawn by then
     measured = [row for selector in (".info-text", ".rag-note", "#first-use p", "[data-testid=block-info]")
                 for row in page.evaluate(CONTRAST_JS, selector)]
     assert len(measured) >= 5, measured
