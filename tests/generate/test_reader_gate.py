@@ -64,15 +64,3 @@ def test_min_reader_zero_turns_the_reader_off(engine, corpus):
     trace = _ask(engine, corpus, "Who are the authors of the HPC security publication?", min_reader=0.0)
     assert trace.proposal.reader is None and trace.proposal.reader_score is None
     assert "generator.reader" not in trace.components
-
-
-def test_a_whole_list_is_read_too(engine):
-    """A list (its intro and items) is prose the reader was trained on: a list picked for a question it does not
-    answer was passed unread (a MIME specification's storage requirements for "Who wrote the specification?")."""
-    text = ("# Storage\n\nThere are two requirements for the way the database is stored:\n\n"
-            "- Applications must be able to extend the database when they are installed.\n"
-            "- It must be possible to install applications in /usr and in the home directory.\n")
-    corpus = engine.corpus([engine.parse(text.encode("utf-8"), "storage.md")])
-    trace = _ask(engine, corpus, "What are the requirements for the way the database is stored?")
-    assert trace.proposal.reader_score is not None and trace.proposal.reader == "reader-v1"
-    assert trace.answer.status == "answered" and "extend the database" in (trace.answer.answer or "")

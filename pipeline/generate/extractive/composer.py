@@ -49,10 +49,9 @@ PRODUCER = "local-extractive-v1"
 DEFAULT_MIN_SUPPORT = shipped_model().threshold
 
 
-# What the reader was trained to read (prose sentences and items from SQuAD, CMRC and SciFact; a list is its intro and
-# items): a table row, a command or a heading is outside its training data, and the reader under-scores it (measured:
-# docs/decisions.md).
-READ_KINDS = frozenset({"sentence", "item", "list"})
+# What the reader was trained to read (prose sentences and items from SQuAD, CMRC and SciFact): a table row, a
+# command or a heading is outside its training data, and the reader under-scores it (measured: docs/decisions.md).
+READ_KINDS = frozenset({"sentence", "item"})
 VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
 
 
