@@ -19,7 +19,7 @@ from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
 from pipeline.ingest.document import text_document
 from pipeline.ingest.parsers.lines import BodyWriter, clean, reads_as_header, with_title
-from pipeline.ingest.parsers.zipped import open_zip, zip_kind
+from pipeline.ingest.parsers.zipped import ZippedParser, open_zip
 
 MAX_DOCX_BYTES = 20 * 1024 * 1024
 _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo|kop)\s*(\d)$", re.IGNORECASE)
@@ -231,16 +231,12 @@ def parse_docx(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
     return text_document(writer.body(), data, filename, "docx", with_title(metadata, document.core_properties.title))
 
 
-class DocxParser:
+class DocxParser(ZippedParser):
     """Word documents: headings, paragraphs, list items and table rows as lines; the core properties' title."""
 
     name = "docx"
     suffixes: tuple[str, ...] = (".docx",)
     media_types: tuple[str, ...] = ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",)
-    front_matter = False  # its metadata comes from a sidecar NAME.docx.yaml or the upload form
-
-    def sniff(self, data: bytes) -> bool:
-        return zip_kind(data) == "docx"
 
     def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
         return parse_docx(data, filename, metadata, limits)

@@ -20,7 +20,7 @@ from pipeline.core.errors import InputError
 from pipeline.ingest.document import text_document
 from pipeline.ingest.parsers.html import HtmlReader, decode_html, parse_tree
 from pipeline.ingest.parsers.lines import BodyWriter, with_title
-from pipeline.ingest.parsers.zipped import open_zip, read_member, zip_kind
+from pipeline.ingest.parsers.zipped import ZippedParser, open_zip, read_member
 
 MAX_EPUB_BYTES = 20 * 1024 * 1024
 _CHAPTER_TYPES = {"application/xhtml+xml", "text/html", "application/x-dtbook+xml"}
@@ -101,16 +101,12 @@ def parse_epub(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
                          with_title(metadata, title.text if title is not None else None))
 
 
-class EpubParser:
+class EpubParser(ZippedParser):
     """EPUB books: the chapters' headings, paragraphs, list items and table rows as lines; the book's title."""
 
     name = "epub"
     suffixes: tuple[str, ...] = (".epub",)
     media_types: tuple[str, ...] = ("application/epub+zip",)
-    front_matter = False  # its metadata comes from a sidecar NAME.epub.yaml or the upload form
-
-    def sniff(self, data: bytes) -> bool:
-        return zip_kind(data) == "epub"
 
     def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
         return parse_epub(data, filename, metadata, limits)

@@ -22,7 +22,7 @@ from pipeline.core.errors import InputError, shown
 from pipeline.core.limits import megabytes
 from pipeline.ingest.document import text_document
 from pipeline.ingest.parsers.lines import BodyWriter, reads_as_header, with_title
-from pipeline.ingest.parsers.zipped import open_zip, zip_kind
+from pipeline.ingest.parsers.zipped import ZippedParser, open_zip
 
 MAX_SHEET_BYTES = 20 * 1024 * 1024
 MAX_COLUMNS = 100
@@ -116,16 +116,12 @@ def parse_xlsx(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
     return text_document(writer.body(), data, filename, "xlsx", with_title(metadata, title))
 
 
-class XlsxParser:
+class XlsxParser(ZippedParser):
     """Excel workbooks: a heading per sheet, then one line per row (cells separated by TAB)."""
 
     name = "xlsx"
     suffixes: tuple[str, ...] = (".xlsx",)
     media_types: tuple[str, ...] = ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",)
-    front_matter = False  # its metadata comes from a sidecar NAME.xlsx.yaml or the upload form
-
-    def sniff(self, data: bytes) -> bool:
-        return zip_kind(data) == "xlsx"
 
     def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:
         return parse_xlsx(data, filename, metadata, limits)

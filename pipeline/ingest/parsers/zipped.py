@@ -89,3 +89,16 @@ def read_member(archive: zipfile.ZipFile, name: str, filename: str) -> bytes:
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, NotImplementedError, ValueError, OSError,
             EOFError) as error:
         raise InputError(filename, f"is corrupt: its part {name[:80]!r} cannot be read ({str(error)[:80]})") from None
+
+
+class ZippedParser:
+    """A type stored as a zip archive (DOCX, XLSX, EPUB): told by the archive's directory, metadata from a sidecar
+    NAME.<suffix>.yaml or the upload form (no front matter). A subclass names its kind and parses the bytes."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    media_types: tuple[str, ...]
+    front_matter = False
+
+    def sniff(self, data: bytes) -> bool:
+        return zip_kind(data) == self.name
