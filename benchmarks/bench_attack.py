@@ -35,8 +35,9 @@ def tree_memory(pid: int) -> dict[str, float]:
     counted once per process), `pss` (each shared page split between the processes mapping it: what a host's
     memory cgroup is charged for them), `server` and `workers` (resident, apart)."""
     figures = {"rss": 0.0, "pss": 0.0, "server": 0.0, "workers": 0.0}
-    pids = [pid] + [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(int(p.name)) == pid]
-    for one in pids:
+    from pipeline.ingest.budgets import child_processes
+
+    for one in (pid, *child_processes(pid)):
         try:
             rss = _field_kb(Path(f"/proc/{one}/status").read_text(), "VmRSS:") / 1024
             pss = _field_kb(Path(f"/proc/{one}/smaps_rollup").read_text(), "Pss:") / 1024
@@ -50,13 +51,6 @@ def tree_memory(pid: int) -> dict[str, float]:
 
 def _field_kb(text: str, name: str) -> float:
     return next((float(line.split()[1]) for line in text.splitlines() if line.startswith(name)), 0.0)
-
-
-def _parent(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def percentile(values: list[float], q: float) -> float | None:

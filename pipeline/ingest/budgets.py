@@ -85,7 +85,7 @@ def process_tree_pss(pid: int | None = None) -> int:
     libraries once per process)."""
     pid = os.getpid() if pid is None else pid
     total = 0
-    for one in (pid, *_children(pid)):
+    for one in (pid, *child_processes(pid)):
         try:
             text = Path(f"/proc/{one}/smaps_rollup").read_text()
         except OSError:  # gone, or not Linux
@@ -94,7 +94,8 @@ def process_tree_pss(pid: int | None = None) -> int:
     return total
 
 
-def _children(pid: int) -> list[int]:
+def child_processes(pid: int) -> list[int]:
+    """The process ids of `pid`'s children (Linux /proc; [] elsewhere)."""
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
