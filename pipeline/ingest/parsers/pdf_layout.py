@@ -20,8 +20,9 @@ How a page becomes lines
 * A ruled table the table finder reads (`pdf_tables`: a trustworthy grid) is one block in that layout,
   expanded into one line per row, its cells joined by a TAB (an empty cell too), and named on the page
   (`Page.tables`: its header rows, stacked ones too, its body rows, its combined column names).
-* A short line set apart by a larger font is a heading (`Page.headings`): units never join it to the
-  sentence before it (a right column's "3.2 Swift" after a left column's unfinished sentence).
+* A short line set apart by a larger font, or wholly bold over body text (`pdf_fonts`), is a heading
+  (`Page.headings`): units never join it to the sentence before it (a right column's "3.2 Swift" after a
+  left column's unfinished sentence).
 * Line text is the words joined by one space, or by a TAB (`CELL_SEPARATOR`) where the gap
   between two words is at least the line's height (table cells, tab stops). Whitespace inside
   a line is thus normalised; every `Word`'s `start`/`end` index its text in `Page.text`
@@ -45,6 +46,7 @@ from pipeline.core.limits import PdfLimits, megabytes
 from pipeline.ingest.document import sha256
 from pipeline.ingest.furniture import running_lines
 from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
+from pipeline.ingest.parsers.pdf_fonts import bold_lines, uses_bold_font
 from pipeline.ingest.parsers.pdf_guard import check_page_content
 from pipeline.ingest.parsers.pdf_tables import TableBudget, TableRows, find_tables
 from pipeline.ingest.parsers.pdf_info import document_info, with_info_title
@@ -149,10 +151,12 @@ def _short(error: Exception) -> str:
 class _Atom:
     """One MuPDF line: its words [(x0, y0, x1, y1, text)] and their union box."""
 
-    __slots__ = ("x0", "y0", "x1", "y1", "words", "vertical", "table")
+    __slots__ = ("x0", "y0", "x1", "y1", "words", "vertical", "table", "bold")
 
-    def __init__(self, words: list[tuple[float, float, float, float, str]], table: TableRows | None = None):
+    def __init__(self, words: list[tuple[float, float, float, float, str]], table: TableRows | None = None,
+                 bold: bool = False):
         self.words = words
+        self.bold = bold  # every word set in a bold font (`pdf_fonts`)
         self.table = table  # a ruled table the finder read: laid out as one block, expanded into its rows
         if table is not None:
             self.x0, self.y0, self.x1, self.y1 = table.bbox
@@ -319,6 +323,10 @@ def _clean(text: str) -> str:
 
 
 def _page_atoms(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[_Atom]:
+    bold: set[tuple[int, int]] = set()
+    if textpage is None and uses_bold_font(page):  # (an OCR text page has no fonts to weigh)
+        textpage = page.get_textpage(flags=TEXT_FLAGS)
+        bold = bold_lines(textpage)
     raw = page.get_text("words", flags=TEXT_FLAGS, textpage=textpage)
     if not raw:
         return []
@@ -339,13 +347,13 @@ def _page_atoms(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) ->
         else:
             words.append((x0, y0, x1, y1, text))
     atoms = []
-    for words in lines.values():
-        atom = _Atom(words)
+    for key, words in lines.items():
+        atom = _Atom(words, bold=key in bold)
         # Taller than 1.5 of its first word: the words may sit on different rows.
         if len(words) > 1 and not atom.vertical and atom.y1 - atom.y0 > 1.5 * (words[0][3] - words[0][1]):
             pieces = _split_rows(words)
             if len(pieces) > 1:
-                atoms.extend(_Atom(piece) for piece in pieces)
+                atoms.extend(_Atom(piece, bold=atom.bold) for piece in pieces)
                 continue
         atoms.append(atom)
     return atoms
@@ -392,8 +400,17 @@ def _with_tables(page: pymupdf.Page, atoms: list[_Atom], budget: TableBudget) ->
         if len(outside) == len(atom.words):
             kept.append(atom)
         elif outside:
-            kept.append(_Atom(outside))
+            kept.append(_Atom(outside, bold=atom.bold))
     return kept + [_Atom([], table=table) for table in tables]
+
+
+def _short_title(text: str) -> bool:
+    return (len(text.split()) <= _HEADING_WORDS and CELL_SEPARATOR not in text
+            and not text.rstrip().endswith((".", ",", ";", "?", "!")))
+
+
+def _ends_sentence(text: str) -> bool:
+    return text.rstrip().endswith((".", "?", "!", ":"))
 
 
 def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]], ocr: bool = False) -> Page:
@@ -418,6 +435,7 @@ class _PageBuilder:
         self.offset = 0
         self.sizes: list[float] = []  # per line of text (not of a table): its words' median height, ~ its font size
         self.size_lines: list[int] = []
+        self.bold: set[int] = set()  # lines of text set wholly in a bold font
 
     def add_row(self, row: list[_Atom]) -> None:
         """A row of atoms: words joined by a space, or by a TAB where the gap is a cell boundary."""
@@ -443,21 +461,48 @@ class _PageBuilder:
             heights = sorted(w[3] - w[1] for w in words)
             self.sizes.append(heights[len(heights) // 2])
             self.size_lines.append(len(self.lines))
+            if all(atom.bold for atom in row):
+                self.bold.add(len(self.lines))
 
     def headings(self) -> tuple[int, ...]:
-        """Lines set apart by a larger font (words ≥ `_HEADING_SIZE` × the page's usual height), short and not
-        ending a sentence: a heading, never part of the sentence before or after it (a right column's "3.2 Swift"
-        after a left column's unfinished sentence)."""
+        """Short lines, not ending a sentence, set apart by their font: a heading, never part of the sentence before
+        or after it (a right column's "3.2 Swift" after a left column's unfinished sentence). Set apart means
+        * larger: words ≥ `_HEADING_SIZE` × the page's usual height; or
+        * bold at any size (`_stands_apart_in_bold`): the whole line, over body text."""
         if len(self.sizes) < 3:
             return ()
         body = sorted(self.sizes)[len(self.sizes) // 2]
-        found = []
-        for number, size in zip(self.size_lines, self.sizes):
-            text = self.texts[number - 1]
-            if (size >= _HEADING_SIZE * body and len(text.split()) <= _HEADING_WORDS and CELL_SEPARATOR not in text
-                    and not text.rstrip().endswith((".", ",", ";", "?", "!"))):
-                found.append(number)
-        return tuple(found)
+        return tuple(number for number, size in zip(self.size_lines, self.sizes)
+                     if _short_title(self.texts[number - 1])
+                     and (size >= _HEADING_SIZE * body or (number in self.bold and self._stands_apart_in_bold(number))))
+
+    def _stands_apart_in_bold(self, number: int) -> bool:
+        """A bold line is a heading only over body text: the next line is not bold, not a table row and does not go
+        on with a lower-case word ("the **first rule**" wrapped onto a line of its own, "is …"); and the line above
+        it in its column, if any, is not an unfinished sentence running into it (a bold phrase inside a paragraph).
+        A bold lead-in on a paragraph's own line ("Note: …") is not wholly bold; a table's bold header row is
+        split into cells or is a found table's row."""
+        if number >= len(self.lines) or number + 1 in self.bold or not self._is_text_line(number + 1):
+            return False
+        following = self.texts[number]
+        if CELL_SEPARATOR in following or following[:1].islower():
+            return False
+        above = self._line_above(number)
+        return above is None or above in self.bold or _ends_sentence(self.texts[above - 1])
+
+    def _is_text_line(self, number: int) -> bool:
+        return number in self.size_lines
+
+    def _line_above(self, number: int) -> int | None:
+        """The nearest line above `number` in its column (overlapping it across), within two line heights."""
+        box = self.lines[number - 1].box
+        height = box.y1 - box.y0
+        best, bottom = None, box.y0 - 2 * height
+        for line in self.lines[: number - 1]:
+            other = line.box
+            if other.y1 <= box.y0 + 1 and other.y1 > bottom and min(other.x1, box.x1) > max(other.x0, box.x0):
+                best, bottom = line.number, other.y1
+        return best
 
     def add_table(self, table: TableRows) -> None:
         """A found table: each row one line, its cells joined by a TAB (an empty cell too, so that cells line up

