@@ -95,3 +95,53 @@ def test_a_bold_heading_of_the_other_column_stays_out_of_the_sentence(engine, qu
     assert wanted in trace.answer.answer
     for citation in trace.answer.citations:
         assert citation.verified and "3.2 Swift" not in citation.quote
+
+
+ROTATED_ROWS = [["Station", "Rainfall", "Wind", "Office"], ["North", "310", "12", "Harbour"],
+                ["South", "120", "8", "Airport"], ["Coast", "505", "20", "Pier"]]
+
+
+def landscape_table(rotation: int) -> bytes:
+    """A portrait report whose first page is turned (/Rotate) to show a ruled landscape table upright, and a second
+    page of text."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.set_rotation(rotation)
+    to_page = page.derotation_matrix  # drawing takes unrotated coordinates; the table is laid out as shown
+
+    def text(x: float, y: float, words: str, size: float = 9) -> None:
+        page.insert_text(pymupdf.Point(x, y) * to_page, words, fontsize=size, rotate=rotation)
+
+    text(72, 80, "Table 4. Landscape readings by station", 10)
+    shape = page.new_shape()
+    edges = [72, 252, 402, 552, 702]  # wider than a portrait page
+    for r, row in enumerate(ROTATED_ROWS):
+        y = 120 + 18 * r
+        for c, cell in enumerate(row):
+            shape.draw_rect(pymupdf.Rect(edges[c], y, edges[c + 1], y + 18) * to_page)
+            text(edges[c] + 3, y + 13, cell)
+    shape.finish(color=(0, 0, 0), width=0.5)
+    shape.commit()
+    doc.new_page().insert_text((72, 72), "The readings are sent to the harbour office every hour.", fontsize=10)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("rotation", [90, 270])
+def test_a_rotated_pages_ruled_table_is_found_with_its_rows_where_the_page_shows_them(rotation):
+    data = landscape_table(rotation)
+    document = parse_pdf(data, "landscape.pdf")
+    page = document.pages[0]
+    (table,) = page.tables
+    texts = _texts(page)
+    assert [texts[n - 1] for n in table.header] == ["\t".join(ROTATED_ROWS[0])]
+    assert [texts[n - 1] for n in table.rows] == ["\t".join(row) for row in ROTATED_ROWS[1:]]
+    assert table.columns == tuple(ROTATED_ROWS[0])
+    assert (page.width, page.height) == (842, 595)  # as shown: landscape
+    shown = pymupdf.open(stream=data)[0]
+    for n in table.rows:  # each word's box is where MuPDF finds the word on the page as shown (highlights)
+        line = page.lines[n - 1]
+        for word in line.words:
+            found = shown.search_for(page.text[word.start:word.end])
+            assert any(abs((rect * shown.rotation_matrix).x0 - word.x0) < 1
+                       and abs((rect * shown.rotation_matrix).y0 - word.y0) < 3 for rect in found)
+    assert document.pages[1].text == "The readings are sent to the harbour office every hour."

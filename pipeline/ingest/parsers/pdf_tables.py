@@ -9,6 +9,8 @@ boxes. A table is taken only when its grid is trustworthy:
 * no row is a *band* of several visual rows (a table ruled only under its header, where the finder puts
   five states into one "row": then more than half of a row's cells hold several text lines). Such a
   table is left to the line layout, which reads each visual row as a line already.
+On a rotated page (a landscape table in a portrait report: /Rotate 90 or 270) the finder unrotates the page
+while it reads it, so its cells, like the layout's words, are where the page shows them, top-left origin.
 A taken table becomes one `TableRows`: per row, per column, the cell's words in reading order, and how
 many of the top rows are header rows:
 * the top row is a header unless it holds figures ("12,480", "3.5%", "$85"; a year such as "2023" is a
@@ -19,7 +21,7 @@ many of the top rows are header rows:
 `column_names` combines a stacked header per column ("2023 Spring").
 
 Cost: the finder reads the page's characters (0.3-4 s on a text-heavy page on this machine's shared cores),
-so it runs only on an unrotated page ruled by two horizontal and two vertical rules (at most `MAX_EDGES` drawn
+so it runs only on a page ruled by two horizontal and two vertical rules (at most `MAX_EDGES` drawn
 segments) and with at most `MAX_WORDS` words, clipped to the rules' box, and on at most `MAX_TABLE_PAGES` pages of a document
 (`TableBudget`); any other page keeps the line layout.
 """
@@ -122,11 +124,13 @@ def _ruled_areas(page: pymupdf.Page) -> list[pymupdf.Rect]:
 
 def find_tables(page: pymupdf.Page, words: list[Word], budget: TableBudget) -> list[TableRows]:
     """The page's trustworthy ruled tables (none when the page is not worth searching or the budget is spent)."""
-    if page.rotation or len(words) > MAX_WORDS:
+    if len(words) > MAX_WORDS:
         return []
     areas = _ruled_areas(page)
     if not areas or not budget.take():
         return []
+    if page.rotation:  # the drawings are unrotated; the finder and the words see the page as it is shown
+        areas = [area * page.rotation_matrix for area in areas]
     tables: list[TableRows] = []
     for area in areas:
         try:
