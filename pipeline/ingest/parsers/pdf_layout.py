@@ -436,6 +436,7 @@ class _PageBuilder:
         self.sizes: list[float] = []  # per line of text (not of a table): its words' median height, ~ its font size
         self.size_lines: list[int] = []
         self.bold: set[int] = set()  # lines of text set wholly in a bold font
+        self.boxes: dict[int, tuple[float, float, float, float]] = {}  # per line of text: its box
 
     def add_row(self, row: list[_Atom]) -> None:
         """A row of atoms: words joined by a space, or by a TAB where the gap is a cell boundary."""
@@ -461,6 +462,7 @@ class _PageBuilder:
             heights = sorted(w[3] - w[1] for w in words)
             self.sizes.append(heights[len(heights) // 2])
             self.size_lines.append(len(self.lines))
+            self.boxes[len(self.lines)] = (box.x0, box.y0, box.x1, box.y1)
             if all(atom.bold for atom in row):
                 self.bold.add(len(self.lines))
 
@@ -491,17 +493,15 @@ class _PageBuilder:
         return above is None or above in self.bold or _ends_sentence(self.texts[above - 1])
 
     def _is_text_line(self, number: int) -> bool:
-        return number in self.size_lines
+        return number in self.boxes
 
     def _line_above(self, number: int) -> int | None:
-        """The nearest line above `number` in its column (overlapping it across), within two line heights."""
-        box = self.lines[number - 1].box
-        height = box.y1 - box.y0
-        best, bottom = None, box.y0 - 2 * height
-        for line in self.lines[: number - 1]:
-            other = line.box
-            if other.y1 <= box.y0 + 1 and other.y1 > bottom and min(other.x1, box.x1) > max(other.x0, box.x0):
-                best, bottom = line.number, other.y1
+        """The nearest line of text above `number` in its column (overlapping it across), within two line heights."""
+        x0, y0, x1, y1 = self.boxes[number]
+        best, bottom = None, y0 - 2 * (y1 - y0)
+        for other, (ox0, _, ox1, oy1) in self.boxes.items():
+            if other < number and bottom < oy1 <= y0 + 1 and min(ox1, x1) > max(ox0, x0):
+                best, bottom = other, oy1
         return best
 
     def add_table(self, table: TableRows) -> None:
