@@ -28,6 +28,7 @@ from pipeline.core.policy import sibling_key
 from pipeline.index.chunk import continued_sentence, opens_page
 from pipeline.ingest.metadata import document_names
 from pipeline.lang.abbreviations import defined_abbreviations
+from pipeline.lang.text import compound_kept, line_end_breaks
 from pipeline.text.tables import heading_above, known_header
 from pipeline.text.units import opens_inside_code
 
@@ -116,6 +117,7 @@ def _group_label(document: Document) -> str:
 def _packed(span: _Span, n: int) -> PackedSource:
     page = span.document.page_for(span.page)
     numbers = sorted(span.segments)
+    lines = tuple(_packed_line(page, k, page.text[slice(*span.segments[k])]) for k in numbers)
     return PackedSource(
         n=n,
         source_id=span.document.source_id,
@@ -126,12 +128,23 @@ def _packed(span: _Span, n: int) -> PackedSource:
         support_span=span.support_span,
         dated=_dated(span.document),
         sibling_group=_group_label(span.document),
-        lines=tuple(_packed_line(page, k, page.text[slice(*span.segments[k])]) for k in numbers),
+        lines=lines,
         heading=_table_heading(page, numbers[0]),
         names=document_names(span.document),
         continues=continued_sentence(span.document, page) if opens_page(page, numbers[0]) else "",
         in_code=_opens_in_code(page, numbers[0]) if span.page is None else False,
+        compounds=_kept_compounds(span.document, [line.text for line in lines]),
     )
+
+
+def _kept_compounds(document: Document, texts: list[str]) -> tuple[str, ...]:
+    """The compounds these lines break at their own hyphen ("well-" over "known"), as the document's words say."""
+    breaks = line_end_breaks("\n".join(texts))
+    if not breaks:
+        return ()
+    pages = [page.text for page in document.pages]
+    return tuple(sorted({f"{before}-{after}".casefold() for before, after in breaks
+                         if compound_kept(before, after, pages)}))
 
 
 def _packed_line(page, number: int, text: str) -> PackedLine:

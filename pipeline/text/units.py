@@ -25,6 +25,7 @@ mostly markup or link targets is not quotable (it says nothing a reader asked).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -32,7 +33,7 @@ from pipeline.core.citations import marker
 from pipeline.core.contracts import PackedLine, PackedSource
 from pipeline.lang.forms import ANAPHOR
 from pipeline.lang.sentences import sentence_spans
-from pipeline.lang.text import LINE_END_HYPHEN
+from pipeline.lang.text import LINE_END_HYPHEN, keeps_hyphen
 from pipeline.lang.tokenize import has_cjk, is_cjk_char
 from pipeline.text.footnotes import NOTE_OPENING
 from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns
@@ -69,14 +70,16 @@ class Unit:
 citation_marker = marker  # one marker format for every producer (citations.py)
 
 
-def join_lines(quote: str) -> str:
+def join_lines(quote: str, compounds: Collection[str] = ()) -> str:
     """A quote as one answer sentence: lines joined by a space (none between Chinese lines), a word broken at a line
-    end by a hyphen joined ("ra-" + "dio" → "radio", as the verifier compares it; the quote keeps the source text)."""
+    end by a hyphen joined ("ra-" + "dio" → "radio", as the verifier compares it; the quote keeps the source text),
+    a compound broken at its own hyphen kept whole when it is one of `compounds` ("well-known":
+    `PackedSource.compounds`)."""
     lines = [line.strip() for line in quote.split("\n") if line.strip()]
     joined = lines[0] if lines else ""
     for line in lines[1:]:
         if LINE_END_HYPHEN.match(f"{joined[-2:]}\n{line[:1]}", 1):
-            joined = f"{joined[:-1]}{line}"
+            joined = f"{joined}{line}" if keeps_hyphen(joined, line, compounds) else f"{joined[:-1]}{line}"
             continue
         gap = "" if is_cjk_char(joined[-1]) or is_cjk_char(line[0]) else " "
         joined = f"{joined}{gap}{line}"

@@ -145,3 +145,26 @@ def test_a_rotated_pages_ruled_table_is_found_with_its_rows_where_the_page_shows
             assert any(abs((rect * shown.rotation_matrix).x0 - word.x0) < 1
                        and abs((rect * shown.rotation_matrix).y0 - word.y0) < 3 for rect in found)
     assert document.pages[1].text == "The readings are sent to the harbour office every hour."
+
+
+def compound_broken() -> bytes:
+    """A compound broken at its own hyphen ("well-" over "known"), written whole elsewhere in the document, and a
+    word broken between syllables ("ra-" over "dio")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for index, text in enumerate(["The harbour office is a well-known landmark of the old town.",
+                                  "",
+                                  "The survey stations report to a well-",
+                                  "known office by the harbour, which sends their readings by ra-",
+                                  "dio to the weather service every hour."]):
+        page.insert_text((72, 100 + 14 * index), text, fontsize=11)
+    return doc.tobytes()
+
+
+def test_a_compound_broken_at_its_own_hyphen_keeps_it_in_the_answer_and_is_quoted_exactly(engine):
+    trace = _ask(engine, compound_broken(), "stations.pdf", "Who do the survey stations report to?")
+    assert trace.answer.status == "answered", trace.explanation
+    assert "a well-known office by the harbour" in trace.answer.answer
+    assert "by radio to the weather service" in trace.answer.answer
+    (citation,) = trace.answer.citations
+    assert citation.verified and "well-\nknown" in citation.quote and "ra-\ndio" in citation.quote

@@ -33,6 +33,7 @@ class PackedSource(Frozen):
     in_code: bool = False  # the first line is inside a fenced code block opened above it (a window cut mid-block)
     names: str = ""  # the words that name its document (id, title, topic): in every unit's words, never cited
     continues: str = ""  # the start of the sentence its first line finishes, from the previous PDF page: context
+    compounds: tuple[str, ...] = ()  # compounds its lines break at their own hyphen ("well-known"): kept when joined
 
 
 class Context(Frozen):

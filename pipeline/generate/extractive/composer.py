@@ -273,7 +273,8 @@ class LocalExtractive:
         return Proposal(
             producer=self.name,
             # A command or a list keeps its lines: joined into one, a command would not run.
-            answer="\n".join(f"{u.quote if u.kind in ('code', 'list') else join_lines(u.quote)} {u.marker()}" for u in units),
+            answer="\n".join(f"{u.quote if u.kind in ('code', 'list') else join_lines(u.quote, u.source.compounds)} "
+                              f"{u.marker()}" for u in units),
             citations=[
                 ProposedCitation(source_id=u.source.source_id, page=u.source.page, start_line=u.start_line,
                                  end_line=u.end_line, quote=u.quote)
@@ -299,4 +300,4 @@ def _holds_value(question: str, unit: Unit) -> bool:
 
 def _shown(unit: Unit) -> str:
     """A unit as the trace names it: its marker and its text, cut to 300 characters."""
-    return f"{unit.marker()} {join_lines(unit.quote)}"[:300]
+    return f"{unit.marker()} {join_lines(unit.quote, unit.source.compounds)}"[:300]

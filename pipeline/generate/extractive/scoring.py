@@ -180,8 +180,8 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
 def scored_text(unit: Unit) -> str:
     """What the meaning score reads: the unit, with a row's header or an item's section heading."""
     if unit.section:
-        return f"{unit.section}: {join_lines(unit.quote)}"
-    return join_lines(unit.quote) + (f"\n{unit.header}" if unit.header else "")
+        return f"{unit.section}: {join_lines(unit.quote, unit.source.compounds)}"
+    return join_lines(unit.quote, unit.source.compounds) + (f"\n{unit.header}" if unit.header else "")
 
 
 class ScoredUnit(NamedTuple):
