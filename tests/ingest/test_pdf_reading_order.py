@@ -72,6 +72,19 @@ def test_a_bold_line_at_body_size_over_body_text_is_a_heading_in_either_column()
     assert texts[texts.index("3.2 Swift") - 1].endswith("to the islands")  # the left column, unfinished, read first
 
 
+def test_a_bold_heading_wrapped_onto_two_lines_is_a_heading_on_both():
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Methods of compliance", fontsize=10, fontname="hebo")
+    assert page.insert_textbox(pymupdf.Rect(72, 66, 260, 140), LEFT[:160] + ".", fontsize=10) >= 0
+    _write(page, 150, [("Explanation of certain provisions for", "hebo")])
+    _write(page, 162, [("alternative methods (AMOCs)", "hebo")])
+    assert page.insert_textbox(pymupdf.Rect(72, 168, 260, 300), RIGHT, fontsize=10) >= 0
+    page_read = parse_pdf(doc.tobytes(), "wrapped.pdf").pages[0]
+    assert _headings(page_read) == ["Methods of compliance", "Explanation of certain provisions for",
+                                    "alternative methods (AMOCs)"]
+
+
 def test_bold_inside_a_paragraph_or_a_table_header_is_no_heading():
     page = parse_pdf(bold_inside_paragraphs(), "bold.pdf").pages[0]
     texts = _texts(page)

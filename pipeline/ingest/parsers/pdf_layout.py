@@ -60,6 +60,7 @@ _MIN_GUTTER = 5.0  # points: a narrower vertical gap is never a column gutter
 _CELL_GAP = 1.0  # × line height: a wider gap between two words is a cell boundary
 _HEADING_SIZE = 1.15  # × the page's median line size: a line this much larger is a heading (if short)
 _HEADING_WORDS = 12
+_HEADING_LINES = 3  # a bold heading wraps onto at most this many lines
 
 # Ligatures become their letters; control characters are dropped.
 _CLEAN: dict[int, str | None] = {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA1)]}
@@ -470,26 +471,39 @@ class _PageBuilder:
         """Short lines, not ending a sentence, set apart by their font: a heading, never part of the sentence before
         or after it (a right column's "3.2 Swift" after a left column's unfinished sentence). Set apart means
         * larger: words ≥ `_HEADING_SIZE` × the page's usual height; or
-        * bold at any size (`_stands_apart_in_bold`): the whole line, over body text."""
+        * bold at any size, on up to `_HEADING_LINES` lines (`_stands_apart_in_bold`): whole lines, over body text."""
         if len(self.sizes) < 3:
             return ()
         body = sorted(self.sizes)[len(self.sizes) // 2]
-        return tuple(number for number, size in zip(self.size_lines, self.sizes)
-                     if _short_title(self.texts[number - 1])
-                     and (size >= _HEADING_SIZE * body or (number in self.bold and self._stands_apart_in_bold(number))))
+        larger = {number for number, size in zip(self.size_lines, self.sizes)
+                  if size >= _HEADING_SIZE * body and _short_title(self.texts[number - 1])}
+        bold = {number for run in self._bold_runs() if len(run) <= _HEADING_LINES
+                and all(_short_title(self.texts[number - 1]) for number in run)
+                and self._stands_apart_in_bold(run[0], run[-1]) for number in run}
+        return tuple(sorted(larger | bold))
 
-    def _stands_apart_in_bold(self, number: int) -> bool:
-        """A bold line is a heading only over body text: the next line is not bold, not a table row and does not go
+    def _bold_runs(self) -> list[list[int]]:
+        """The bold lines of text in runs of lines one under the other (a heading wrapped onto two lines)."""
+        runs: list[list[int]] = []
+        for number in sorted(self.bold):
+            if runs and runs[-1][-1] == number - 1 and self._line_above(number) == number - 1:
+                runs[-1].append(number)
+            else:
+                runs.append([number])
+        return runs
+
+    def _stands_apart_in_bold(self, first: int, last: int) -> bool:
+        """Bold lines are a heading only over body text: the next line is not bold, not a table row and does not go
         on with a lower-case word ("the **first rule**" wrapped onto a line of its own, "is …"); and the line above
-        it in its column, if any, is not an unfinished sentence running into it (a bold phrase inside a paragraph).
-        A bold lead-in on a paragraph's own line ("Note: …") is not wholly bold; a table's bold header row is
-        split into cells or is a found table's row."""
-        if number >= len(self.lines) or number + 1 in self.bold or not self._is_text_line(number + 1):
+        them in their column, if any, is not an unfinished sentence running into them (a bold phrase inside a
+        paragraph). A bold lead-in on a paragraph's own line ("Note: …") is not wholly bold; a table's bold header
+        row is split into cells or is a found table's row."""
+        if last >= len(self.lines) or last + 1 in self.bold or not self._is_text_line(last + 1):
             return False
-        following = self.texts[number]
+        following = self.texts[last]
         if CELL_SEPARATOR in following or following[:1].islower():
             return False
-        above = self._line_above(number)
+        above = self._line_above(first)
         return above is None or above in self.bold or _ends_sentence(self.texts[above - 1])
 
     def _is_text_line(self, number: int) -> bool:
@@ -499,8 +513,8 @@ class _PageBuilder:
         """The nearest line of text above `number` in its column (overlapping it across), within two line heights."""
         x0, y0, x1, y1 = self.boxes[number]
         best, bottom = None, y0 - 2 * (y1 - y0)
-        for other, (ox0, _, ox1, oy1) in self.boxes.items():
-            if other < number and bottom < oy1 <= y0 + 1 and min(ox1, x1) > max(ox0, x0):
+        for other, (ox0, _, ox1, oy1) in self.boxes.items():  # (tight leading: boxes overlap by up to half a line)
+            if other < number and bottom < oy1 <= y0 + 0.5 * (y1 - y0) and min(ox1, x1) > max(ox0, x0):
                 best, bottom = other, oy1
         return best
 
