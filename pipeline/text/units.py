@@ -62,6 +62,12 @@ class Unit:
     # "max_queue_size" over "**Default** - ``1000``"), or the start of
     # the sentence a page's first sentence finishes (PackedSource.continues): scored with it, never quoted
     names_columns: bool = False  # a table's header row: it names what the rows below hold, it answers nothing
+    opened_by: str = ""  # the PDF heading lines (`Page.headings`) that open this sentence: read with it, as a sentence
+    # and its heading were read before the parser knew the heading, never quoted with it
+
+    def read(self) -> str:
+        """The text its score reads: its quote, after the heading lines that open it."""
+        return f"{self.opened_by}\n{self.quote}" if self.opened_by else self.quote
 
     def marker(self) -> str:
         return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
@@ -373,10 +379,14 @@ class _UnitReader:
         self.marked_header = bool(source.heading) and is_table_rule(source.heading.rsplit("\n", 1)[-1])
         self.header = source.heading.rsplit("\n", 1)[0] if self.marked_header else source.heading
         self.section = ""
+        self.titled = ""  # the heading lines the parser found just above (`Page.headings`), for the next sentence
         self.lists: list = []  # (intro unit, item blocks) of each introduced list
         self.open_list = None
 
     def read(self, kind: str, block: list[PackedLine]) -> None:
+        titled, self.titled = self.titled, ""
+        if kind == "heading" and block[0].role == "heading":  # a PDF heading (its font), wrapped onto lines maybe
+            self.titled = f"{titled} {block[0].text.strip()}".strip()
         if kind in ("row", "header-row", "data-row"):
             self._row(kind, block)
         elif kind == "code":
@@ -387,6 +397,10 @@ class _UnitReader:
             if kind == "heading":
                 self.section = block[0].text.strip().lstrip("#").strip()
             found = _sentences(self.source, block, kind)
+            if kind == "prose" and titled and found and found[0].kind == "sentence":
+                # The sentence a PDF heading opens is scored with it ("Costs of Compliance" over "… affects 73
+                # airplanes of U.S. registry"), as when the two were read as one, but never quoted with it.
+                found[0] = replace(found[0], opened_by=titled)
             self.units.extend(replace(u, section=self.section) if u.kind == "item" or _is_label_line(u) else u
                               for u in found)
         self.open_list = _track_list(self.lists, self.open_list, kind, block, self.units)

@@ -1,6 +1,7 @@
 """Evidence units: wrapped text, list items, table rows (with their header), Chinese compounds."""
 
 from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.generate.extractive.scoring import scored_text
 from pipeline.text.units import units_of
 
 
@@ -82,3 +83,19 @@ def test_a_sentence_that_opens_with_a_pronoun_is_also_a_unit_with_the_sentence_b
 def test_a_chinese_sentence_that_opens_with_a_pronoun_is_also_a_unit_with_the_one_before():
     units = units_of(_source(["鲁迅是中国现代作家。他于1918年发表了《狂人日记》。"]))
     assert "鲁迅是中国现代作家。他于1918年发表了《狂人日记》。" in [u.quote for u in units]
+
+
+def test_the_sentence_a_pdf_heading_opens_is_read_with_it_and_quoted_without_it():
+    texts = ["rates were checked in spring", "Costs of", "Compliance",
+             "The office estimates that this rule affects 73 airplanes.", "A second sentence follows here."]
+    roles = ["", "heading", "heading", "", ""]
+    source = PackedSource(
+        n=1, source_id="doc", version=None, page=3, start_line=1, end_line=len(texts), support_span=False,
+        dated="", sibling_group="",
+        lines=tuple(PackedLine(number=i + 1, text=t, role=r) for i, (t, r) in enumerate(zip(texts, roles))))
+    sentences = [u for u in units_of(source) if u.kind == "sentence"]
+    opened = next(u for u in sentences if u.start_line == 4)
+    assert opened.quote == texts[3] and "Compliance" not in opened.quote  # never quoted with its heading
+    assert opened.opened_by == "Costs of Compliance" and opened.read() == f"Costs of Compliance\n{texts[3]}"
+    assert all(not u.opened_by for u in sentences if u is not opened)  # the next sentence, the one above: no
+    assert scored_text(opened).startswith("Costs of Compliance")  # the answer score reads the heading too

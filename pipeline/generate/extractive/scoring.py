@@ -129,18 +129,19 @@ def _words_and_type(asked: _Asked, tokenizer: Tokenizer, unit: Unit, source_n: i
     """(rough score, the pair's inputs without meaning, matched terms) of a unit worth scoring, or None."""
     if unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not asked.procedure):
         return None  # a heading or a table's header names a topic; a code block answers "how do I …", not "how fast"
-    tokens = set(tokenizer.tokens(unit.quote))
+    text = unit.read()
+    tokens = set(tokenizer.tokens(text))
     if not tokens - asked.terms and "yesno" not in asked.wanted:
         return None  # it only repeats the question ("伊维卡·奥利奇（，；"); a yes/no question's answer may
     label = unit.header or unit.section
     scored_tokens = expand_tokens((tokens | set(tokenizer.tokens(label)) if label else tokens) | named, asked.forms)
     matched = frozenset(t for t in asked.weights if t in scored_tokens or same_word_family(t, scored_tokens))
-    lexical = (sum(asked.weights[t] for t in matched) + _compound_credit(asked.weights, matched, unit.quote)) / asked.total
-    found = found_types(unit.quote)
+    lexical = (sum(asked.weights[t] for t in matched) + _compound_credit(asked.weights, matched, text)) / asked.total
+    found = found_types(text)
     pair = Pair(dense=0.0, lexical=lexical, wanted=asked.wanted, found=found, novel_terms=len(tokens - asked.terms),
-                rank=source_n, length=len(unit.quote), row=unit.kind == "row",
-                new_value=new_numerals(asked.question, unit.quote),
-                negation_unmatched=negation_unmatched(asked.question, unit.quote))
+                rank=source_n, length=len(text), row=unit.kind == "row",
+                new_value=new_numerals(asked.question, text),
+                negation_unmatched=negation_unmatched(asked.question, text))
     type_hit = sum(1 for t in asked.wanted if t in found) / len(asked.wanted) if asked.wanted else 0.0
     return lexical + TUNING.prefilter_type_weight * type_hit + TUNING.prefilter_pack_weight / source_n, pair, matched
 
@@ -180,8 +181,8 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
 def scored_text(unit: Unit) -> str:
     """What the meaning score reads: the unit, with a row's header or an item's section heading."""
     if unit.section:
-        return f"{unit.section}: {join_lines(unit.quote, unit.source.compounds)}"
-    return join_lines(unit.quote, unit.source.compounds) + (f"\n{unit.header}" if unit.header else "")
+        return f"{unit.section}: {join_lines(unit.read(), unit.source.compounds)}"
+    return join_lines(unit.read(), unit.source.compounds) + (f"\n{unit.header}" if unit.header else "")
 
 
 class ScoredUnit(NamedTuple):
