@@ -138,13 +138,22 @@ def _packed(span: _Span, n: int) -> PackedSource:
 
 
 def _kept_compounds(document: Document, texts: list[str]) -> tuple[str, ...]:
-    """The compounds these lines break at their own hyphen ("well-" over "known"), as the document's words say."""
-    breaks = line_end_breaks("\n".join(texts))
-    if not breaks:
-        return ()
-    pages = [page.text for page in document.pages]
-    return tuple(sorted({f"{before}-{after}".casefold() for before, after in breaks
-                         if compound_kept(before, after, pages)}))
+    """The compounds these lines break at their own hyphen ("well-" over "known"), as the document's words say
+    (each break looked up once per document text: the search reads the whole document)."""
+    kept = set()
+    for before, after in line_end_breaks("\n".join(texts)):
+        compound = f"{before}-{after}".casefold()
+        key = (document.digest, compound)
+        found = _COMPOUNDS.peek(key)
+        if found is None:
+            found = compound_kept(before, after, (page.text for page in document.pages))
+            _COMPOUNDS.put(key, found)
+        if found:
+            kept.add(compound)
+    return tuple(sorted(kept))
+
+
+_COMPOUNDS = BoundedCache(4096)  # by document digest and broken word
 
 
 def _packed_line(page, number: int, text: str) -> PackedLine:
