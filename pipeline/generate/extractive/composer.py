@@ -27,7 +27,7 @@ from pipeline.generate.extractive.answer_forms import (
 from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
-from pipeline.lang.forms import COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
+from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
@@ -106,6 +106,15 @@ def with_what_follows(best: Unit, question: str = "") -> Unit:
     return joined(best, after)
 
 
+def sentences_inside(unit: Unit) -> list[Unit]:
+    """The single sentences a several-sentence unit (a sentence with the one before it, a long list item) is made of,
+    in reading order: the units of its source inside its lines and its text that hold no smaller such unit."""
+    inside = [u for u in units_of(unit.source) if u.kind in READ_KINDS and len(u.quote) < len(unit.quote)
+              and unit.start_line <= u.start_line and u.end_line <= unit.end_line and u.quote in unit.quote]
+    return [u for u in inside if not any(v is not u and len(v.quote) < len(u.quote) and v.quote in u.quote
+                                         and u.start_line <= v.start_line and v.end_line <= u.end_line for v in inside)]
+
+
 class LocalExtractive:
     """The default producer: exact copies of packed evidence, cited; no generative model involved."""
 
@@ -148,6 +157,25 @@ class LocalExtractive:
         return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields,
                         note=f"the reader ({self.reader.name}) finds that the chosen unit {best.marker()} does not answer "
                              f"the question: {score:.2f} < threshold {self.reader_threshold:.2f}")
+
+    def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str]:
+        """The one sentence of a several-sentence unit that answers, when the reader says which: the answer quotes it,
+        not its neighbours. A sentence that opens with a pronoun ("They comprise …") keeps the sentence before it, which
+        says what it is about; a sentence the reader finds does not answer alone keeps its neighbours; without a reader the
+        unit stays whole."""
+        if self.reader is None or best.kind not in READ_KINDS:
+            return best, ""
+        inside = sentences_inside(best)
+        if len(inside) < 2:
+            return best, ""
+        # One at a time, as the reader's check reads the chosen unit: a batch's int8 activations are scaled together.
+        scores = [float(self.reader.probabilities("question", question, [scored_text(u)])[0]) for u in inside]
+        top = max(range(len(inside)), key=lambda i: scores[i])
+        if ANAPHOR.match(inside[top].quote.lstrip()) or scores[top] < (self.reader_threshold or 0.0):
+            return best, ""
+        others = max(s for i, s in enumerate(scores) if i != top)
+        return inside[top], (f"; the reader ({self.reader.name}) finds its sentence {inside[top].marker()} answers "
+                             f"({scores[top]:.2f}; its other sentences {others:.2f}), so only that is quoted")
 
     def for_corpus(self, corpus) -> LocalExtractive:
         """This composer bound to `corpus`: units that are whole chunks reuse its index-time vectors, and the
@@ -256,8 +284,9 @@ class LocalExtractive:
             best, how = found
             how += f" (the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})"
         else:
+            best, narrowed = self._narrowed(question, best)
             best = with_antecedent(with_value(with_what_follows(best, question), question), question)
-            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
+            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + narrowed
             if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
                 how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
             if best.section and best.section == best.source.continues:
