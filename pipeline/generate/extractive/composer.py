@@ -161,9 +161,13 @@ class LocalExtractive:
     def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str]:
         """The one sentence of a several-sentence unit that answers, when the reader says which: the answer quotes it,
         not its neighbours. A sentence that opens with a pronoun ("They comprise …") keeps the sentence before it, which
-        says what it is about; a sentence the reader finds does not answer alone keeps its neighbours; without a reader the
-        unit stays whole."""
-        if self.reader is None or best.kind not in READ_KINDS:
+        says what it is about; a sentence the reader finds does not answer alone keeps its neighbours; without a reader
+        the unit stays whole.
+
+        A list the question does not ask for ("Who wrote the specification?" is not "What are the requirements?") is
+        narrowed to its best sentence or item whatever its score: the reader's check then decides, as for any prose."""
+        whole_list = best.kind == "list" and not ASKS_SEVERAL.search(question)
+        if self.reader is None or (best.kind not in READ_KINDS and not whole_list):
             return best, ""
         inside = sentences_inside(best)
         if len(inside) < 2:
@@ -171,11 +175,19 @@ class LocalExtractive:
         # One at a time, as the reader's check reads the chosen unit: a batch's int8 activations are scaled together.
         scores = [float(self.reader.probabilities("question", question, [scored_text(u)])[0]) for u in inside]
         top = max(range(len(inside)), key=lambda i: scores[i])
-        if ANAPHOR.match(inside[top].quote.lstrip()) or scores[top] < (self.reader_threshold or 0.0):
+        if not whole_list and (ANAPHOR.match(inside[top].quote.lstrip()) or scores[top] < (self.reader_threshold or 0.0)
+                               or self._drops_asked_words(question, best, inside[top])):
             return best, ""
         others = max(s for i, s in enumerate(scores) if i != top)
-        return inside[top], (f"; the reader ({self.reader.name}) finds its sentence {inside[top].marker()} answers "
-                             f"({scores[top]:.2f}; its other sentences {others:.2f}), so only that is quoted")
+        what = "list" if whole_list else "unit"
+        return inside[top], (f"; the reader ({self.reader.name}) finds the {what}'s part {inside[top].marker()} "
+                             f"answers best ({scores[top]:.2f}; its other parts {others:.2f}), so only that is quoted")
+
+    def _drops_asked_words(self, question: str, whole: Unit, part: Unit) -> bool:
+        """Does quoting `part` alone lose a word of the question that the rest of `whole` holds? ("… and what is their
+        phone number?": the contact's sentence is cut at "St." and the phone number sits in the next one.)"""
+        asked = set(self.tokenizer.tokens(question))
+        return bool(asked & set(self.tokenizer.tokens(whole.quote)) - set(self.tokenizer.tokens(part.quote)))
 
     def for_corpus(self, corpus) -> LocalExtractive:
         """This composer bound to `corpus`: units that are whole chunks reuse its index-time vectors, and the
