@@ -67,3 +67,44 @@ def test_without_the_reader_the_unit_stays_whole(engine, corpus):
     assert "copies the account entries" in trace.answer.answer
     assert "They include" in trace.answer.answer
     assert "only that is quoted" not in (trace.proposal.note or "")
+
+
+PASSWORDS = ("# Password rules\n\nPasswords for staff accounts follow these rules:\n\n"
+             "- A password is at least 14 characters long.\n- A password is changed every 180 days.\n"
+             "- A password is never reused within two years.\n")
+CATALOGUE = ("# Shared storage\n\nThere are two important requirements for the way the shared catalogue is stored:\n\n"
+             "- Applications must be able to extend the catalogue in any way when they are installed, to add both new "
+             "formats and new information about existing formats.\n"
+             "- Administrators must be able to change the catalogue, by removing entries or adding their own.\n\n"
+             "The catalogue is read at start-up.\n")
+
+
+@pytest.fixture(scope="module")
+def lists(engine):
+    return engine.corpus([engine.parse(text.encode("utf-8"), name)
+                          for name, text in (("passwords.md", PASSWORDS), ("catalogue.md", CATALOGUE))])
+
+
+def test_a_list_not_asked_for_is_answered_by_the_item_that_answers(engine, lists):
+    trace = _ask(engine, lists, "How long must a staff password be?")
+    answer = trace.answer
+    assert answer.status == "answered"
+    assert "14 characters" in answer.answer
+    assert "180 days" not in answer.answer and "follow these rules" not in answer.answer
+    assert (answer.citations[0].start_line, answer.citations[0].end_line) == (5, 5)
+    assert answer.citations[0].verified
+    assert trace.proposal.reader_score >= trace.proposal.reader_threshold
+
+
+def test_a_list_not_asked_for_is_read_by_the_reader_and_refused_when_no_part_answers(engine, lists):
+    trace = _ask(engine, lists, "Who maintains the shared catalogue?")
+    assert trace.answer.status == "abstained"
+    assert "the reader (reader-v1)" in trace.proposal.note and "does not answer" in trace.proposal.note
+    assert trace.proposal.reader_score < trace.proposal.reader_threshold
+
+
+def test_a_list_asked_for_stays_whole(engine, lists):
+    trace = _ask(engine, lists, "What are the requirements for storing the shared catalogue?")
+    answer = trace.answer
+    assert answer.status == "answered"
+    assert "Applications must be able" in answer.answer and "Administrators must be able" in answer.answer

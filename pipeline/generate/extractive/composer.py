@@ -146,11 +146,15 @@ class LocalExtractive:
             out["reader"] = self.reader.name
         return out
 
-    def _read(self, question: str, best: Unit, fields: dict) -> Proposal | None:
-        """The reader's check of the chosen unit (its score goes into `fields`); the abstention when it fails."""
-        if self.reader is None or self.reader_threshold is None or best.kind not in READ_KINDS:
+    def _read(self, question: str, best: Unit, fields: dict, read: tuple[Unit, float] | None = None) -> Proposal | None:
+        """The reader's check of the chosen unit (its score goes into `fields`); the abstention when it fails. `read`:
+        the part of a list the reader has already read for it (a list is outside what the reader reads whole)."""
+        if read is not None:
+            best, score = read
+        elif self.reader is None or self.reader_threshold is None or best.kind not in READ_KINDS:
             return None
-        score = float(self.reader.probabilities("question", question, [scored_text(best)])[0])
+        else:
+            score = float(self.reader.probabilities("question", question, [scored_text(best)])[0])
         fields.update(reader=self.reader.name, reader_score=round(score, 4), reader_threshold=self.reader_threshold)
         if score >= self.reader_threshold:
             return None
@@ -158,30 +162,33 @@ class LocalExtractive:
                         note=f"the reader ({self.reader.name}) finds that the chosen unit {best.marker()} does not answer "
                              f"the question: {score:.2f} < threshold {self.reader_threshold:.2f}")
 
-    def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str]:
+    def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str, tuple[Unit, float] | None]:
         """The one sentence of a several-sentence unit that answers, when the reader says which: the answer quotes it,
         not its neighbours. A sentence that opens with a pronoun ("They comprise …") keeps the sentence before it, which
         says what it is about; a sentence the reader finds does not answer alone keeps its neighbours; without a reader
         the unit stays whole.
 
         A list the question does not ask for ("Who wrote the specification?" is not "What are the requirements?") is
-        narrowed to its best sentence or item whatever its score: the reader's check then decides, as for any prose."""
+        narrowed to its best sentence or item whatever its score, and that part's score is the reader's check (returned
+        with it), even when the part is the sentence that announces the list and so answers with it."""
         whole_list = best.kind == "list" and not ASKS_SEVERAL.search(question)
         if self.reader is None or (best.kind not in READ_KINDS and not whole_list):
-            return best, ""
+            return best, "", None
         inside = sentences_inside(best)
         if len(inside) < 2:
-            return best, ""
+            return best, "", None
         # One at a time, as the reader's check reads the chosen unit: a batch's int8 activations are scaled together.
         scores = [float(self.reader.probabilities("question", question, [scored_text(u)])[0]) for u in inside]
         top = max(range(len(inside)), key=lambda i: scores[i])
         if not whole_list and (ANAPHOR.match(inside[top].quote.lstrip()) or scores[top] < (self.reader_threshold or 0.0)
                                or self._drops_asked_words(question, best, inside[top])):
-            return best, ""
+            return best, "", None
         others = max(s for i, s in enumerate(scores) if i != top)
         what = "list" if whole_list else "unit"
-        return inside[top], (f"; the reader ({self.reader.name}) finds the {what}'s part {inside[top].marker()} "
-                             f"answers best ({scores[top]:.2f}; its other parts {others:.2f}), so only that is quoted")
+        so = "so the list answers with the sentence that announces it" if introduces(inside[top]) else "so only that is quoted"
+        note = (f"; the reader ({self.reader.name}) finds the {what}'s part {inside[top].marker()} answers best "
+                f"({scores[top]:.2f}; its other parts {others:.2f}), {so}")
+        return inside[top], note, (inside[top], scores[top]) if whole_list else None
 
     def _drops_asked_words(self, question: str, whole: Unit, part: Unit) -> bool:
         """Does quoting `part` alone lose a word of the question that the rest of `whole` holds? ("… and what is their
@@ -296,7 +303,7 @@ class LocalExtractive:
             best, how = found
             how += f" (the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})"
         else:
-            best, narrowed = self._narrowed(question, best)
+            best, narrowed, read = self._narrowed(question, best)
             best = with_antecedent(with_value(with_what_follows(best, question), question), question)
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + narrowed
             if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
@@ -305,7 +312,7 @@ class LocalExtractive:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
             # The reader checks what the scorer chose; a unit chosen for its form (a definition of the asked term, the
             # table cell a question names) is held to that form's own rule instead.
-            if (refused := self._read(question, best, fields)) is not None:
+            if (refused := self._read(question, best, fields, read)) is not None:
                 return refused
         return self._answer([best], how, fields)
 
