@@ -96,11 +96,25 @@ def test_a_list_not_asked_for_is_answered_by_the_item_that_answers(engine, lists
     assert trace.proposal.reader_score >= trace.proposal.reader_threshold
 
 
-def test_a_list_not_asked_for_is_read_by_the_reader_and_refused_when_no_part_answers(engine, lists):
-    trace = _ask(engine, lists, "Who maintains the shared catalogue?")
+def test_a_list_not_asked_for_is_read_by_the_reader_and_refused_when_neither_it_nor_a_part_answers(engine, lists):
+    trace = _ask(engine, lists, "Who wrote the rules for storing the shared catalogue?")
     assert trace.answer.status == "abstained"
     assert "the reader (reader-v1)" in trace.proposal.note and "does not answer" in trace.proposal.note
     assert trace.proposal.reader_score < trace.proposal.reader_threshold
+    assert "[catalogue:3-6]" in trace.proposal.note  # the whole list was read: no part answers alone
+
+
+def test_a_list_whose_parts_do_not_answer_alone_is_answered_whole_when_the_reader_reads_it_so(engine):
+    rules = ("# Reporting vulnerabilities\n\nFailure to follow these guidelines may result in:\n\n"
+             "- Rejection of the vulnerability report.\n- Forfeiture of any potential bug bounty.\n"
+             "- Temporary or permanent ban from the bug bounty program.\n- Legal action in cases of malicious intent.\n")
+    corpus = engine.corpus([engine.parse(rules.encode("utf-8"), "reporting.md")])
+    trace = _ask(engine, corpus, "What can happen if I don't follow the vulnerability reporting guidelines?")
+    answer = trace.answer
+    assert answer.status == "answered"
+    assert "Rejection of the vulnerability report" in answer.answer and "Legal action" in answer.answer
+    assert "so it is read whole" in trace.proposal.note
+    assert trace.proposal.reader_score >= trace.proposal.reader_threshold
 
 
 def test_a_list_asked_for_stays_whole(engine, lists):

@@ -148,13 +148,13 @@ class LocalExtractive:
 
     def _read(self, question: str, best: Unit, fields: dict, read: tuple[Unit, float] | None = None) -> Proposal | None:
         """The reader's check of the chosen unit (its score goes into `fields`); the abstention when it fails. `read`:
-        the part of a list the reader has already read for it (a list is outside what the reader reads whole)."""
+        the unit and score the reader has already decided on (a list the question does not ask for, `_narrowed`)."""
         if read is not None:
             best, score = read
         elif self.reader is None or self.reader_threshold is None or best.kind not in READ_KINDS:
             return None
         else:
-            score = float(self.reader.probabilities("question", question, [scored_text(best)])[0])
+            score = self._reader_score(question, best)
         fields.update(reader=self.reader.name, reader_score=round(score, 4), reader_threshold=self.reader_threshold)
         if score >= self.reader_threshold:
             return None
@@ -168,33 +168,42 @@ class LocalExtractive:
         says what it is about; a sentence the reader finds does not answer alone keeps its neighbours; without a reader
         the unit stays whole.
 
-        A list the question does not ask for ("Who wrote the specification?" is not "What are the requirements?") is
-        narrowed to its best sentence or item whatever its score, and that part's score is the reader's check (returned
-        with it), even when the part is the sentence that announces the list and so answers with it."""
+        A list the question does not ask for ("Who wrote the specification?" is not "What are the requirements?") is held
+        to the reader too (returned with the score that decides): narrowed to an item or sentence that answers alone, or
+        else read whole ("What can happen if …?" answered by every consequence it lists)."""
         whole_list = best.kind == "list" and not ASKS_SEVERAL.search(question)
         if self.reader is None or (best.kind not in READ_KINDS and not whole_list):
             return best, "", None
         inside = sentences_inside(best)
         if len(inside) < 2:
             return best, "", None
-        # One at a time, as the reader's check reads the chosen unit: a batch's int8 activations are scaled together.
-        scores = [float(self.reader.probabilities("question", question, [scored_text(u)])[0]) for u in inside]
+        scores = [self._reader_score(question, unit) for unit in inside]
         top = max(range(len(inside)), key=lambda i: scores[i])
-        if not whole_list and (ANAPHOR.match(inside[top].quote.lstrip()) or scores[top] < (self.reader_threshold or 0.0)
-                               or self._drops_asked_words(question, best, inside[top])):
+        part, part_score = inside[top], scores[top]
+        alone = (part_score >= (self.reader_threshold or 0.0) and not ANAPHOR.match(part.quote.lstrip())
+                 and not introduces(part) and not self._drops_asked_words(question, part, inside))
+        if alone:
+            others = max(score for i, score in enumerate(scores) if i != top)
+            note = (f"; the reader ({self.reader.name}) finds its part {part.marker()} answers alone ({part_score:.2f}; "
+                    f"its other parts {others:.2f}), so only that is quoted")
+            return part, note, (part, part_score) if whole_list else None
+        if not whole_list:
             return best, "", None
-        others = max(s for i, s in enumerate(scores) if i != top)
-        what = "list" if whole_list else "unit"
-        so = "so the list answers with the sentence that announces it" if introduces(inside[top]) else "so only that is quoted"
-        note = (f"; the reader ({self.reader.name}) finds the {what}'s part {inside[top].marker()} answers best "
-                f"({scores[top]:.2f}; its other parts {others:.2f}), {so}")
-        return inside[top], note, (inside[top], scores[top]) if whole_list else None
+        note = f"; no part of the list answers alone (the reader's best: {part.marker()} {part_score:.2f}), so it is read whole"
+        return best, note, (best, self._reader_score(question, best))
 
-    def _drops_asked_words(self, question: str, whole: Unit, part: Unit) -> bool:
-        """Does quoting `part` alone lose a word of the question that the rest of `whole` holds? ("… and what is their
-        phone number?": the contact's sentence is cut at "St." and the phone number sits in the next one.)"""
-        asked = set(self.tokenizer.tokens(question))
-        return bool(asked & set(self.tokenizer.tokens(whole.quote)) - set(self.tokenizer.tokens(part.quote)))
+    def _reader_score(self, question: str, unit: Unit) -> float:
+        # One unit at a time, always: a batch's int8 activations are scaled together, so a score would depend on its
+        # batch.
+        return float(self.reader.probabilities("question", question, [scored_text(unit)])[0])
+
+    def _drops_asked_words(self, question: str, part: Unit, parts: list[Unit]) -> bool:
+        """Does quoting `part` alone lose a word of the question that another part holds? ("… and what is their phone
+        number?": the contact's sentence is cut at "St." and the phone number sits in the next one.) A sentence that
+        announces a list is the items' context, not a part that could hold their answer."""
+        asked = set(self.tokenizer.tokens(question)) - set(self.tokenizer.tokens(part.quote))
+        return any(asked & set(self.tokenizer.tokens(other.quote)) for other in parts
+                   if other is not part and not introduces(other))
 
     def for_corpus(self, corpus) -> LocalExtractive:
         """This composer bound to `corpus`: units that are whole chunks reuse its index-time vectors, and the
