@@ -163,10 +163,10 @@ class LocalExtractive:
                              f"the question: {score:.2f} < threshold {self.reader_threshold:.2f}")
 
     def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str, tuple[Unit, float] | None]:
-        """The one sentence of a several-sentence unit that answers, when the reader says which: the answer quotes it,
-        not its neighbours. A sentence that opens with a pronoun ("They comprise …") keeps the sentence before it, which
-        says what it is about; a sentence the reader finds does not answer alone keeps its neighbours; without a reader
-        the unit stays whole.
+        """The one sentence of a several-sentence unit (a long list item) that answers, when the reader says which: the
+        answer quotes it, not its neighbours. A unit stays whole when a sentence of it opens with a pronoun ("They
+        comprise …": a sentence with the one that says what it is about), when the sentence the reader prefers does not
+        answer alone or leaves a word of the question to the others, and without a reader.
 
         A list the question does not ask for ("Who wrote the specification?" is not "What are the requirements?") is held
         to the reader too (returned with the score that decides): narrowed to an item or sentence that answers alone, or
@@ -175,7 +175,9 @@ class LocalExtractive:
         if self.reader is None or (best.kind not in READ_KINDS and not whole_list):
             return best, "", None
         inside = sentences_inside(best)
-        if len(inside) < 2:
+        # A sentence that opens with a pronoun may hold the answer about the sentence before it ("It in turn evolved
+        # into Modern English." for "What was the language's final form?"), which the reader cannot see in it alone.
+        if len(inside) < 2 or (not whole_list and any(ANAPHOR.match(u.quote.lstrip()) for u in inside[1:])):
             return best, "", None
         scores = [self._reader_score(question, unit) for unit in inside]
         top = max(range(len(inside)), key=lambda i: scores[i])
