@@ -27,7 +27,7 @@ from pipeline.generate.extractive.answer_forms import (
 from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
-from pipeline.lang.forms import COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
+from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
@@ -106,6 +106,15 @@ def with_what_follows(best: Unit, question: str = "") -> Unit:
     return joined(best, after)
 
 
+def sentences_inside(unit: Unit) -> list[Unit]:
+    """The single sentences a several-sentence unit (a sentence with the one before it, a long list item) is made of,
+    in reading order: the units of its source inside its lines and its text that hold no smaller such unit."""
+    inside = [u for u in units_of(unit.source) if u.kind in READ_KINDS and len(u.quote) < len(unit.quote)
+              and unit.start_line <= u.start_line and u.end_line <= unit.end_line and u.quote in unit.quote]
+    return [u for u in inside if not any(v is not u and len(v.quote) < len(u.quote) and v.quote in u.quote
+                                         and u.start_line <= v.start_line and v.end_line <= u.end_line for v in inside)]
+
+
 class LocalExtractive:
     """The default producer: exact copies of packed evidence, cited; no generative model involved."""
 
@@ -137,17 +146,66 @@ class LocalExtractive:
             out["reader"] = self.reader.name
         return out
 
-    def _read(self, question: str, best: Unit, fields: dict) -> Proposal | None:
-        """The reader's check of the chosen unit (its score goes into `fields`); the abstention when it fails."""
-        if self.reader is None or self.reader_threshold is None or best.kind not in READ_KINDS:
+    def _read(self, question: str, best: Unit, fields: dict, read: tuple[Unit, float] | None = None) -> Proposal | None:
+        """The reader's check of the chosen unit (its score goes into `fields`); the abstention when it fails. `read`:
+        the unit and score the reader has already decided on (a list the question does not ask for, `_narrowed`)."""
+        if read is not None:
+            best, score = read
+        elif self.reader is None or self.reader_threshold is None or best.kind not in READ_KINDS:
             return None
-        score = float(self.reader.probabilities("question", question, [scored_text(best)])[0])
+        else:
+            score = self._reader_score(question, best)
         fields.update(reader=self.reader.name, reader_score=round(score, 4), reader_threshold=self.reader_threshold)
         if score >= self.reader_threshold:
             return None
         return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields,
                         note=f"the reader ({self.reader.name}) finds that the chosen unit {best.marker()} does not answer "
                              f"the question: {score:.2f} < threshold {self.reader_threshold:.2f}")
+
+    def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str, tuple[Unit, float] | None]:
+        """The one sentence of a several-sentence unit (a long list item) that answers, when the reader says which: the
+        answer quotes it, not its neighbours. A unit stays whole when a sentence of it opens with a pronoun ("They
+        comprise …": a sentence with the one that says what it is about), when the sentence the reader prefers does not
+        answer alone or leaves a word of the question to the others, and without a reader.
+
+        A list the question does not ask for ("Who wrote the specification?" is not "What are the requirements?") is held
+        to the reader too (returned with the score that decides): narrowed to an item or sentence that answers alone, or
+        else read whole ("What can happen if …?" answered by every consequence it lists)."""
+        whole_list = best.kind == "list" and not ASKS_SEVERAL.search(question)
+        if self.reader is None or (best.kind not in READ_KINDS and not whole_list):
+            return best, "", None
+        inside = sentences_inside(best)
+        # A sentence that opens with a pronoun may hold the answer about the sentence before it ("It in turn evolved
+        # into Modern English." for "What was the language's final form?"), which the reader cannot see in it alone.
+        if len(inside) < 2 or (not whole_list and any(ANAPHOR.match(u.quote.lstrip()) for u in inside[1:])):
+            return best, "", None
+        scores = [self._reader_score(question, unit) for unit in inside]
+        top = max(range(len(inside)), key=lambda i: scores[i])
+        part, part_score = inside[top], scores[top]
+        alone = (part_score >= (self.reader_threshold or 0.0) and not ANAPHOR.match(part.quote.lstrip())
+                 and not introduces(part) and not self._drops_asked_words(question, part, inside))
+        if alone:
+            others = max(score for i, score in enumerate(scores) if i != top)
+            note = (f"; the reader ({self.reader.name}) finds its part {part.marker()} answers alone ({part_score:.2f}; "
+                    f"its other parts {others:.2f}), so only that is quoted")
+            return part, note, (part, part_score) if whole_list else None
+        if not whole_list:
+            return best, "", None
+        note = f"; no part of the list answers alone (the reader's best: {part.marker()} {part_score:.2f}), so it is read whole"
+        return best, note, (best, self._reader_score(question, best))
+
+    def _reader_score(self, question: str, unit: Unit) -> float:
+        # One unit at a time, always: a batch's int8 activations are scaled together, so a score would depend on its
+        # batch.
+        return float(self.reader.probabilities("question", question, [scored_text(unit)])[0])
+
+    def _drops_asked_words(self, question: str, part: Unit, parts: list[Unit]) -> bool:
+        """Does quoting `part` alone lose a word of the question that another part holds? ("… and what is their phone
+        number?": the contact's sentence is cut at "St." and the phone number sits in the next one.) A sentence that
+        announces a list is the items' context, not a part that could hold their answer."""
+        asked = set(self.tokenizer.tokens(question)) - set(self.tokenizer.tokens(part.quote))
+        return any(asked & set(self.tokenizer.tokens(other.quote)) for other in parts
+                   if other is not part and not introduces(other))
 
     def for_corpus(self, corpus) -> LocalExtractive:
         """This composer bound to `corpus`: units that are whole chunks reuse its index-time vectors, and the
@@ -256,15 +314,16 @@ class LocalExtractive:
             best, how = found
             how += f" (the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})"
         else:
+            best, narrowed, read = self._narrowed(question, best)
             best = with_antecedent(with_value(with_what_follows(best, question), question), question)
-            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
+            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + narrowed
             if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
                 how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
             if best.section and best.section == best.source.continues:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
             # The reader checks what the scorer chose; a unit chosen for its form (a definition of the asked term, the
             # table cell a question names) is held to that form's own rule instead.
-            if (refused := self._read(question, best, fields)) is not None:
+            if (refused := self._read(question, best, fields, read)) is not None:
                 return refused
         return self._answer([best], how, fields)
 
