@@ -288,8 +288,9 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
 
 
 def widest_header_row(header: str) -> list[str]:
-    """The cells of a (stacked) header's widest row: the one that names every column."""
-    return max((cells_in_place(line) for line in header.split("\n")), key=len)
+    """The cells of a (stacked) header's widest row: the one that names every column (the most named cells; a row
+    padded with empty cells to the table's width is no wider for them)."""
+    return max((cells_in_place(line) for line in header.split("\n")), key=lambda cells: (sum(map(bool, cells)), len(cells)))
 
 
 def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:

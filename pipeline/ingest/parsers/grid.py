@@ -7,7 +7,8 @@ row's cell texts by column, each cell's column span, how many top rows are its h
   the row above has a cell spanning several columns right of the first ("2023" over "Spring  Autumn") or its own
   first cell is empty (the stub column's corner); at most `HEADER_ROWS` rows, and at least one row stays a body row.
 * `column_names` combines a stacked header per column ("2023 Spring"); a cell spanning every column is the table's
-  title, not a column's name, and a cell repeated down the header rows ("Region" over two rows) names once.
+  title, not a column's name, a cell repeated down the header rows ("Region" over two rows) names once, and a group
+  row that does not say which columns it groups names none.
 """
 
 from __future__ import annotations
@@ -59,11 +60,21 @@ def stacked_header_rows(grid: Grid, known: int) -> int:
     return count
 
 
+def filled(row: Sequence[str]) -> int:
+    return sum(1 for cell in row if cell)
+
+
 def column_names(grid: Grid, header_rows: int) -> list[str]:
-    """One name per column: the header rows' cells over it, top to bottom ("2023 Spring"); "" for an unnamed one."""
+    """One name per column: the header rows' cells over it, top to bottom ("2023 Spring"); "" for an unnamed one.
+    A group row that names fewer columns than the header row under it without saying which (no cell spans columns:
+    "Pre-Pawn  Redemption" over "State  Permit  Handgun  Long Gun …") names none: which columns it groups is unknown."""
     width = grid.width
     names: list[list[str]] = [[] for _ in range(width)]
-    for row, spans in zip(grid.rows[:header_rows], grid.spans[:header_rows]):
+    rows = list(zip(grid.rows[:header_rows], grid.spans[:header_rows]))
+    for index, (row, spans) in enumerate(rows):
+        below = rows[index + 1][0] if index + 1 < len(rows) else None
+        if below is not None and filled(row) < filled(below) and all(first == last for first, last in spans):
+            continue
         for first, last in spans:
             text = row[first] if first < len(row) else ""
             if not text or (first == 0 and last >= width - 1 and width > 1):

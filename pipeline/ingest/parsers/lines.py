@@ -5,13 +5,14 @@ The later stages read these lines as they read Markdown and PDF text (`pipeline.
 - a heading is "# " … "###### " and its text (never an answer, kept as the section over what follows);
 - a list item is "- " or "1. " and its text;
 - a table row is its cells joined by TAB, one per column of the table (`grid.Grid`: a cell merged across columns
-  once, in its first column; one merged down rows in each), header row(s) first. The table is recorded on the page (`Page.tables`): which lines are its
-  header rows (those the file marks as its header: HTML's <thead> or <th> rows, Word's repeated header rows, else
-  a first row of words, with the rows stacked on it), which are its body rows however wordy ("Small boat\\t6 to
-  10 m\\t12 euros"), and its column names, a stacked header combined per column ("2023 Spring"); the later stages
-  attach those names to every row and name a cell by its row and column, as for a ruled PDF table. The table
-  machinery also takes a line with at least two tab stops for a row, so a two-column row ends with one more TAB
-  (an empty third cell): "Small boat\\t12 euros\\t".
+  once, in its first column; one merged down rows in each), header row(s) first. A table with a header is
+  recorded on the page (`Page.tables`): which lines are its header rows (those the file marks as its header:
+  HTML's <thead> or <th> rows, Word's repeated header rows; else a first row of words, with the rows stacked on
+  it), which are its body rows however wordy ("Small boat\\t6 to 10 m\\t12 euros"), and its column names, a
+  stacked header combined per column ("2023 Spring"); the later stages attach those names to every row and name a
+  cell by its row and column, as for a ruled PDF table. A table without a header is read as TAB-separated text
+  (the table machinery guesses its header from the words). A line with at least two tab stops is a row, so a
+  two-column row ends with one more TAB (an empty third cell): "Small boat\\t12 euros\\t".
 Whitespace inside a piece of text (line breaks, tabs, runs of spaces) becomes one space, so a line is exactly what
 the reader sees and a cell never splits a row.
 """
@@ -25,7 +26,7 @@ from typing import Any
 from pipeline.core.contracts import PageTable
 from pipeline.core.errors import InputError
 from pipeline.core.limits import MAX_DOCUMENT_LINES
-from pipeline.ingest.parsers.grid import Grid, Span, column_names, stacked_header_rows
+from pipeline.ingest.parsers.grid import HEADER_ROWS, Grid, Span, column_names, filled, stacked_header_rows
 
 CELL = "\t"
 _SPACES = re.compile(r"[\s\u00a0\u200b\u2028\u2029]+")
@@ -102,16 +103,18 @@ class BodyWriter:
         return True
 
     def table(self, grid: Grid, header_rows: int = 0) -> None:
-        """A table's rows, then a break; its first `header_rows` rows are its header, its lines and column names
-        recorded in `tables`."""
+        """A table's rows, then a break; its first `header_rows` rows are its header: the table, by line numbers, and
+        its column names recorded in `tables` (none without a header)."""
         header: list[int] = []
         body: list[int] = []
         for index, cells in enumerate(grid.rows):
-            if self.row(cells, grid.width):
+            # under a header, a body row has a cell for every column (its cells line up with the column names); a
+            # header row's trailing empty cells go, so a group row never reads as wide as the header row under it
+            if self.row(cells, grid.width if header and index >= header_rows else 0):
                 (header if index < header_rows else body).append(len(self.lines))
-        if header or body:
-            names = column_names(grid, header_rows) if header else []
-            self.tables.append(PageTable(header=tuple(header), rows=tuple(body), columns=tuple(names)))
+        if header:  # a table without a header is left to the later stages' reading of its rows, as TAB-separated text
+            self.tables.append(PageTable(header=tuple(header), rows=tuple(body),
+                                         columns=tuple(column_names(grid, header_rows))))
         self.blank()
 
     def code(self, text: str) -> None:
@@ -172,11 +175,19 @@ def grid_rows(rows: Sequence[Sequence[tuple[str, int, int]]], max_columns: int) 
 
 def header_rows(grid: Grid, marked: int = 0) -> int:
     """How many top rows of a table are its header: the `marked` rows its file marks as the header (HTML's <thead>
-    or <th> rows, Word's repeated header rows), else a first row that reads as one with the rows stacked on it
-    (`grid.stacked_header_rows`: "2023" merged over "Spring  Autumn"). At least one row stays a body row."""
+    or <th> rows, Word's repeated header rows), else a first row that reads as one with the rows stacked on it:
+    under a cell merged across columns (`grid.stacked_header_rows`: "2023" over "Spring  Autumn"), or a row of words
+    naming more columns than the group row above it ("State  Permit  Handgun …" under "Pre-Pawn  Redemption"). At
+    least one row stays a body row."""
     if marked:
         return max(0, min(marked, len(grid.rows) - 1))
-    return stacked_header_rows(grid, 1) if grid.rows and reads_as_header(grid.rows[0]) else 0
+    if not grid.rows or not reads_as_header(grid.rows[0]):
+        return 0
+    count = stacked_header_rows(grid, 1)
+    while (count < min(HEADER_ROWS, len(grid.rows) - 1) and reads_as_header(grid.rows[count])
+           and filled(grid.rows[count]) > filled(grid.rows[count - 1])):
+        count = stacked_header_rows(grid, count + 1)
+    return count
 
 
 def reads_as_header(cells: Sequence[str]) -> bool:
