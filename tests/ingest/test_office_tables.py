@@ -140,6 +140,10 @@ def test_office_core_properties_are_the_documents_info_never_its_metadata():
     assert info.created.startswith("2024-03-01T10:15") and info.modified.startswith("2024-04-02T08:00")
     assert document.meta.title == "Rainfall report"  # names the document when the upload gives no title
     assert document.meta.valid_from is None and document.meta.updated is None  # dates are shown, not trusted
+    from ui.source import document_details
+
+    assert any(line.startswith("Document info: ") and "author Weather office" in line
+               for line in document_details(document))
     workbook = parse(stacked_xlsx(), "rain.xlsx", {"title": "Given title"})
     assert (workbook.info.title, workbook.info.author) == ("Rainfall workbook", "Weather office")
     assert workbook.meta.title == "Given title"  # the upload's title wins
