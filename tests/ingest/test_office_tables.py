@@ -14,6 +14,7 @@ import pytest
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.ingest.parsers import parse
 from pipeline.text.tables import known_header
+from tests.office_files import make_docx, make_html
 
 pytestmark = pytest.mark.unit
 
@@ -160,3 +161,23 @@ def test_a_cell_is_answered_from_its_row_named_by_row_and_column(logic_engine, m
     assert citation.verified and citation.start_line == citation.end_line == coast  # the row, not caption or header
     assert "644" in citation.quote.split("\t") and "644" in trace.answer.answer
     assert "2024 Autumn: 644" in trace.proposal.note
+
+
+def test_a_cell_merged_across_the_first_columns_does_not_make_the_row_under_it_a_header():
+    page = parse(make_docx(), "harbour.docx").pages[0]
+    season = page.table_of(line_of(page, "Season"))
+    assert len(season.header) == 1 and season.columns == ("Season", "Season", "Office hours")
+    assert [page.lines[n - 1].text for n in season.rows] == ["Summer\tJune to August\t8 to 20", "Summer\tSeptember\t9 to 18"]
+
+
+@pytest.mark.parametrize("make, name", [(make_docx, "dues.docx"), (make_html, "dues.html")])
+def test_a_which_most_question_compares_the_rows_of_a_recorded_table_however_wordy(logic_engine, make, name):
+    """Rows of words and figures ("Yacht  over 10 m  30 euros") read as header rows by their words alone; the
+    recorded table says they are its rows, so the comparison runs over them."""
+    document = logic_engine.parse(make(), name)
+    trace = logic_engine.ask(logic_engine.corpus([document]),
+                             Request(question="Which boat has the highest dues per day?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    (citation,) = trace.answer.citations
+    assert citation.verified and citation.start_line == line_of(document.pages[0], "Yacht")
+    assert "'Yacht' has the highest 'Dues per day' (30 euros)" in trace.proposal.note

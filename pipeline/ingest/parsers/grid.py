@@ -60,8 +60,10 @@ def stacked_header_rows(grid: Grid, known: int) -> int:
     return count
 
 
-def filled(row: Sequence[str]) -> int:
-    return sum(1 for cell in row if cell)
+def reach(row: Sequence[str]) -> int:
+    """How many columns a row reaches: up to its last filled cell (a group row over a wider header row reaches
+    fewer)."""
+    return next((len(row) - index for index, cell in enumerate(reversed(row)) if cell), 0)
 
 
 def column_names(grid: Grid, header_rows: int) -> list[str]:
@@ -73,7 +75,7 @@ def column_names(grid: Grid, header_rows: int) -> list[str]:
     rows = list(zip(grid.rows[:header_rows], grid.spans[:header_rows]))
     for index, (row, spans) in enumerate(rows):
         below = rows[index + 1][0] if index + 1 < len(rows) else None
-        if below is not None and filled(row) < filled(below) and all(first == last for first, last in spans):
+        if below is not None and reach(row) < reach(below) and all(first == last for first, last in spans):
             continue
         for first, last in spans:
             text = row[first] if first < len(row) else ""

@@ -26,7 +26,7 @@ from typing import Any
 from pipeline.core.contracts import PageTable
 from pipeline.core.errors import InputError
 from pipeline.core.limits import MAX_DOCUMENT_LINES
-from pipeline.ingest.parsers.grid import HEADER_ROWS, Grid, Span, column_names, filled, stacked_header_rows
+from pipeline.ingest.parsers.grid import HEADER_ROWS, Grid, Span, column_names, reach, stacked_header_rows
 
 CELL = "\t"
 _SPACES = re.compile(r"[\s\u00a0\u200b\u2028\u2029]+")
@@ -177,7 +177,7 @@ def header_rows(grid: Grid, marked: int = 0) -> int:
     """How many top rows of a table are its header: the `marked` rows its file marks as the header (HTML's <thead>
     or <th> rows, Word's repeated header rows), else a first row that reads as one with the rows stacked on it:
     under a cell merged across columns (`grid.stacked_header_rows`: "2023" over "Spring  Autumn"), or a row of words
-    naming more columns than the group row above it ("State  Permit  Handgun …" under "Pre-Pawn  Redemption"). At
+    reaching further right than the group row above it ("State  Permit  Handgun …" under "Pre-Pawn  Redemption"). At
     least one row stays a body row."""
     if marked:
         return max(0, min(marked, len(grid.rows) - 1))
@@ -185,7 +185,7 @@ def header_rows(grid: Grid, marked: int = 0) -> int:
         return 0
     count = stacked_header_rows(grid, 1)
     while (count < min(HEADER_ROWS, len(grid.rows) - 1) and reads_as_header(grid.rows[count])
-           and filled(grid.rows[count]) > filled(grid.rows[count - 1])):
+           and reach(grid.rows[count]) > reach(grid.rows[count - 1])):
         count = stacked_header_rows(grid, count + 1)
     return count
 
