@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -34,7 +35,7 @@ MAX_SHEET_BYTES = 20 * 1024 * 1024
 MAX_COLUMNS = 100
 MAX_CELLS = 500_000
 MAX_MERGED = 10_000  # merged ranges read per sheet; more are left unmerged
-_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_MERGE_CELL = re.compile(rb'<(?:\w+:)?mergeCell\s[^>]{0,100}?\bref="([A-Za-z]{1,3}\d{1,7}(?::[A-Za-z]{1,3}\d{1,7})?)"')
 
 
 def cell_text(value: Any, number_format: str = "General") -> str:
@@ -79,10 +80,14 @@ def _grid(rows: list[list[str]], merged: Iterable[tuple[int, int, int, int]] = (
     """A sheet's rows on its grid: each cell its own column, a merged range ((first row, first column, last row, last
     column), 0-based) holding its value in its first column of each row it covers (`grid.Grid`)."""
     spans: list[dict[int, int]] = [{} for _ in rows]  # per row: first column → last column of a merged range
+    budget = MAX_CELLS  # cells the merges may spread over (a range over a million empty rows spreads over none more)
     for top, left, bottom, right in merged:
         if top >= len(rows) or left >= MAX_COLUMNS:
             continue
         right = min(right, MAX_COLUMNS - 1)
+        budget -= (min(bottom, len(rows) - 1) - top + 1) * (right - left + 1)
+        if budget < 0:
+            break
         value = rows[top][left] if left < len(rows[top]) else ""
         for row, covered in zip(rows[top:bottom + 1], spans[top:bottom + 1]):
             row.extend([""] * (right + 1 - len(row)))
@@ -116,25 +121,27 @@ def _write_table(writer: BodyWriter, grid: Grid) -> None:
 
 def _merged_ranges(data: bytes, sheet) -> list[tuple[int, int, int, int]]:
     """The sheet's merged ranges, 0-based (first row, first column, last row, last column): a read-only sheet does not
-    read them, so its part's <mergeCell> elements are read here, streamed (the part is bounded by `open_zip`)."""
-    from lxml import etree
+    read them, so its part's <mergeCell ref="B2:C2"/> elements are found here, in a scan of the part a chunk at a time
+    (an XML parser would build the whole sheet's tree in memory; the part is bounded by `open_zip`)."""
     from openpyxl.utils.cell import range_boundaries
 
     path = getattr(sheet, "_worksheet_path", None)  # the sheet's part in the archive (openpyxl keeps no public name)
     if not path:
         return []
-    ranges = []
+    ranges: list[tuple[int, int, int, int]] = []
+    tail = b""
     with zipfile.ZipFile(io.BytesIO(data)) as archive, archive.open(path.lstrip("/")) as part:
-        for _, element in etree.iterparse(part, tag=f"{_MAIN}mergeCell", resolve_entities=False, no_network=True):
-            try:
-                left, top, right, bottom = range_boundaries(element.get("ref", ""))
-            except (TypeError, ValueError):
-                continue
-            ranges.append((top - 1, left - 1, bottom - 1, right - 1))
-            element.clear()
-            if len(ranges) > MAX_MERGED:
-                break
-    return ranges
+        while len(ranges) < MAX_MERGED and (chunk := part.read(1 << 20)):
+            text, end = tail + chunk, 0
+            for match in _MERGE_CELL.finditer(text):
+                end = match.end()
+                try:
+                    left, top, right, bottom = range_boundaries(match.group(1).decode("ascii"))
+                except (TypeError, ValueError):
+                    continue
+                ranges.append((top - 1, left - 1, bottom - 1, right - 1))
+            tail = text[max(end, len(text) - 200):]  # an element cut at the chunk's end is read with the next one
+    return ranges[:MAX_MERGED]
 
 
 def _sheet_rows(sheet) -> Iterable[list[str]]:
