@@ -98,8 +98,9 @@ def _support_note(citation: Citation) -> str:
 
 
 def document_details(document: Document) -> list[str]:
-    """What a document says about itself beyond our metadata, one plain line each: a PDF's own title, author and
-    dates, the pages read by OCR, and other tools' front-matter keys (shown, never used for access or validity)."""
+    """What a document says about itself beyond our metadata, one plain line each: a PDF's or Office file's own title,
+    author and dates, the pages read by OCR, and other tools' front-matter keys (shown, never used for access or
+    validity)."""
     lines = []
     if document.info is not None:
         info = document.info.model_dump(exclude_none=True)

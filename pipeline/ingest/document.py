@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.contracts import Document, Line, Page
+from pipeline.core.contracts import Document, DocumentInfo, Line, Page, PageTable
 from pipeline.core.errors import InputError
 from pipeline.ingest.furniture import running_lines_of_text
 from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
@@ -30,17 +30,20 @@ def split_lines(body: str) -> tuple[Line, ...]:
 
 
 def text_document(body: str, data: bytes, filename: str, kind: str,
-                  metadata: Mapping[str, Any] | None = None, warnings: Sequence[str] = ()) -> Document:
+                  metadata: Mapping[str, Any] | None = None, warnings: Sequence[str] = (),
+                  tables: Sequence[PageTable] = (), info: DocumentInfo | None = None) -> Document:
     """A Document of one page of exact lines (`body`, as the reader will see it) with validated `metadata`: what a
     parser of a text-like file type returns. `data` is the file's bytes (its digest), `kind` the parser's name,
-    `warnings` what the parser read past."""
+    `warnings` what the parser read past, `tables` the tables it wrote (by line number), `info` what the file says
+    about itself (shown, never trusted)."""
     if not body.strip():
         raise InputError(filename, "the document body is empty")
     meta = meta_from_mapping(metadata, default_id=Path(filename).stem, filename=filename)
     lines = split_lines(body)
-    pages = (Page(number=None, text=body, lines=lines, furniture=running_lines_of_text(lines) if "\f" in body else ()),)
+    pages = (Page(number=None, text=body, lines=lines, furniture=running_lines_of_text(lines) if "\f" in body else (),
+                  tables=tuple(tables)),)
     check_cards_against_pages(meta, pages, filename)
-    return Document(meta=meta, kind=kind, filename=filename, digest=sha256(data), pages=pages,
+    return Document(meta=meta, kind=kind, filename=filename, digest=sha256(data), pages=pages, info=info,
                     warnings=tuple(warnings))
 
 

@@ -92,6 +92,7 @@ _TABLES = BoundedCache(256)  # by document digest: a document's text never chang
 
 
 def _tables_of(document: Document) -> list[Table]:
+    """The tables the parsers recorded (`Page.tables`), and rows under a header told by their words elsewhere."""
     found: dict[str, tuple[str, list[Row]]] = {}  # header → (caption, rows), in order of first appearance
     header: list[str] = []
     rows: list[Row] | None = None
@@ -100,6 +101,11 @@ def _tables_of(document: Document) -> list[Table]:
         lines = [line for line in page.lines if line.text.strip() and line.number not in page.furniture]
         for index, line in enumerate(lines):
             text = line.text
+            known = page.table_of(line.number) if page.tables else None
+            if known is not None:  # a table the parser found: its column names and body rows, as it says
+                header, rows = _known_table(found, page, known, line.number, lines[max(0, index - CAPTION_LINES):index])
+                gap = 0
+                continue
             if is_table_rule(text):
                 continue  # the rule under the header
             if names_columns(text):
@@ -119,6 +125,20 @@ def _tables_of(document: Document) -> list[Table]:
             else:
                 header, rows = [], None
     return [Table(document.source_id, key, caption, tuple(rows)) for key, (caption, rows) in found.items() if len(rows) >= 2]
+
+
+def _known_table(found: dict[str, tuple[str, list[Row]]], page, table, number: int, above) -> tuple[list[str], list[Row] | None]:
+    """Adds the rows of a table the parser recorded (`Page.tables`) to `found` under its column names, at its first
+    line; the (header, rows) the lines after it go on under (rows told by their tabs continue it), none when it has
+    no column names."""
+    if not table.columns:
+        return [], None
+    key = "\t".join(table.columns)
+    entry = found.setdefault(key, (" ".join(item.text for item in above if page.table_of(item.number) is None), []))
+    if number == (table.header or table.rows)[0]:
+        entry[1].extend(Row(page.number, n, tuple(fields(page.lines[n - 1].text)), page.lines[n - 1].text)
+                        for n in table.rows)
+    return [key], entry[1]
 
 
 def figure_in_cell(cell: str) -> tuple[float, str] | None:

@@ -18,8 +18,8 @@ from pipeline.lang.names import english_names, unmentioned_names
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 # A table without outer bars ("uid   | name   | description"): two or more bars with spaces around them.
 _BARE_TABLE = re.compile(r"^\s*[^|\s][^|]*(?:\s\|\s[^|]*){2,}$")
-# The rule under a table's header: "| --- | :--: |", "------+--------+-----", or "---\t---\t---" (the DOCX, HTML
-# and spreadsheet parsers write it under the rows their file marks as the header).
+# The rule under a table's header: "| --- | :--: |", "------+--------+-----", or "---\t---\t---" (TAB-separated
+# text). The DOCX, HTML and spreadsheet parsers write none: they record their tables on the page (`Page.tables`).
 TABLE_RULE = re.compile(r"^\s*[|+]?\s*:?-{3,}:?\s*(?:[|+\t]\s*:?-{3,}:?\s*)*[|+]?\s*$")
 _NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
 HEADER_ROWS = 3  # at most this many stacked header rows (a two-level header plus a title row)
@@ -288,8 +288,9 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
 
 
 def widest_header_row(header: str) -> list[str]:
-    """The cells of a (stacked) header's widest row: the one that names every column."""
-    return max((cells_in_place(line) for line in header.split("\n")), key=len)
+    """The cells of a (stacked) header's widest row: the one that names every column (the most named cells; a row
+    padded with empty cells to the table's width is no wider for them)."""
+    return max((cells_in_place(line) for line in header.split("\n")), key=lambda cells: (sum(map(bool, cells)), len(cells)))
 
 
 def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ from pipeline.core.limits import PdfLimits
 from pipeline.ingest.parsers import choose_parser, parse, registered_parsers
 from pipeline.ingest.parsers import sheets as sheets_module
 from pipeline.ingest.parsers.zipped import MAX_UNPACKED_BYTES
-from pipeline.text.tables import HeadingsAbove, fields, is_table_row, is_table_rule
+from pipeline.text.tables import fields, is_table_row, known_header
 from tests.office_files import HEADER, INTRO, ITEMS, ROWS, STEPS, make_csv, make_docx, make_epub, make_html, make_xlsx, zip_bomb
 
 
@@ -28,15 +28,17 @@ def row_index(lines: list[str], first_cell: str) -> int:
     return next(i for i, text in enumerate(lines) if text.split("\t")[0] == first_cell)
 
 
-def assert_rows_under_their_header(lines: list[str], header=HEADER, rows=ROWS) -> None:
-    """Every row is one TAB-separated line, read as a table row, with the header row (and the rule under it, which
-    says the rows below are data) as its heading."""
-    headings = HeadingsAbove(lines)
+def assert_rows_under_their_header(document, header=HEADER, rows=ROWS) -> None:
+    """Every row is one TAB-separated line, read as a table row, and the page records its table: the header row's
+    line as the header, the row's line as a body row (data, however wordy), the header's cells as column names."""
+    page, lines = document.pages[0], texts(document)
     for row in rows:
         index = row_index(lines, row[0])
         assert is_table_row(lines[index]) and fields(lines[index]) == list(row)
-        *header_rows, rule = headings(index).split("\n")
-        assert [fields(r) for r in header_rows] == [list(header)] and is_table_rule(rule)
+        table = page.table_of(index + 1)
+        assert table is not None and index + 1 in table.rows
+        assert [fields(lines[number - 1]) for number in table.header] == [list(header)]
+        assert known_header(page, index + 1) == "\t".join(header)
 
 
 # --------------------------------------------------------------------------- each type's lines
@@ -49,7 +51,7 @@ def test_a_docx_keeps_headings_lists_and_table_rows_under_their_header():
     assert lines[0] == "# Harbour dues" and "## Dues by boat" in lines and INTRO in lines
     assert [f"- {item}" for item in ITEMS] == [line for line in lines if line.startswith("- ")]
     assert [f"{n}. {step}" for n, step in enumerate(STEPS, 1)] == [line for line in lines if line[:1].isdigit()]
-    assert_rows_under_their_header(lines)
+    assert_rows_under_their_header(document)
     assert "Season\t\tOffice hours" in lines  # a cell merged across two columns: once, the column kept
     assert "Summer\tJune to August\t8 to 20" in lines and "Summer\tSeptember\t9 to 18" in lines  # down: repeated
 
@@ -65,7 +67,7 @@ def test_an_html_page_keeps_its_list_and_table_and_drops_scripts_and_navigation(
     assert (document.kind, document.meta.title) == ("html", "Harbour dues")
     assert lines[0] == "# Harbour dues" and INTRO in lines and [f"- {i}" for i in ITEMS] == lines[3:5]
     assert not any("notText" in line or line == "Home" for line in lines)
-    assert_rows_under_their_header(lines)
+    assert_rows_under_their_header(document)
 
 
 def test_html_spans_nested_lists_line_breaks_and_declared_encodings():
@@ -86,7 +88,7 @@ def test_an_epub_reads_its_chapters_in_spine_order_with_the_books_title():
     lines = texts(document)
     assert (document.kind, document.meta.title) == ("epub", "Harbour book")
     assert lines.index("# Arrival") < lines.index("# Dues") and INTRO in lines
-    assert_rows_under_their_header(lines)
+    assert_rows_under_their_header(document)
 
 
 def test_an_xlsx_has_a_heading_per_sheet_and_values_as_a_person_reads_them():
@@ -95,7 +97,7 @@ def test_an_xlsx_has_a_heading_per_sheet_and_values_as_a_person_reads_them():
     assert (document.kind, document.meta.title) == ("xlsx", "Harbour dues")
     assert lines[0] == "# Dues" and "# Notes" in lines and INTRO in lines
     header = ("Boat", "Dues per day (euros)", "Discount", "Valid from")
-    assert_rows_under_their_header(lines, header, [("Small boat", "12", "15%", "2026-01-01"),
+    assert_rows_under_their_header(document, header, [("Small boat", "12", "15%", "2026-01-01"),
                                                    ("Yacht", "30.5", "0%", "2026-03-01")])
 
 
@@ -104,7 +106,7 @@ def test_a_csv_or_tsv_is_one_line_per_row_whatever_its_delimiter():
                        (make_csv(delimiter="\t"), "dues.tsv")):
         document = parse(data, name)
         assert document.kind == "csv"
-        assert_rows_under_their_header(texts(document))
+        assert_rows_under_their_header(document)
     quoted = b'Boat,Note,Dues\r\nDinghy,"two\r\nlines, one cell",8\r\n'
     assert texts(parse(quoted, "q.csv"))[-1] == "Dinghy\ttwo lines, one cell\t8"
 

@@ -191,8 +191,9 @@ class DocumentMeta(Frozen):
 
 
 class DocumentInfo(Frozen):
-    """What a PDF says about itself (its document information dictionary), as bounded text: shown, never trusted
-    for eligibility. Dates are ISO 8601 when the PDF's date string is well formed, else as written."""
+    """What a PDF says about itself (its document information dictionary), or a DOCX or XLSX (its core properties), as
+    bounded text: shown, never trusted for eligibility. Dates are ISO 8601 when the file's date is well formed, else
+    as written."""
 
     title: str | None = None
     author: str | None = None

@@ -3,8 +3,9 @@
 Body paragraphs and tables in order (also inside content controls): a "Heading N" or "Title" paragraph is a
 heading, a numbered or bulleted paragraph a list item ("1. " when its numbering is a number format, "- " when a
 bullet), a table one line per row (a merged cell once across the columns it spans, repeated down the rows it
-spans). Headers, footers, footnotes, comments and text boxes are not read. The core properties' title is the
-document's title unless the upload gives one.
+spans; the table recorded on the page with its header rows and column names, `lines.BodyWriter.table`). Headers,
+footers, footnotes, comments and text boxes are not read. The core properties (title, author, dates) are kept as
+the document's info, shown and never trusted; their title is the document's title unless the upload gives one.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
 from pipeline.ingest.document import text_document
-from pipeline.ingest.parsers.lines import BodyWriter, clean, reads_as_header, with_title
+from pipeline.ingest.parsers.grid import Grid
+from pipeline.ingest.parsers.lines import BodyWriter, clean, header_rows, with_title
+from pipeline.ingest.parsers.pdf_info import core_properties_info
 from pipeline.ingest.parsers.zipped import ZippedParser, open_zip
 
 MAX_DOCX_BYTES = 20 * 1024 * 1024
@@ -177,14 +180,15 @@ class _DocxReader:
             self.writer.paragraph(text)
 
     def table(self, table) -> None:
-        """One line per row: a cell spanning columns (w:gridSpan) once, in its first column; a cell spanning rows
-        (w:vMerge) repeated in each row it covers."""
-        rows: list[list[str]] = []
+        """One line per row on the table's grid (`grid.Grid`): a cell spanning columns (w:gridSpan) once, in its first
+        column; a cell spanning rows (w:vMerge) repeated in each row it covers. Its header: the rows Word repeats on
+        each page (w:tblHeader), else a first row of words and the rows stacked on it."""
+        grid = Grid()
         marked = 0
         above: dict[int, str] = {}  # grid column → the text of a vertically merged cell that starts above
         for tr in table.iterchildren(f"{_W}tr"):
-            before = _int_value(tr.find(f"{_W}trPr/{_W}gridBefore"), 0)
-            cells, column = [""] * before, before
+            before = min(_int_value(tr.find(f"{_W}trPr/{_W}gridBefore"), 0), 256)
+            cells, spans, column = [""] * before, [(c, c) for c in range(before)], before
             for tc in tr.iterchildren(f"{_W}tc"):
                 span = max(1, min(_int_value(tc.find(f"{_W}tcPr/{_W}gridSpan"), 1), 256))
                 merge = tc.find(f"{_W}tcPr/{_W}vMerge")
@@ -195,11 +199,12 @@ class _DocxReader:
                 else:
                     above.pop(column, None)
                 cells += [text] + [""] * (span - 1)
+                spans.append((column, column + span - 1))
                 column += span
-            rows.append(cells)
-            marked += 1 if marked == len(rows) - 1 and _repeats_as_header(tr) else 0
-        # Without rows Word repeats as a header, a first row of words is one (as the table machinery would read it).
-        self.writer.table(rows, marked or (1 if rows and reads_as_header(rows[0]) else 0))
+            grid.rows.append(cells)
+            grid.spans.append(spans)
+            marked += 1 if marked == len(grid.rows) - 1 and _repeats_as_header(tr) else 0
+        self.writer.table(grid, header_rows(grid, marked))
 
 
 def _int_value(element, default: int) -> int:
@@ -228,7 +233,17 @@ def parse_docx(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
         raise
     except (IndexError, KeyError, ValueError) as error:
         raise InputError(filename, f"has a damaged table or list and cannot be read ({str(error)[:100]})") from None
-    return text_document(writer.body(), data, filename, "docx", with_title(metadata, document.core_properties.title))
+    info = _info(document)
+    return text_document(writer.body(), data, filename, "docx", with_title(metadata, info.title if info else None),
+                         tables=writer.tables, info=info)
+
+
+def _info(document):
+    """The core properties as the document's info; none when they cannot be read (they are optional)."""
+    try:
+        return core_properties_info(document.core_properties)
+    except Exception:  # python-docx raises lxml, KeyError or ValueError errors for a damaged docProps/core.xml
+        return None
 
 
 class DocxParser(ZippedParser):

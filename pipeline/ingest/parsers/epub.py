@@ -98,7 +98,7 @@ def parse_epub(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
             raise InputError(filename, f"{path[:80]}: its elements are nested too deeply to read") from None
     title = package.find(f".//{_DC}title")
     return text_document(writer.body(), data, filename, "epub",
-                         with_title(metadata, title.text if title is not None else None))
+                         with_title(metadata, title.text if title is not None else None), tables=writer.tables)
 
 
 class EpubParser(ZippedParser):

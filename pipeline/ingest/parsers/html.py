@@ -2,7 +2,9 @@
 
 lxml's HTML parser (libxml2) reads the page: it is the tolerant, C-speed parser BeautifulSoup itself would call, and
 python-docx already depends on it. The tree is walked once: headings, paragraphs, list items (nested ones indented),
-table rows (a layout table, one holding headings, lists or other tables, is read as the blocks in its cells),
+table rows (a layout table, one holding headings, lists or other tables, is read as the blocks in its cells; a data
+table is recorded on the page with its header rows, from <thead> or leading <th> rows, and its column names, colspan
+and rowspan spread over the grid: `lines.BodyWriter.table`),
 preformatted text as a fenced code block. Scripts, styles, navigation and hidden elements are not text.
 """
 
@@ -16,7 +18,7 @@ from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
 from pipeline.core.limits import megabytes
 from pipeline.ingest.document import text_document
-from pipeline.ingest.parsers.lines import BodyWriter, clean, grid_rows, with_title
+from pipeline.ingest.parsers.lines import BodyWriter, clean, grid_rows, header_rows, with_title
 
 MAX_HTML_BYTES = 20 * 1024 * 1024
 MAX_COLUMNS = 256
@@ -185,7 +187,8 @@ class HtmlReader:
             self.writer.paragraph(text_of(caption))
         cells = [[(text_of(cell), _span(cell, "colspan"), _span(cell, "rowspan"))
                   for cell in row if _tag(cell) in ("td", "th") and not _hidden(cell)] for row in rows]
-        self.writer.table(grid_rows(cells, MAX_COLUMNS), _header_rows(rows))
+        grid = grid_rows(cells, MAX_COLUMNS)
+        self.writer.table(grid, header_rows(grid, _marked_header_rows(rows)))
 
 
 def _nearest_table(element):
@@ -195,8 +198,8 @@ def _nearest_table(element):
     return parent
 
 
-def _header_rows(rows) -> int:
-    """How many rows open the table as its header: those in <thead>, else those of <th> cells only."""
+def _marked_header_rows(rows) -> int:
+    """How many rows open the table as its marked header: those in <thead>, else those of <th> cells only."""
     count = 0
     for row in rows:
         cells = [cell for cell in row if _tag(cell) in ("td", "th")]
@@ -233,7 +236,8 @@ def parse_html(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
         HtmlReader(writer).read(root)
     except RecursionError:
         raise InputError(filename, "its elements are nested too deeply to read") from None
-    return text_document(writer.body(), data, filename, "html", with_title(metadata, page_title(root)))
+    return text_document(writer.body(), data, filename, "html", with_title(metadata, page_title(root)),
+                         tables=writer.tables)
 
 
 class HtmlParser:

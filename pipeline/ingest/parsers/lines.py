@@ -4,11 +4,15 @@ heading, list item or table row, in reading order.
 The later stages read these lines as they read Markdown and PDF text (`pipeline.text.units`, `pipeline.text.tables`):
 - a heading is "# " … "###### " and its text (never an answer, kept as the section over what follows);
 - a list item is "- " or "1. " and its text;
-- a table row is its cells joined by TAB, header row(s) first, so the row units carry their table's header. The
-  table machinery takes a line with at least two tab stops for a row, so a two-column row ends with one more TAB
-  (an empty third cell): "Small boat\\t12 euros\\t". Under the rows the file marks as its header (HTML's <th>,
-  a Word header row, a spreadsheet's first row of words) comes a rule, "---\\t---\\t---", as under a Markdown
-  table's header: the rows below it are data, however wordy ("Small boat\\t6 to 10 m\\t12 euros").
+- a table row is its cells joined by TAB, one per column of the table (`grid.Grid`: a cell merged across columns
+  once, in its first column; one merged down rows in each), header row(s) first. A table with a header is
+  recorded on the page (`Page.tables`): which lines are its header rows (those the file marks as its header:
+  HTML's <thead> or <th> rows, Word's repeated header rows; else a first row of words, with the rows stacked on
+  it), which are its body rows however wordy ("Small boat\\t6 to 10 m\\t12 euros"), and its column names, a
+  stacked header combined per column ("2023 Spring"); the later stages attach those names to every row and name a
+  cell by its row and column, as for a ruled PDF table. A table without a header is read as TAB-separated text
+  (the table machinery guesses its header from the words). A line with at least two tab stops is a row, so a
+  two-column row ends with one more TAB (an empty third cell): "Small boat\\t12 euros\\t".
 Whitespace inside a piece of text (line breaks, tabs, runs of spaces) becomes one space, so a line is exactly what
 the reader sees and a cell never splits a row.
 """
@@ -19,14 +23,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.core.contracts import PageTable
 from pipeline.core.errors import InputError
 from pipeline.core.limits import MAX_DOCUMENT_LINES
+from pipeline.ingest.parsers.grid import HEADER_ROWS, Grid, Span, column_names, reach, stacked_header_rows
 
 CELL = "\t"
 _SPACES = re.compile(r"[\s\u00a0\u200b\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _WORDY = re.compile(r"[^\W\d_]{2,}")
 _FIGURE = re.compile(r"[\d\s.,:/%$€£¥+\-–()]+")
+_PERIOD = re.compile(r"(?:(?:Q[1-4]|H[12]|FY)\s*'?)?(?:19|20)\d\d|(?:Q[1-4]|H[12]|FY)\s*'?\d\d", re.IGNORECASE)
 MIN_ROW_FIELDS = 3  # `pipeline.text.tables.is_table_row` wants two tab stops
 
 
@@ -46,6 +53,7 @@ class BodyWriter:
         self.filename = filename
         self.max_lines = max_lines or MAX_DOCUMENT_LINES
         self.lines: list[str] = []
+        self.tables: list[PageTable] = []  # the tables written, by line number (`Page.tables`)
         self._last = ""  # the kind of the last line: heading, paragraph, item, row, code, or "" (none or blank)
 
     def _add(self, line: str, kind: str) -> None:
@@ -76,28 +84,37 @@ class BodyWriter:
                 self.blank()
             self._add("  " * min(depth, 8) + (f"{number}. " if number is not None else "- ") + text, "item")
 
-    def row(self, cells: Sequence[str]) -> None:
-        """One table row; empty cells keep their place (a column's position), trailing empty ones go."""
+    def row(self, cells: Sequence[str], width: int = 0) -> bool:
+        """One table row, padded with empty cells to `width` (the table's columns) and to `MIN_ROW_FIELDS`; empty
+        cells keep their place. A row of one cell is a paragraph (a one-column table is a run of paragraphs), an
+        empty row nothing. True when a row line was written."""
         cleaned = [clean(cell) for cell in cells]
         while cleaned and not cleaned[-1]:
             cleaned.pop()
         if not any(cleaned):
-            return
+            return False
         if self._last in ("paragraph", "item", "code"):
             self.blank()
         if len(cleaned) == 1:
-            self._add(cleaned[0], "paragraph")  # a one-column table is a run of paragraphs
-            return
-        cleaned += [""] * (MIN_ROW_FIELDS - len(cleaned))
+            self._add(cleaned[0], "paragraph")
+            return False
+        cleaned += [""] * (max(MIN_ROW_FIELDS, width) - len(cleaned))
         self._add(CELL.join(cleaned), "row")
+        return True
 
-    def table(self, rows: Sequence[Sequence[str]], header_rows: int = 0) -> None:
-        """A table's rows, a rule under its first `header_rows` rows (when rows follow them), then a break."""
-        rule = "\t".join(["---"] * max(MIN_ROW_FIELDS, max((len(r) for r in rows[:header_rows]), default=0)))
-        for index, cells in enumerate(rows):
-            self.row(cells)
-            if index + 1 == header_rows and index + 1 < len(rows) and self._last == "row":
-                self._add(rule, "row")
+    def table(self, grid: Grid, header_rows: int = 0) -> None:
+        """A table's rows, then a break; its first `header_rows` rows are its header: the table, by line numbers, and
+        its column names recorded in `tables` (none without a header)."""
+        header: list[int] = []
+        body: list[int] = []
+        for index, cells in enumerate(grid.rows):
+            # under a header, a body row has a cell for every column (its cells line up with the column names); a
+            # header row's trailing empty cells go, so a group row never reads as wide as the header row under it
+            if self.row(cells, grid.width if header and index >= header_rows else 0):
+                (header if index < header_rows else body).append(len(self.lines))
+        if header:  # a table without a header is left to the later stages' reading of its rows, as TAB-separated text
+            self.tables.append(PageTable(header=tuple(header), rows=tuple(body),
+                                         columns=tuple(column_names(grid, header_rows))))
         self.blank()
 
     def code(self, text: str) -> None:
@@ -124,47 +141,61 @@ class BodyWriter:
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
 
-def grid_rows(rows: Sequence[Sequence[tuple[str, int, int]]], max_columns: int) -> list[list[str]]:
-    """Rows of (text, colspan, rowspan) cells → rows of cell texts on the table's grid.
-
-    A cell spanning columns is written once, in its first column (the others stay empty, so the columns below keep
-    their place); a cell spanning rows is repeated in every row it covers, so each row reads whole on its own.
-    """
-    grid: list[list[str]] = []
-    carried: dict[int, tuple[str, int]] = {}  # column → (text, rows still covered)
+def grid_rows(rows: Sequence[Sequence[tuple[str, int, int]]], max_columns: int) -> Grid:
+    """Rows of (text, colspan, rowspan) cells → the table's `Grid`: a cell spanning columns once, in its first column
+    (the others stay empty, so the columns below keep their place); a cell spanning rows repeated in every row it
+    covers, over the same columns, so each row reads whole on its own."""
+    grid = Grid()
+    carried: dict[int, tuple[str, int, int]] = {}  # first column → (text, last column, rows still covered)
     for cells in rows:
         out: list[str] = []
+        spans: list[Span] = []
         queue = list(cells)
         column = 0
         while (queue or any(c >= column for c in carried)) and column < max_columns:
             if column in carried:
-                text, left = carried[column]
-                out.append(text)
+                text, last, left = carried.pop(column)
                 if left > 1:
-                    carried[column] = (text, left - 1)
-                else:
-                    del carried[column]
-                column += 1
-                continue
-            if not queue:
-                out.append("")
-                column += 1
-                continue
-            text, colspan, rowspan = queue.pop(0)
-            colspan = max(1, min(colspan, max_columns - column))
-            for offset in range(colspan):
-                out.append(text if offset == 0 else "")
-                if rowspan > 1 and offset == 0:
-                    carried[column] = (text, rowspan - 1)
-            column += colspan
-        grid.append(out)
+                    carried[column] = (text, last, left - 1)
+            elif queue:
+                text, colspan, rowspan = queue.pop(0)
+                room = min((c for c in carried if c > column), default=max_columns) - column
+                last = column + max(1, min(colspan, room)) - 1
+                if rowspan > 1:
+                    carried[column] = (text, last, rowspan - 1)
+            else:
+                text, last = "", column
+            out += [text] + [""] * (last - column)
+            spans.append((column, last))
+            column = last + 1
+        grid.rows.append(out)
+        grid.spans.append(spans)
     return grid
 
 
+def header_rows(grid: Grid, marked: int = 0) -> int:
+    """How many top rows of a table are its header: the `marked` rows its file marks as the header (HTML's <thead>
+    or <th> rows, Word's repeated header rows), else a first row that reads as one with the rows stacked on it:
+    under a cell merged across columns (`grid.stacked_header_rows`: "2023" over "Spring  Autumn"), or a row of words
+    reaching further right than the group row above it ("State  Permit  Handgun …" under "Pre-Pawn  Redemption"). At
+    least one row stays a body row."""
+    if marked:
+        return max(0, min(marked, len(grid.rows) - 1))
+    if not grid.rows or not reads_as_header(grid.rows[0]):
+        return 0
+    count = stacked_header_rows(grid, 1)
+    while (count < min(HEADER_ROWS, len(grid.rows) - 1) and reads_as_header(grid.rows[count])
+           and reach(grid.rows[count]) > reach(grid.rows[count - 1])):
+        count = stacked_header_rows(grid, count + 1)
+    return count
+
+
 def reads_as_header(cells: Sequence[str]) -> bool:
-    """A first row that names columns: at least two cells, each empty or words (not a number, a date or an amount)."""
+    """A first row that names columns: at least two cells, each empty, words (not a number, a date or an amount) or a
+    period's label ("2023", "Q1 2024", "FY2023": columns of figures by year), at least one of them words."""
     filled = [clean(cell) for cell in cells if clean(cell)]
-    return len(filled) >= 2 and all(_WORDY.search(cell) and not _FIGURE.fullmatch(cell) for cell in filled)
+    words = [cell for cell in filled if _WORDY.search(cell) and not _FIGURE.fullmatch(cell)]
+    return len(filled) >= 2 and bool(words) and all(cell in words or _PERIOD.fullmatch(cell) for cell in filled)
 
 
 def with_title(metadata: Mapping[str, Any] | None, title: str | None) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""What a PDF says about itself (its document information dictionary, PyMuPDF's `doc.metadata`) as bounded text.
+"""What a PDF says about itself (its document information dictionary, PyMuPDF's `doc.metadata`), and what a DOCX or
+XLSX says (its core properties, docProps/core.xml), as bounded text.
 
 Shown with the document and in the trace; its title names the document when no sidecar or form gave one. Never
 used for access or validity: anyone can write anything there (and tools write "Microsoft Word - draft.docx").
@@ -6,6 +7,7 @@ used for access or validity: anyone can write anything there (and tools write "M
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
 
@@ -31,8 +33,29 @@ def document_info(metadata: Mapping[str, object] | None) -> DocumentInfo | None:
     return info if info.model_dump(exclude_none=True) else None
 
 
+def core_properties_info(properties: object) -> DocumentInfo | None:
+    """An Office file's core properties (python-docx's `core_properties`, openpyxl's `properties`: title, author or
+    creator, subject, created and modified dates) as a DocumentInfo (None when they say nothing)."""
+    if properties is None:
+        return None
+    info = DocumentInfo(
+        title=_title(getattr(properties, "title", None)),
+        author=_bounded(getattr(properties, "author", None) or getattr(properties, "creator", None)),
+        subject=_bounded(getattr(properties, "subject", None)),
+        created=_iso(getattr(properties, "created", None)),
+        modified=_iso(getattr(properties, "modified", None)),
+    )
+    return info if info.model_dump(exclude_none=True) else None
+
+
+def _iso(value: object) -> str | None:
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat()
+    return _bounded(value)
+
+
 def with_info_title(meta: DocumentMeta, info: DocumentInfo | None) -> DocumentMeta:
-    """A sidecar's or form's title wins; else the PDF's own title names the document."""
+    """A sidecar's or form's title wins; else the file's own title names the document."""
     if meta.title or info is None or not info.title:
         return meta
     return meta.model_copy(update={"title": info.title})

@@ -15,10 +15,8 @@ A taken table becomes one `TableRows`: per row, per column, the cell's words in 
 many of the top rows are header rows:
 * the top row is a header unless it holds figures ("12,480", "3.5%", "$85"; a year such as "2023" is a
   label);
-* a row under a header row is a header row too (a stacked, two-level header) when it holds no figures and
-  either the row above has a cell spanning several columns ("2023" over "Spring  Autumn") or its own first
-  cell is empty (the stub column's corner); at most `HEADER_ROWS` rows.
-`column_names` combines a stacked header per column ("2023 Spring").
+* the rows under it stack on it as `grid.stacked_header_rows` says (the rule every parser's tables share).
+`column_names` combines a stacked header per column ("2023 Spring", `grid.column_names`).
 
 Cost: the finder reads the page's characters (0.3-4 s on a text-heavy page on this machine's shared cores),
 so it runs only on a page ruled by two horizontal and two vertical rules (at most `MAX_EDGES` drawn
@@ -28,10 +26,11 @@ segments) and with at most `MAX_WORDS` words, clipped to the rules' box, and on 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import pymupdf
+
+from pipeline.ingest.parsers.grid import Grid, column_names, holds_figures, stacked_header_rows
 
 pymupdf.no_recommend_layout()  # the finder would print an advertisement for another package on every parse
 Word = tuple[float, float, float, float, str]
@@ -40,8 +39,6 @@ MIN_RULE = 8.0  # points: a shorter segment is no table rule
 MAX_EDGES = 3000  # straight segments: a page drawn with more (a chart, a map) is not searched
 MAX_WORDS = 3000  # words on the page: the finder reads every character (0.2-0.8 s of CPU for 1,000-1,500 words)
 MAX_TABLE_PAGES = 16  # pages of one document searched (the parse worker has 30 s of CPU); later pages keep the line layout
-HEADER_ROWS = 3  # at most this many stacked header rows (as `pipeline.text.tables.HEADER_ROWS`)
-_FIGURE = re.compile(r"^[(\-–+]?[$€£¥]?\s*\d[\d\s]*(?:[.,]\d+)+\s*%?\)?$|^[(\-–+]?[$€£¥]\s*\d+\)?$|^[\-–+]?\d+(?:[.,]\d+)?\s*%$")
 
 
 @dataclass
@@ -53,16 +50,13 @@ class TableRows:
     header_rows: int
     spans: list[list[tuple[int, int]]] = field(default_factory=list)  # per header row: (first, last) column of each cell
 
+    def grid(self) -> Grid:
+        """The cell texts on the grid, as every parser's tables are (`grid.Grid`)."""
+        return Grid([[cell_text(cell) for cell in row] for row in self.rows], self.spans)
+
     def column_names(self) -> list[str]:
         """One name per column: the header rows' cells over it, top to bottom ("2023 Spring")."""
-        names: list[list[str]] = [[] for _ in range(len(self.rows[0]) if self.rows else 0)]
-        for row_index in range(self.header_rows):
-            for first, last in self.spans[row_index]:
-                text = cell_text(self.rows[row_index][first])
-                if text:
-                    for column in range(first, last + 1):
-                        names[column].append(text)
-        return [" ".join(parts) for parts in names]
+        return column_names(self.grid(), self.header_rows)
 
 
 @dataclass
@@ -80,10 +74,6 @@ class TableBudget:
 
 def cell_text(words: list[Word]) -> str:
     return " ".join(word[4] for word in words)
-
-
-def _is_figure(text: str) -> bool:
-    return bool(_FIGURE.match(text.strip()))
 
 
 def _segments(page: pymupdf.Page):
@@ -206,18 +196,8 @@ def _is_band(row: list[list[Word]]) -> bool:
     return stacked > 0.5 * len(filled) and (len(filled) > 1 or len(_lines_of(filled[0])) > 3)
 
 
-def _holds_figures(row: list[list[Word]]) -> bool:
-    return any(_is_figure(cell_text(cell)) for cell in row if cell)
-
-
 def _header_rows(rows: list[list[list[Word]]], spans: list[list[tuple[int, int]]]) -> int:
-    if _holds_figures(rows[0]) or sum(1 for cell in rows[0] if cell) == 0:
+    grid = Grid([[cell_text(cell) for cell in row] for row in rows], spans)
+    if holds_figures(grid.rows[0]) or not any(grid.rows[0]):
         return 0
-    count = 1
-    while count < min(HEADER_ROWS, len(rows) - 1):
-        row = rows[count]
-        above_spans = any(last > first for first, last in spans[count - 1])
-        if _holds_figures(row) or not (above_spans or not row[0]):
-            break
-        count += 1
-    return count
+    return stacked_header_rows(grid, 1)

@@ -1,7 +1,10 @@
 """Spreadsheets: XLSX (openpyxl, read-only and with the values last calculated) and CSV/TSV (the standard library's
-csv) → one line per row, cells separated by TAB (`lines.BodyWriter.row`), the sheet's first rows first, so the
-table machinery attaches the header row to every row below it. A workbook's sheets each open with a heading line
-("# Sheet name"); empty rows are skipped.
+csv) → one line per row, cells separated by TAB (`lines.BodyWriter.row`), the sheet's first rows first. A sheet is
+one table on the page (`Page.tables`): its first row is the header when it reads as one (words over the rows), with
+the rows stacked on it under merged cells ("2023" merged over "Spring  Autumn"), so every row carries its column
+names. A merged range holds its value in its first column, repeated down the rows it covers. Rows of one value
+above the table (a title) are paragraphs. A workbook's sheets each open with a heading line ("# Sheet name"); empty
+rows are skipped. The workbook's core properties (title, creator, dates) are its info: shown, never trusted.
 
 A sheet is bounded as it is read: at most MAX_COLUMNS columns (a value further right is refused, not dropped) and
 MAX_CELLS cells up to each row's last value in the whole file, besides the document's line limit; a sheet of a
@@ -13,6 +16,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
+import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,12 +26,16 @@ from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError, shown
 from pipeline.core.limits import megabytes
 from pipeline.ingest.document import text_document
-from pipeline.ingest.parsers.lines import BodyWriter, reads_as_header, with_title
+from pipeline.ingest.parsers.grid import Grid
+from pipeline.ingest.parsers.lines import BodyWriter, header_rows, with_title
+from pipeline.ingest.parsers.pdf_info import core_properties_info
 from pipeline.ingest.parsers.zipped import ZippedParser, open_zip
 
 MAX_SHEET_BYTES = 20 * 1024 * 1024
 MAX_COLUMNS = 100
 MAX_CELLS = 500_000
+MAX_MERGED = 10_000  # merged ranges read per sheet; more are left unmerged
+_MERGE_CELL = re.compile(rb'<(?:\w+:)?mergeCell\s[^>]{0,100}?\bref="([A-Za-z]{1,3}\d{1,7}(?::[A-Za-z]{1,3}\d{1,7})?)"')
 
 
 def cell_text(value: Any, number_format: str = "General") -> str:
@@ -67,15 +76,72 @@ class _Cells:
         return cells
 
 
-def _write_table(writer: BodyWriter, rows: list[list[str]]) -> None:
-    """A sheet's non-empty rows; the first is its header when it reads as one (the rows below are then data)."""
-    rows = [row for row in rows if any(cell.strip() for cell in row)]
-    if len(rows) > writer.max_lines:
-        raise InputError(writer.filename, f"has {len(rows)} rows; the limit is {writer.max_lines} lines per document")
-    writer.table(rows, 1 if rows and reads_as_header(rows[0]) else 0)
+def _grid(rows: list[list[str]], merged: Iterable[tuple[int, int, int, int]] = ()) -> Grid:
+    """A sheet's rows on its grid: each cell its own column, a merged range ((first row, first column, last row, last
+    column), 0-based) holding its value in its first column of each row it covers (`grid.Grid`)."""
+    spans: list[dict[int, int]] = [{} for _ in rows]  # per row: first column → last column of a merged range
+    budget = MAX_CELLS  # cells the merges may spread over (a range over a million empty rows spreads over none more)
+    for top, left, bottom, right in merged:
+        if top >= len(rows) or left >= MAX_COLUMNS:
+            continue
+        right = min(right, MAX_COLUMNS - 1)
+        budget -= (min(bottom, len(rows) - 1) - top + 1) * (right - left + 1)
+        if budget < 0:
+            break
+        value = rows[top][left] if left < len(rows[top]) else ""
+        for row, covered in zip(rows[top:bottom + 1], spans[top:bottom + 1]):
+            row.extend([""] * (right + 1 - len(row)))
+            row[left:right + 1] = [value] + [""] * (right - left)
+            covered[left] = right
+    grid = Grid()
+    for row, covered in zip(rows, spans):
+        cells, column = [], 0
+        while column < len(row):
+            cells.append((column, covered.get(column, column)))
+            column = cells[-1][1] + 1
+        grid.rows.append(row)
+        grid.spans.append(cells)
+    return grid
+
+
+def _write_table(writer: BodyWriter, grid: Grid) -> None:
+    """A sheet's non-empty rows: the rows of one value above the table (its title) as paragraphs, then the table,
+    whose first row is its header when it reads as one (with the rows stacked on it: `lines.header_rows`)."""
+    kept = [index for index, row in enumerate(grid.rows) if any(cell.strip() for cell in row)]
+    if len(kept) > writer.max_lines:
+        raise InputError(writer.filename, f"has {len(kept)} rows; the limit is {writer.max_lines} lines per document")
+    while kept and sum(1 for cell in grid.rows[kept[0]] if cell.strip()) == 1:
+        writer.paragraph(next(cell for cell in grid.rows[kept.pop(0)] if cell.strip()))
+    table = Grid([grid.rows[index] for index in kept], [grid.spans[index] for index in kept])
+    writer.table(table, header_rows(table))
 
 
 # --------------------------------------------------------------------------- XLSX
+
+
+def _merged_ranges(data: bytes, sheet) -> list[tuple[int, int, int, int]]:
+    """The sheet's merged ranges, 0-based (first row, first column, last row, last column): a read-only sheet does not
+    read them, so its part's <mergeCell ref="B2:C2"/> elements are found here, in a scan of the part a chunk at a time
+    (an XML parser would build the whole sheet's tree in memory; the part is bounded by `open_zip`)."""
+    from openpyxl.utils.cell import range_boundaries
+
+    path = getattr(sheet, "_worksheet_path", None)  # the sheet's part in the archive (openpyxl keeps no public name)
+    if not path:
+        return []
+    ranges: list[tuple[int, int, int, int]] = []
+    tail = b""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive, archive.open(path.lstrip("/")) as part:
+        while len(ranges) < MAX_MERGED and (chunk := part.read(1 << 20)):
+            text, end = tail + chunk, 0
+            for match in _MERGE_CELL.finditer(text):
+                end = match.end()
+                try:
+                    left, top, right, bottom = range_boundaries(match.group(1).decode("ascii"))
+                except (TypeError, ValueError):
+                    continue
+                ranges.append((top - 1, left - 1, bottom - 1, right - 1))
+            tail = text[max(end, len(text) - 200):]  # an element cut at the chunk's end is read with the next one
+    return ranges[:MAX_MERGED]
 
 
 def _sheet_rows(sheet) -> Iterable[list[str]]:
@@ -102,8 +168,8 @@ def parse_xlsx(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
             writer.heading(1, sheet.title)
             rows = [counter.row(row, f"sheet {shown(sheet.title)} row {number}")
                     for number, row in enumerate(_sheet_rows(sheet), start=1)]
-            _write_table(writer, rows)
-        title = workbook.properties.title if workbook.properties is not None else None
+            _write_table(writer, _grid(rows, _merged_ranges(data, sheet)))
+        info = core_properties_info(workbook.properties)
     except InputError:
         raise
     except Exception as error:
@@ -113,7 +179,8 @@ def parse_xlsx(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
         workbook.close()
     if not any(line and not line.startswith("# ") for line in writer.lines):
         raise InputError(filename, "the document body is empty (its sheets hold no values)")
-    return text_document(writer.body(), data, filename, "xlsx", with_title(metadata, title))
+    return text_document(writer.body(), data, filename, "xlsx", with_title(metadata, info.title if info else None),
+                         tables=writer.tables, info=info)
 
 
 class XlsxParser(ZippedParser):
@@ -162,8 +229,8 @@ def parse_csv(data: bytes, filename: str, metadata: Mapping[str, Any] | None = N
                 for number, row in enumerate(csv.reader(io.StringIO(text, newline=""), _dialect(text, filename)), 1)]
     except csv.Error as error:
         raise InputError(filename, f"is not valid CSV ({str(error)[:100]})") from None
-    _write_table(writer, rows)
-    return text_document(writer.body(), data, filename, "csv", with_title(metadata, None))
+    _write_table(writer, _grid(rows))
+    return text_document(writer.body(), data, filename, "csv", with_title(metadata, None), tables=writer.tables)
 
 
 class CsvParser:
