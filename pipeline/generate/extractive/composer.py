@@ -149,12 +149,9 @@ class LocalExtractive:
     def _read(self, question: str, best: Unit, fields: dict, read: tuple[Unit, float] | None = None) -> Proposal | None:
         """The reader's check of the chosen unit (its score goes into `fields`); the abstention when it fails. `read`:
         the unit and score the reader has already decided on (a list the question does not ask for, `_narrowed`)."""
-        if read is not None:
-            best, score = read
-        elif self.reader is None or self.reader_threshold is None or best.kind not in READ_KINDS:
+        if self.reader is None or self.reader_threshold is None or (read is None and best.kind not in READ_KINDS):
             return None
-        else:
-            score = self._reader_score(question, best)
+        best, score = read if read is not None else (best, self._reader_score(question, best))
         fields.update(reader=self.reader.name, reader_score=round(score, 4), reader_threshold=self.reader_threshold)
         if score >= self.reader_threshold:
             return None
