@@ -25,6 +25,7 @@ _EXPORTS = {
                          "SessionKeyed", "Deletes", "ReadsUnderTitle"],
     ".engine.parts": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS"],  # with the shipped parts
     ".core.policy": ["can_read"],
+    ".core.scores": ["score_and_threshold"],
     ".core.citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer",
                         "strip_markers"],
     ".lang.tokenize": ["has_cjk"],

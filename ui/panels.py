@@ -11,7 +11,18 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
-from pipeline import MARKER, Candidate, Citation, Context, Corpus, Document, Trace, marker, marker_key
+from pipeline import (
+    MARKER,
+    Candidate,
+    Citation,
+    Context,
+    Corpus,
+    Document,
+    Trace,
+    marker,
+    marker_key,
+    score_and_threshold,
+)
 
 CSS = """
 .rag-table{border-collapse:collapse;width:100%;font-size:13px}
@@ -494,13 +505,15 @@ def answers_mark(trace: Trace) -> tuple[str, str]:
                          "checked against the lines it cites (see Claims).")
     if p.reader_score is not None and p.reader_threshold is not None:
         sure = p.reader_score >= p.reader_threshold
+        read, read_needs = score_and_threshold(p.reader_score, p.reader_threshold)
         said = (f"a reading model checked the chosen passage against your question: "
-                f"{term(f'{p.reader_score:.2f} sure', f'reader {p.reader}: reader_score')} "
-                f"(it needs {term(f'{p.reader_threshold:.2f}', 'reader_threshold')}).")
+                f"{term(f'{read} sure', f'reader {p.reader}: reader_score')} "
+                f"(it needs {term(read_needs, 'reader_threshold')}).")
         return ("ok", "likely. " + said) if sure and answered else ("no", "unlikely, so no answer is given: " + said)
     if p.score is not None and p.threshold is not None:
-        score = term(f"{p.score:.2f}", "answer scorer: best unit score")
-        needs = term(f"{p.threshold:.2f}", "answer scorer: threshold")
+        shown, shown_needs = score_and_threshold(p.score, p.threshold)
+        score = term(shown, "answer scorer: best unit score")
+        needs = term(shown_needs, "answer scorer: threshold")
         if p.score >= p.threshold and answered:
             return "ok", f"likely: the best passage scores {score} (it needs {needs})."
         if p.score >= p.threshold:  # scored high enough, refused by a rule the question needs

@@ -78,3 +78,10 @@ def test_a_score_above_the_threshold_refused_by_a_rule_says_so_instead_of_unlike
     kind, words = answers_mark(_trace(logic_engine, make_corpus, proposal))
     assert kind == "no" and "enough (it needs" in words and "refused: the question names Who" in words
     assert "candidate passage&#x27;s source" in words  # "unit" in plain words, escaped
+
+
+def test_a_score_just_below_its_threshold_never_reads_as_equal(logic_engine, make_corpus):
+    proposal = Proposal(producer="extractive", abstain_reason="insufficient_evidence", score=0.0996, threshold=0.1,
+                        note="the best unit [harbour:2] scores 0.0996 < threshold 0.10")
+    kind, words = answers_mark(_trace(logic_engine, make_corpus, proposal))
+    assert kind == "no" and ">0.0996<" in words and ">0.10<" in words

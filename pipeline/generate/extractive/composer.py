@@ -15,6 +15,7 @@ import copy
 from collections.abc import Callable
 
 from pipeline.core.contracts import Context, Proposal, ProposedCitation
+from pipeline.core.scores import score_and_threshold
 from pipeline.generate.extractive.answer_forms import (
     compared_row,
     definition_first,
@@ -157,7 +158,7 @@ class LocalExtractive:
             return None
         return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields,
                         note=f"the reader ({self.reader.name}) finds that the chosen unit {best.marker()} does not answer "
-                             f"the question: {score:.2f} < threshold {self.reader_threshold:.2f}")
+                             "the question: {} < threshold {}".format(*score_and_threshold(score, self.reader_threshold)))
 
     def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str, tuple[Unit, float] | None]:
         """The one sentence of a several-sentence unit (a long list item) that answers, when the reader says which: the
@@ -306,10 +307,10 @@ class LocalExtractive:
                 return Proposal(
                     producer=self.name, abstain_reason="insufficient_evidence", **fields,
                     note=f"the best unit {best.marker()} scores "
-                    f"{best_score:.2f} < threshold {self.min_support:.2f}",
+                    "{} < threshold {}".format(*score_and_threshold(best_score, self.min_support)),
                 )
             best, how = found
-            how += f" (the scorer's best unit scores {best_score:.2f} < threshold {self.min_support:.2f})"
+            how += " (the scorer's best unit scores {} < threshold {})".format(*score_and_threshold(best_score, self.min_support))
         else:
             best, narrowed, read = self._narrowed(question, best)
             best = with_antecedent(with_value(with_what_follows(best, question), question), question)
