@@ -6,7 +6,10 @@ highlights work the same. The page is marked (`Page.ocr`), and the Source panel 
 
 Costs are bounded per document: at most `MAX_OCR_PAGES` pages and `OCR_CPU_S` CPU seconds / `OCR_WALL_S` wall
 seconds of recognition (under the parse worker's own limits, pipeline.core.limits); the pages past a bound stay
-without text, and the document says which and why. Measured on the development machine (2 shared cores): one
+without text, and the document says which and why. On a host of known memory size (`budgets.HostMemory`: the
+deploy's RAG_HOST_MEMORY_MB, or the memory cgroup's limit) a page is recognised only while what the server and its
+workers hold, with the page's estimated OCR memory (`page_memory`), stays out of the host's reserve; else it and the
+pages after it are left unread, and the warning says so (all of them: the upload is refused, "try again later"). Measured on the development machine (2 shared cores): one
 A4 page at 200 dpi took 0.6-0.9 s of CPU (2.7-7.6 s wall while the host was busy) and the worker peaked at about
 215 MB resident, inside the workers' 384 MiB address space.
 
@@ -26,13 +29,29 @@ import pymupdf
 from pipeline.core.contracts import Page
 from pipeline.core.limits import WORKER_CPU_S, WORKER_WALL_S
 from pipeline.core.settings import environment
+from pipeline.ingest.budgets import HostMemory, mib
 
 OCR_LANGUAGES = ("eng", "chi_sim")
-OCR_DPI = 200  # 300 dpi read the same test page in 30 % more CPU; below 150 small print is lost
+OCR_DPI = 200  # 300 dpi read the same test page in 30 % more CPU
+# Where the host is short of memory a page is read at 150 dpi (~20 MiB less): the same words as at 200 on pages of
+# 8 and 11 pt prose, 3 % fewer at 6 pt (benchmarks/scanned.py pages); below 150 small print is lost.
+OCR_DPIS = (OCR_DPI, 150)
 MAX_OCR_PAGES = environment().limit("RAG_MAX_OCR_PAGES", 20, minimum=0)  # 0: never OCR
 OCR_CPU_S = WORKER_CPU_S / 2  # half the parse worker's limits: the rest of the document still has to be read
 OCR_WALL_S = WORKER_WALL_S / 2  # (a busy host takes seconds of wall time per page)
 NOT_AVAILABLE = "OCR is not available offline"
+# What recognising a page adds to the process at its peak (VmHWM growth in a fresh process, eng+chi_sim, Debian's
+# 4.1 "fast" language data, an A4 page of 11 pt prose): 56 MiB at 150 dpi, 78 MiB at 200 dpi, i.e. ~24 MiB of
+# Tesseract's models and state plus ~14 bytes per pixel of the page's image.
+OCR_FIXED_BYTES = 24 * 2**20
+OCR_BYTES_PER_PIXEL = 14
+SHORT_OF_MEMORY = "the server is short of memory for OCR"
+
+
+def page_memory(page: pymupdf.Page, dpi: int = OCR_DPI) -> int:
+    """Estimated bytes recognising `page` at `dpi` adds to the process at its peak."""
+    pixels = page.rect.width * page.rect.height * (dpi / 72) ** 2
+    return int(OCR_FIXED_BYTES + OCR_BYTES_PER_PIXEL * pixels)
 
 
 @functools.cache
@@ -55,35 +74,60 @@ def _found_tessdata() -> str | None:
 class OcrBudget:
     """One document's OCR: which pages were read, and which were left because a bound or Tesseract was missing."""
 
-    def __init__(self, max_pages: int | None = None) -> None:
+    def __init__(self, max_pages: int | None = None, host: HostMemory | None = None) -> None:
         self.tessdata, self.language = ocr_languages()
         self.max_pages = MAX_OCR_PAGES if max_pages is None else max_pages
+        self.host = host or HostMemory()  # the server's tree, also from a parse worker (budgets.count_host_from)
         self.read: list[int] = []
         self.skipped: list[int] = []
         self.failed: list[int] = []
+        self.short_of_memory: list[int] = []  # left unread: the host's memory would have gone into its reserve
+        self.in_use = 0
         self.cpu_s = self.wall_s = 0.0
+        self.page_cpu_s = self.page_wall_s = 0.0  # the costliest page so far
 
     @property
     def available(self) -> bool:
         return self.tessdata is not None
 
     def textpage(self, page: pymupdf.Page, number: int) -> pymupdf.TextPage | None:
-        """The page's OCR text page, or None (recorded as skipped) when Tesseract is missing or a bound is reached."""
-        if not self.available or len(self.read) >= self.max_pages or self.cpu_s >= OCR_CPU_S \
-                or self.wall_s >= OCR_WALL_S:
+        """The page's OCR text page, or None (recorded as skipped) when Tesseract is missing, a bound is reached
+        or the host has no room for it."""
+        if not self.available or len(self.read) >= self.max_pages or not self._time_for_a_page():
             self.skipped.append(number)
+            return None
+        dpi = None if self.short_of_memory else self._dpi_with_room(page)  # once short, the pages after wait too
+        if dpi is None:
+            self.short_of_memory.append(number)
             return None
         cpu, wall = time.process_time(), time.monotonic()
         try:
-            textpage = page.get_textpage_ocr(language=self.language, dpi=OCR_DPI, full=True, tessdata=self.tessdata)
+            textpage = page.get_textpage_ocr(language=self.language, dpi=dpi, full=True, tessdata=self.tessdata)
         except (RuntimeError, ValueError):  # Tesseract refused the page (its data unreadable, an odd image)
             self.failed.append(number)
             return None
         finally:
-            self.cpu_s += time.process_time() - cpu
-            self.wall_s += time.monotonic() - wall
+            cpu, wall = time.process_time() - cpu, time.monotonic() - wall
+            self.cpu_s, self.wall_s = self.cpu_s + cpu, self.wall_s + wall
+            self.page_cpu_s, self.page_wall_s = max(self.page_cpu_s, cpu), max(self.page_wall_s, wall)
         self.read.append(number)
         return textpage
+
+    def _time_for_a_page(self) -> bool:
+        """Whether another page, as costly as the costliest so far, ends within the document's CPU and wall bounds: a
+        page cannot be stopped halfway, and one begun near a bound ran into the worker's own limit, which loses the
+        whole upload (a page of dense prose takes 14-40 s of CPU)."""
+        return self.cpu_s + self.page_cpu_s < OCR_CPU_S and self.wall_s + self.page_wall_s < OCR_WALL_S
+
+    def _dpi_with_room(self, page: pymupdf.Page) -> int | None:
+        """The highest resolution whose OCR of this page fits the host's memory outside its reserve (any, on a host of
+        unknown size); None when neither does."""
+        limit = self.host.limit
+        if not limit:
+            return OCR_DPI
+        self.in_use = self.host.in_use()
+        return next((dpi for dpi in OCR_DPIS if self.in_use + page_memory(page, dpi) <= limit - self.host.reserve),
+                    None)
 
     def why_no_text(self) -> str:
         """Why a document without a text layer has no text at all (the end of its refusal)."""
@@ -93,6 +137,8 @@ class OcrBudget:
             return f"{NOT_AVAILABLE}, so it cannot be indexed"
         if self.failed:
             return "OCR could not read it"
+        if self.short_of_memory:
+            return f"{SHORT_OF_MEMORY} now (try again later)"
         return f"OCR is switched off here (RAG_MAX_OCR_PAGES={self.max_pages})"
 
     def warnings(self, pages: Sequence[Page]) -> tuple[str, ...]:
@@ -104,10 +150,14 @@ class OcrBudget:
             said.append(f"page(s) {_listed(found)} had no text layer and were read by OCR ({self.language}); "
                         "check quotes from them against the page image")
         if self.skipped and self.available:
-            said.append(f"page(s) {_listed(self.skipped)} were not read by OCR: the limit is {self.max_pages} pages "
-                        f"or {OCR_CPU_S:g} s of CPU per document")
+            said.append(f"page(s) {_listed(self.skipped)} were not read by OCR: the limit is {self.max_pages} pages, "
+                        f"{OCR_CPU_S:g} s of CPU or {OCR_WALL_S:g} s per document")
         if self.failed:
             said.append(f"page(s) {_listed(self.failed)} have no text layer and OCR could not read them")
+        if self.short_of_memory:
+            said.append(f"page(s) {_listed(self.short_of_memory)} were not read by OCR: {SHORT_OF_MEMORY} "
+                        f"({mib(self.in_use)} of {mib(self.host.limit or 0)} in use); delete the document and upload "
+                        "it again later to read them")
         return tuple(said)
 
 
