@@ -5,13 +5,17 @@ the two is installed); the OCR text page gives words with boxes like a text laye
 highlights work the same. The page is marked (`Page.ocr`), and the Source panel and the trace say so.
 
 Costs are bounded per document: at most `MAX_OCR_PAGES` pages and `OCR_CPU_S` CPU seconds / `OCR_WALL_S` wall
-seconds of recognition (under the parse worker's own limits, pipeline.core.limits); the pages past a bound stay
-without text, and the document says which and why. On a host of known memory size (`budgets.HostMemory`: the
-deploy's RAG_HOST_MEMORY_MB, or the memory cgroup's limit) a page is recognised only while what the server and its
-workers hold, with the page's estimated OCR memory (`page_memory`), stays out of the host's reserve; else it and the
-pages after it are left unread, and the warning says so (all of them: the upload is refused, "try again later"). Measured on the development machine (2 shared cores): one
-A4 page at 200 dpi took 0.6-0.9 s of CPU (2.7-7.6 s wall while the host was busy) and the worker peaked at about
-215 MB resident, inside the workers' 384 MiB address space.
+seconds of recognition (under the parse worker's own limits, pipeline.core.limits; a page is begun only if one as
+costly as the costliest so far would end within them, since a page cannot be stopped halfway); the pages past a
+bound stay without text, and the document says which and why. On a host of known memory size
+(`budgets.HostMemory`: the deploy's RAG_HOST_MEMORY_MB, or the memory cgroup's limit) a page is recognised only while
+what the server and its workers hold (measured from the worker too), with the page's estimated OCR memory
+(`page_memory`), stays out of the host's reserve, at 150 dpi where 200 does not fit; else it and the pages after it
+are left unread and the warning says so (no page read: the upload is refused, "try again later").
+
+Measured (`python -m pipeline bench ocr`, 2 shared cores): an A4 page of 11 pt prose (~650 words) takes ~14 s of CPU
+in eng+chi_sim at 200 or 150 dpi (a 6 pt page ~40 s; English alone is ~2.5x faster), and adds ~78 MiB to the process
+at its peak at 200 dpi, ~56 at 150. `bench load --scan-pages 6` under render.yaml's settings: docs/limits.md.
 
 Tesseract is found through TESSDATA_PREFIX or PyMuPDF's own search (`pymupdf.get_tessdata()`, which asks the
 installed `tesseract`): Debian's tesseract-ocr, tesseract-ocr-eng and tesseract-ocr-chi-sim (`.ci/run`, Dockerfile).
@@ -29,7 +33,7 @@ import pymupdf
 from pipeline.core.contracts import Page
 from pipeline.core.limits import WORKER_CPU_S, WORKER_WALL_S
 from pipeline.core.settings import environment
-from pipeline.ingest.budgets import HostMemory, mib
+from pipeline.ingest.budgets import HostMemory, give_back_freed_memory, mib
 
 OCR_LANGUAGES = ("eng", "chi_sim")
 OCR_DPI = 200  # 300 dpi read the same test page in 30 % more CPU
@@ -111,6 +115,7 @@ class OcrBudget:
             self.cpu_s, self.wall_s = self.cpu_s + cpu, self.wall_s + wall
             self.page_cpu_s, self.page_wall_s = max(self.page_cpu_s, cpu), max(self.page_wall_s, wall)
         self.read.append(number)
+        give_back_freed_memory()  # the host's next measure counts what the worker holds, not what it freed
         return textpage
 
     def _time_for_a_page(self) -> bool:
