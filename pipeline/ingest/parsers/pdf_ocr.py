@@ -13,9 +13,10 @@ what the server and its workers hold (measured from the worker too), with the pa
 (`page_memory`), stays out of the host's reserve, at 150 dpi where 200 does not fit; else it and the pages after it
 are left unread and the warning says so (no page read: the upload is refused, "try again later").
 
-Measured (`python -m pipeline bench ocr`, 2 shared cores): an A4 page of 11 pt prose (~650 words) takes ~14 s of CPU
-in eng+chi_sim at 200 or 150 dpi (a 6 pt page ~40 s; English alone is ~2.5x faster), and adds ~78 MiB to the process
-at its peak at 200 dpi, ~56 at 150. `bench load --scan-pages 6` under render.yaml's settings: docs/limits.md.
+Measured (`python -m pipeline bench ocr`, 2 shared cores): an A4 page of 11 pt prose (~620 words) takes ~13 s of CPU
+in eng+chi_sim at 200 or 150 dpi, 8 pt ~27 s, 6 pt 39-54 s (English alone about half: 7.4 and 13.5 s), and adds
+56-106 MiB to the process at its peak (`page_memory`). `bench load --scan-pages 6` under render.yaml's settings:
+docs/limits.md.
 
 Tesseract is found through TESSDATA_PREFIX or PyMuPDF's own search (`pymupdf.get_tessdata()`, which asks the
 installed `tesseract`): Debian's tesseract-ocr, tesseract-ocr-eng and tesseract-ocr-chi-sim (`.ci/run`, Dockerfile).
@@ -37,17 +38,18 @@ from pipeline.ingest.budgets import HostMemory, give_back_freed_memory, mib
 
 OCR_LANGUAGES = ("eng", "chi_sim")
 OCR_DPI = 200  # 300 dpi read the same test page in 30 % more CPU
-# Where the host is short of memory a page is read at 150 dpi (~20 MiB less): the same words as at 200 on pages of
-# 8 and 11 pt prose, 3 % fewer at 6 pt (benchmarks/scanned.py pages); below 150 small print is lost.
+# Where the host is short of memory a page is read at 150 dpi (23-33 MiB less): the same words as at 200 on pages of
+# 8 and 11 pt prose, 3 % fewer at 6 pt (`bench ocr`); below 150 small print is lost.
 OCR_DPIS = (OCR_DPI, 150)
 MAX_OCR_PAGES = environment().limit("RAG_MAX_OCR_PAGES", 20, minimum=0)  # 0: never OCR
 OCR_CPU_S = WORKER_CPU_S / 2  # half the parse worker's limits: the rest of the document still has to be read
 OCR_WALL_S = WORKER_WALL_S / 2  # (a busy host takes seconds of wall time per page)
 NOT_AVAILABLE = "OCR is not available offline"
-# What recognising a page adds to the process at its peak (VmHWM growth in a fresh process, eng+chi_sim, Debian's
-# 4.1 "fast" language data, an A4 page of 11 pt prose): 56 MiB at 150 dpi, 78 MiB at 200 dpi, i.e. ~24 MiB of
-# Tesseract's models and state plus ~14 bytes per pixel of the page's image.
-OCR_FIXED_BYTES = 24 * 2**20
+# What recognising a page adds to the process at its peak (`bench ocr`: VmHWM growth in a fresh process,
+# eng+chi_sim, Debian's 4.1 "fast" language data, A4 pages of prose): 11 pt 79 / 56 MiB at 200 / 150 dpi, 8 pt
+# 92 / 68, 6 pt 106 / 73. Fitted to the 8 pt page (denser text holds more of Tesseract's word structures): 38 MiB
+# plus 14 bytes per pixel of the page's image; the 6 pt page's excess (up to 16 MiB) falls in the host's reserve.
+OCR_FIXED_BYTES = 38 * 2**20
 OCR_BYTES_PER_PIXEL = 14
 SHORT_OF_MEMORY = "the server is short of memory for OCR"
 
