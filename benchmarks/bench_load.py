@@ -319,7 +319,7 @@ def _scan_rows(scan: dict | None, f) -> list[tuple[str, str]]:
     read = scan.get("ocr_pages") or []
     rows = [(f"scanned upload ({scan['pages']} pages, {scan['bytes'] / 2**20:.1f} MB): s / OCR pages read",
              f"{f(scan.get('upload_s'), 1)} / {len(read)} of {scan['pages']}"
-             + (f" (pages {read[0]}-{read[-1]})" if read else ""))]
+             + (f" (page {read[0]})" if len(read) == 1 else f" (pages {read[0]}-{read[-1]})" if read else ""))]
     for said in [*scan.get("refused", []), *[w for w in scan.get("warnings", []) if "not read" in w]]:
         rows.append(("  scan: " + ("refused" if said in scan.get("refused", []) else "warning"), said[:160]))
     return rows
