@@ -5,8 +5,10 @@ the two is installed); the OCR text page gives words with boxes like a text laye
 highlights work the same. The page is marked (`Page.ocr`), and the Source panel and the trace say so.
 
 Costs are bounded per document: at most `MAX_OCR_PAGES` pages and `OCR_CPU_S` CPU seconds / `OCR_WALL_S` wall
-seconds of recognition (under the parse worker's own limits, pipeline.core.limits; a page is begun only if one as
-costly as the costliest so far would end within them, since a page cannot be stopped halfway); the pages past a
+seconds of recognition (under the parse worker's own limits, pipeline.core.limits). A page cannot be stopped halfway,
+so one is begun only if it is expected to end within them: as costly as the costliest page so far, or, for the first,
+`page_cpu` seconds of CPU over the share of a CPU this task has been getting (`cpu_share`: on Render's 0.1 CPU an
+A4 page takes minutes, and a first page that ran the worker into its own limit lost the whole upload). The pages past a
 bound stay without text, and the document says which and why. On a host of known memory size
 (`budgets.HostMemory`: the deploy's RAG_HOST_MEMORY_MB, or the memory cgroup's limit) a page is recognised only while
 what the server and its workers hold (measured from the worker too), with the page's estimated OCR memory
@@ -52,12 +54,36 @@ NOT_AVAILABLE = "OCR is not available offline"
 OCR_FIXED_BYTES = 38 * 2**20
 OCR_BYTES_PER_PIXEL = 14
 SHORT_OF_MEMORY = "the server is short of memory for OCR"
+# A page's OCR CPU before any page was read, from its pixels at OCR_DPI (`bench ocr`, eng+chi_sim, A4 = 3.9 Mpx at
+# 200 dpi): 11 pt prose 13-14 s, i.e. 3.5 s per megapixel; 8 pt 27 s and 6 pt 39-54 s cost more, 16 pt 6.4 s and a
+# page of a few lines less. At 150 dpi the same page took about as long (11.9 s), so a page is estimated at 200 dpi
+# whatever it is read at.
+OCR_CPU_S_PER_MEGAPIXEL = 3.5
+# The CPU share is this task's CPU time over its wall time, judged over at least this long (a task that just started
+# spins until then): the kernel's CPU quota (cgroup CFS) lets a throttled process run flat out for the first part of
+# each 100 ms period, so a shorter window reads as a whole CPU.
+SHARE_WINDOW_S = 0.3
+MIN_SHARE = 0.001  # a window with no CPU at all: any page is too slow
 
 
 def page_memory(page: pymupdf.Page, dpi: int = OCR_DPI) -> int:
     """Estimated bytes recognising `page` at `dpi` adds to the process at its peak."""
     pixels = page.rect.width * page.rect.height * (dpi / 72) ** 2
     return int(OCR_FIXED_BYTES + OCR_BYTES_PER_PIXEL * pixels)
+
+
+def page_cpu(page: pymupdf.Page) -> float:
+    """Expected CPU seconds of recognising `page` (OCR_CPU_S_PER_MEGAPIXEL, at OCR_DPI)."""
+    return OCR_CPU_S_PER_MEGAPIXEL * page.rect.width * page.rect.height * (OCR_DPI / 72) ** 2 / 1e6
+
+
+def cpu_share(cpu_since: float, wall_since: float) -> float:
+    """The share of one CPU this process has had since `cpu_since` (time.process_time) and `wall_since`
+    (time.monotonic), judged over at least SHARE_WINDOW_S: a task younger than that spins until it is that old."""
+    while time.monotonic() - wall_since < SHARE_WINDOW_S:
+        pass
+    share = (time.process_time() - cpu_since) / (time.monotonic() - wall_since)
+    return min(1.0, max(share, MIN_SHARE))
 
 
 @functools.cache
@@ -91,16 +117,22 @@ class OcrBudget:
         self.in_use = 0
         self.cpu_s = self.wall_s = 0.0
         self.page_cpu_s = self.page_wall_s = 0.0  # the costliest page so far
+        self.too_slow: list[int] = []  # left unread: the page was expected to end past the document's OCR time
+        self.too_slow_reason = ""
+        self._started = time.process_time(), time.monotonic()  # the task's start, for its CPU share
 
     @property
     def available(self) -> bool:
         return self.tessdata is not None
 
     def textpage(self, page: pymupdf.Page, number: int) -> pymupdf.TextPage | None:
-        """The page's OCR text page, or None (recorded as skipped) when Tesseract is missing, a bound is reached
-        or the host has no room for it."""
-        if not self.available or len(self.read) >= self.max_pages or not self._time_for_a_page():
+        """The page's OCR text page, or None (recorded with why) when Tesseract is missing, a bound is reached, the
+        page is not expected to end within the document's OCR time or the host has no room for it."""
+        if not self.available or len(self.read) >= self.max_pages:
             self.skipped.append(number)
+            return None
+        if self.too_slow or not self._time_for_a_page(page):  # once too slow, the pages after wait too
+            self.too_slow.append(number)
             return None
         dpi = None if self.short_of_memory else self._dpi_with_room(page)  # once short, the pages after wait too
         if dpi is None:
@@ -120,11 +152,24 @@ class OcrBudget:
         give_back_freed_memory()  # the host's next measure counts what the worker holds, not what it freed
         return textpage
 
-    def _time_for_a_page(self) -> bool:
-        """Whether another page, as costly as the costliest so far, ends within the document's CPU and wall bounds: a
+    def _time_for_a_page(self, page: pymupdf.Page) -> bool:
+        """Whether `page` is expected to end within the document's CPU and wall bounds (else the reason is kept): a
         page cannot be stopped halfway, and one begun near a bound ran into the worker's own limit, which loses the
-        whole upload (a page of dense prose takes 14-40 s of CPU)."""
-        return self.cpu_s + self.page_cpu_s < OCR_CPU_S and self.wall_s + self.page_wall_s < OCR_WALL_S
+        whole upload. Expected: as costly as the costliest page so far; the first, `page_cpu` at this task's
+        `cpu_share`."""
+        if self.read or self.failed:
+            cpu, wall = self.page_cpu_s, self.page_wall_s
+        else:
+            cpu = page_cpu(page)
+            wall = cpu / cpu_share(*self._started)
+        cpu_left, wall_left = OCR_CPU_S - self.cpu_s, OCR_WALL_S - self.wall_s
+        if wall >= wall_left:
+            self.too_slow_reason = (f"this server reads about one scanned page in {wall:.0f} s, more than the "
+                                    f"{wall_left:.0f} s left of OCR's {OCR_WALL_S:g} s per document")
+        elif cpu >= cpu_left:
+            self.too_slow_reason = (f"a scanned page takes about {cpu:.0f} s of CPU here, more than the "
+                                    f"{cpu_left:.0f} s left of OCR's {OCR_CPU_S:g} s of CPU per document")
+        return cpu < cpu_left and wall < wall_left
 
     def _dpi_with_room(self, page: pymupdf.Page) -> int | None:
         """The highest resolution whose OCR of this page fits the host's memory outside its reserve (any, on a host of
@@ -146,6 +191,8 @@ class OcrBudget:
             return "OCR could not read it"
         if self.short_of_memory:
             return f"{SHORT_OF_MEMORY} now (try again later)"
+        if self.too_slow:
+            return f"OCR was not started: {self.too_slow_reason} (try again when the server is less busy)"
         return f"OCR is switched off here (RAG_MAX_OCR_PAGES={self.max_pages})"
 
     def warnings(self, pages: Sequence[Page]) -> tuple[str, ...]:
@@ -157,8 +204,10 @@ class OcrBudget:
             said.append(f"page(s) {_listed(found)} had no text layer and were read by OCR ({self.language}); "
                         "check quotes from them against the page image")
         if self.skipped and self.available:
-            said.append(f"page(s) {_listed(self.skipped)} were not read by OCR: the limit is {self.max_pages} pages, "
-                        f"{OCR_CPU_S:g} s of CPU or {OCR_WALL_S:g} s per document")
+            said.append(f"page(s) {_listed(self.skipped)} were not read by OCR: the limit is {self.max_pages} pages "
+                        "per document")
+        if self.too_slow:
+            said.append(f"page(s) {_listed(self.too_slow)} were not read by OCR: {self.too_slow_reason}")
         if self.failed:
             said.append(f"page(s) {_listed(self.failed)} have no text layer and OCR could not read them")
         if self.short_of_memory:
