@@ -162,7 +162,7 @@ class OcrBudget:
         else:
             cpu = page_cpu(page)
             wall = cpu / cpu_share(*self._started)
-        cpu_left, wall_left = OCR_CPU_S - self.cpu_s, OCR_WALL_S - self.wall_s
+        cpu_left, wall_left = max(OCR_CPU_S - self.cpu_s, 0.0), max(OCR_WALL_S - self.wall_s, 0.0)
         if wall >= wall_left:
             self.too_slow_reason = (f"this server reads about one scanned page in {wall:.0f} s, more than the "
                                     f"{wall_left:.0f} s left of OCR's {OCR_WALL_S:g} s per document")
