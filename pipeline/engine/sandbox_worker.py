@@ -145,7 +145,9 @@ def main(argv: list[str]) -> int:
     import pymupdf  # loaded before the memory cap and the first request: every task starts warm
 
     pymupdf.TOOLS.mupdf_display_errors(False)  # a hostile file's complaints do not fill the server's log
-    import pipeline.ingest.budgets  # noqa: F401
+    import pipeline.ingest.budgets
+
+    pipeline.ingest.budgets.count_host_from(os.getppid())  # OCR checks the host's memory: the server's, this included
     import pipeline.ingest.parsers  # noqa: F401 (registers the parsers)
     import pipeline.ingest.parsers.pdf_layout  # noqa: F401
     import pipeline.render.pages  # noqa: F401 (registers the page renderers)

@@ -24,7 +24,6 @@ from pathlib import Path
 from pipeline.core import limits
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
-from pipeline.ingest.parsers.text import count_lines
 
 # Measured on prose, one-character lines, one long line and generated PDFs (2026-12-01): resident bytes
 # held per line, per character and per PDF word box, rounded up; vectors (384 floats, two copies) are in
@@ -47,6 +46,11 @@ def document_cost(size: Mapping[str, int]) -> int:
     """Estimated bytes a parsed document holds once indexed, from its size (`document_size`)."""
     return (PER_DOCUMENT + PER_LINE * size.get("lines", 0) + PER_CHAR * size.get("chars", 0)
             + PER_WORD * size.get("words", 0))
+
+
+def count_lines(data: bytes) -> int:
+    """The lines a text file's bytes hold once line endings are normalised (without decoding them)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
 
 
 def text_size(data: bytes) -> dict[str, int]:
@@ -79,11 +83,34 @@ def cgroup_limit() -> int | None:
     return None
 
 
+def give_back_freed_memory() -> None:
+    """Return the pages malloc holds free to the system (glibc's malloc_trim; nothing elsewhere): after a scanned
+    page's OCR, 40-50 MiB of Tesseract's freed buffers, which the next page's host-memory check would count."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        if name:
+            ctypes.CDLL(name).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+_server: int | None = None  # the server's process id, in a parse worker (set by `count_host_from`)
+
+
+def count_host_from(pid: int) -> None:
+    """Measure the host's use from `pid`'s process tree: a parse worker counts its server's (itself included)."""
+    global _server
+    _server = pid
+
+
 def process_tree_pss(pid: int | None = None) -> int:
     """Bytes the process and its children (the parsing workers) hold, each shared page split between the processes
     mapping it (PSS: what the host's memory cgroup is charged for them; adding resident sets counts the shared
-    libraries once per process)."""
-    pid = os.getpid() if pid is None else pid
+    libraries once per process). By default the server's tree, also when called in one of its parse workers."""
+    pid = (_server or os.getpid()) if pid is None else pid
     total = 0
     for one in (pid, *child_processes(pid)):
         try:
@@ -110,13 +137,15 @@ def child_processes(pid: int) -> list[int]:
 
 
 class HostMemory:
-    """The host's memory size and what the server and its workers use of it, measured at most once a second."""
+    """The host's memory size and what the server and its workers use of it, measured at most once an interval
+    (a second)."""
 
     def __init__(self, limit: int | None = None, reserve: int | None = None,
-                 measure: Callable[[], int] = process_tree_pss) -> None:
+                 measure: Callable[[], int] = process_tree_pss, interval_s: float = 1.0) -> None:
         self._limit, self._reserve = limit, reserve
         self._cgroup: int | None | bool = False  # not read yet
         self._measure = measure
+        self._interval_s = interval_s
         self._measured, self._at = 0, float("-inf")
 
     @property
@@ -135,7 +164,7 @@ class HostMemory:
 
     def in_use(self) -> int:
         now = time.monotonic()
-        if now - self._at >= 1.0:
+        if now - self._at >= self._interval_s:
             self._measured, self._at = self._measure(), now
         return self._measured
 

@@ -57,3 +57,26 @@ def test_the_deploy_image_and_the_spaces_packages_install_tesseract_and_the_lock
     assert ocr_packages <= set(ci.split()) and "REQUIRE_OCR=1" in ci
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert ".venv" in ignored and ".git" in ignored
+
+
+def test_the_deploy_images_tessdata_is_where_debian_bookworm_puts_it():
+    """The Dockerfile names the language data's folder (TESSDATA_PREFIX) for its Debian release; checked against this
+    machine's Debian packages where it runs the same release (CI, and the development machine), else skipped."""
+    import re
+
+    dockerfile = (ROOT / "Dockerfile").read_text("utf-8")
+    release = re.search(r"^FROM python:\S+-slim-(\w+)", dockerfile, re.M)
+    named = re.search(r"^ENV TESSDATA_PREFIX=(\S+)", dockerfile, re.M)
+    assert release and named, "the Dockerfile names its Debian release and TESSDATA_PREFIX"
+    try:
+        here = dict(line.split("=", 1) for line in Path("/etc/os-release").read_text().splitlines() if "=" in line)
+    except OSError:
+        here = {}
+    if here.get("VERSION_CODENAME") != release.group(1) or shutil.which("dpkg") is None:
+        pytest.skip(f"this machine is not Debian {release.group(1)} (the image's release)")
+    listed = subprocess.run(["dpkg", "-L", "tesseract-ocr-eng", "tesseract-ocr-chi-sim"], capture_output=True,
+                            text=True)
+    if listed.returncode != 0:
+        pytest.skip("Debian's tesseract-ocr-eng and tesseract-ocr-chi-sim are not installed here")
+    folders = {str(Path(p).parent) for p in listed.stdout.split() if p.endswith(".traineddata")}
+    assert folders == {named.group(1)}

@@ -32,6 +32,13 @@ def tesseract():
     return tessdata
 
 
+@pytest.fixture(autouse=True)
+def whole_cpu(monkeypatch):
+    """These tests are not about OCR's time: the first scanned page is judged at a whole CPU whatever this machine's
+    load (tests/ingest/test_ocr_first_page_time.py judges it at measured shares)."""
+    monkeypatch.setattr(pdf_ocr, "cpu_share", lambda *since: 1.0)
+
+
 def scanned_pdf(pages: int = 1, text_page: bool = False) -> bytes:
     """A PDF whose pages are images of text (a scan): text drawn on a page, rendered to a grey pixmap, and that
     image put on a new page, so no text layer exists. With `text_page`, a first page with real text."""
@@ -95,7 +102,7 @@ def test_ocr_fits_the_parse_workers_limits_and_its_page_bound(tesseract):
         patch.setattr(pdf_ocr, "MAX_OCR_PAGES", 2)  # as RAG_MAX_OCR_PAGES=2 sets it
         document = parse_pdf(data, "three.pdf")
     assert [page.ocr for page in document.pages] == [True, True, False] and document.pages[2].lines == ()
-    assert any("page(s) 3 were not read by OCR: the limit is 2 pages" in w for w in document.warnings)
+    assert any("page(s) 3 were not read by OCR: the limit is 2 pages per document" in w for w in document.warnings)
 
 
 def test_without_tesseract_a_scan_gets_the_clear_refusal_and_a_mixed_pdf_keeps_its_text(monkeypatch):

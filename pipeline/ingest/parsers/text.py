@@ -12,16 +12,12 @@ from typing import Any
 from pipeline.core.contracts import Document
 from pipeline.core.errors import InputError
 from pipeline.core.limits import MAX_DOCUMENT_LINES, megabytes
+from pipeline.ingest.budgets import count_lines
 from pipeline.ingest.document import text_document
 from pipeline.ingest.front_matter import decode_text, split_front_matter
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst"}  # reStructuredText (PEPs, Sphinx docs) reads as plain text
 MAX_TEXT_BYTES = 20 * 1024 * 1024
-
-
-def count_lines(data: bytes) -> int:
-    """The lines a text file's bytes hold once line endings are normalised (without decoding them)."""
-    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
 
 
 def parse_text(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None,
