@@ -127,7 +127,9 @@ _EXISTENTIAL_THERE = re.compile(r"\b(?:is|are|was|were|be|been|isn't|aren't|wasn
 _THIS_DOCUMENT = re.compile(r"\b(?:this|that|these|those)\s+(?:(?:proposed|final|new|current|whole)\s+)?"
                             r"(?:rule|directive|document|doc|file|pdf|policy|proposal|report|paper|article|study|table|"
                             r"guide|guideline|manual|form|page|section|chapter|regulation|notice|act|law|standard|"
-                            r"rfc|pep|readme|memo|letter|contract|agreement|book|text|list|chart|spreadsheet)s?\b", re.I)
+                            r"rfc|pep|readme|memo|letter|contract|agreement|book|text|list|chart|spreadsheet|"
+                            r"publication|specification|spec|handbook|brochure|leaflet|statement|presentation|slide|"
+                            r"website|site|post|thesis|dissertation)s?\b", re.I)
 
 
 def is_follow_up(question: str) -> bool:
