@@ -88,12 +88,24 @@ def sample_corpus(engine, sample_documents):
     return engine.corpus(list(sample_documents))
 
 
+def corpus_of(engine, *files):
+    """A Corpus of just the documents `files` = ("name.md", "text"), … parsed and indexed by `engine`."""
+    return engine.corpus([engine.parse(text.encode("utf-8"), name) for name, text in files])
+
+
+def ask_with(engine, corpus, question: str, **settings):
+    """`engine`'s trace for `question` on REQUEST_DATE, with these Settings (the defaults when none are given)."""
+    from pipeline import Request, Settings
+
+    return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings(**settings) if settings else None)
+
+
 @pytest.fixture
 def make_corpus(logic_engine):
     """make_corpus(("name.md", "text"), ...) → a Corpus of just those documents (deterministic test embedder)."""
 
     def build(*files):
-        return logic_engine.corpus([logic_engine.parse(text.encode("utf-8"), name) for name, text in files])
+        return corpus_of(logic_engine, *files)
 
     return build
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.core.contracts import Request, Settings
-from tests.conftest import REQUEST_DATE
+from tests.conftest import ask_with, corpus_of
 
 pytestmark = pytest.mark.slow
 
@@ -25,17 +24,13 @@ FERRY = ("# Ferry rules\n\n"
 
 @pytest.fixture(scope="module")
 def corpus(engine):
-    return engine.corpus([engine.parse(text.encode("utf-8"), name)
-                          for name, text in (("tools.md", TOOLS), ("essays.md", SUBMISSIONS), ("ferry.md", FERRY))])
+    return corpus_of(engine, ("tools.md", TOOLS), ("essays.md", SUBMISSIONS), ("ferry.md", FERRY))
 
-
-def _ask(engine, corpus, question, **settings):
-    return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings(**settings) if settings else None)
 
 
 def test_a_sentence_followed_by_a_pronoun_sentence_is_quoted_with_it(engine, corpus):
     # "They include …" may hold the answer about the sentence before it, which the reader cannot see in it alone
-    trace = _ask(engine, corpus, "What does the syncusers tool do?")
+    trace = ask_with(engine, corpus, "What does the syncusers tool do?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "copies the account entries" in answer.answer and "They include" in answer.answer
@@ -43,7 +38,7 @@ def test_a_sentence_followed_by_a_pronoun_sentence_is_quoted_with_it(engine, cor
 
 
 def test_a_pronoun_sentence_that_answers_keeps_the_sentence_before_it(engine, corpus):
-    trace = _ask(engine, corpus, "How many words may an essay have?")
+    trace = ask_with(engine, corpus, "How many words may an essay have?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "4,000 words" in answer.answer
@@ -52,7 +47,7 @@ def test_a_pronoun_sentence_that_answers_keeps_the_sentence_before_it(engine, co
 
 
 def test_one_sentence_of_a_long_list_item_is_quoted(engine, corpus):
-    trace = _ask(engine, corpus, "How much does it cost to take a bicycle on the car deck?")
+    trace = ask_with(engine, corpus, "How much does it cost to take a bicycle on the car deck?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "5 euros" in answer.answer
@@ -61,7 +56,7 @@ def test_one_sentence_of_a_long_list_item_is_quoted(engine, corpus):
 
 
 def test_without_the_reader_a_long_item_stays_whole(engine, corpus):
-    trace = _ask(engine, corpus, "How much does it cost to take a bicycle on the car deck?", min_reader=0)
+    trace = ask_with(engine, corpus, "How much does it cost to take a bicycle on the car deck?", min_reader=0)
     assert trace.answer.status == "answered"
     assert "5 euros" in trace.answer.answer and "Folding bicycles" in trace.answer.answer
 
@@ -69,8 +64,8 @@ def test_without_the_reader_a_long_item_stays_whole(engine, corpus):
 def test_a_sentence_is_not_quoted_alone_when_the_next_one_holds_a_word_of_the_question(engine):
     contact = ("# Further information\n\n- Contact: For more information about this rule, contact Ann Lee, Manager, "
                "Harbour Office, 2200 South 216th St. Des Moines, WA 98198. The phone number is 206-231-3500.\n")
-    corpus = engine.corpus([engine.parse(contact.encode("utf-8"), "contact.md")])
-    trace = _ask(engine, corpus, "Who can I contact for more information about this rule, and what is their phone number?")
+    corpus = corpus_of(engine, ("contact.md", contact))
+    trace = ask_with(engine, corpus, "Who can I contact for more information about this rule, and what is their phone number?")
     assert trace.answer.status == "answered"
     assert "Ann Lee" in trace.answer.answer and "206-231-3500" in trace.answer.answer
 
@@ -87,12 +82,11 @@ CATALOGUE = ("# Shared storage\n\nThere are two important requirements for the w
 
 @pytest.fixture(scope="module")
 def lists(engine):
-    return engine.corpus([engine.parse(text.encode("utf-8"), name)
-                          for name, text in (("passwords.md", PASSWORDS), ("catalogue.md", CATALOGUE))])
+    return corpus_of(engine, ("passwords.md", PASSWORDS), ("catalogue.md", CATALOGUE))
 
 
 def test_a_list_not_asked_for_is_answered_by_the_item_that_answers(engine, lists):
-    trace = _ask(engine, lists, "How long must a staff password be?")
+    trace = ask_with(engine, lists, "How long must a staff password be?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "14 characters" in answer.answer
@@ -103,7 +97,7 @@ def test_a_list_not_asked_for_is_answered_by_the_item_that_answers(engine, lists
 
 
 def test_a_list_not_asked_for_is_read_by_the_reader_and_refused_when_neither_it_nor_a_part_answers(engine, lists):
-    trace = _ask(engine, lists, "Who wrote the rules for storing the shared catalogue?")
+    trace = ask_with(engine, lists, "Who wrote the rules for storing the shared catalogue?")
     assert trace.answer.status == "abstained"
     assert "the reader (reader-v1)" in trace.proposal.note and "does not answer" in trace.proposal.note
     assert trace.proposal.reader_score < trace.proposal.reader_threshold
@@ -114,8 +108,8 @@ def test_a_list_whose_parts_do_not_answer_alone_is_answered_whole_when_the_reade
     rules = ("# Reporting vulnerabilities\n\nFailure to follow these guidelines may result in:\n\n"
              "- Rejection of the vulnerability report.\n- Forfeiture of any potential bug bounty.\n"
              "- Temporary or permanent ban from the bug bounty program.\n- Legal action in cases of malicious intent.\n")
-    corpus = engine.corpus([engine.parse(rules.encode("utf-8"), "reporting.md")])
-    trace = _ask(engine, corpus, "What can happen if I don't follow the vulnerability reporting guidelines?")
+    corpus = corpus_of(engine, ("reporting.md", rules))
+    trace = ask_with(engine, corpus, "What can happen if I don't follow the vulnerability reporting guidelines?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "Rejection of the vulnerability report" in answer.answer and "Legal action" in answer.answer
@@ -124,7 +118,7 @@ def test_a_list_whose_parts_do_not_answer_alone_is_answered_whole_when_the_reade
 
 
 def test_a_list_asked_for_stays_whole(engine, lists):
-    trace = _ask(engine, lists, "What are the requirements for storing the shared catalogue?")
+    trace = ask_with(engine, lists, "What are the requirements for storing the shared catalogue?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "Applications must be able" in answer.answer and "Administrators must be able" in answer.answer

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.core.contracts import Request, Settings
+from pipeline.core.contracts import Settings
 from pipeline.models.reader import shipped_reader
-from tests.conftest import REQUEST_DATE
+from tests.conftest import ask_with, corpus_of
 
 pytestmark = pytest.mark.slow
 
@@ -23,16 +23,12 @@ RATES = ("# Hotel rates\n\n| City | Nightly limit |\n| --- | --- |\n| Beijing | 
 
 @pytest.fixture(scope="module")
 def corpus(engine):
-    return engine.corpus([engine.parse(text.encode("utf-8"), name)
-                          for name, text in (("hpc.md", HPC), ("meals.md", MEALS), ("rates.md", RATES))])
+    return corpus_of(engine, ("hpc.md", HPC), ("meals.md", MEALS), ("rates.md", RATES))
 
-
-def _ask(engine, corpus, question, **settings):
-    return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings(**settings) if settings else None)
 
 
 def test_a_sentence_that_only_echoes_the_question_is_refused_by_the_reader(engine, corpus):
-    trace = _ask(engine, corpus, "Who are the authors of the HPC security publication?")
+    trace = ask_with(engine, corpus, "Who are the authors of the HPC security publication?")
     assert trace.answer.status == "abstained"
     proposal = trace.proposal
     assert proposal.reader == "reader-v1"
@@ -41,7 +37,7 @@ def test_a_sentence_that_only_echoes_the_question_is_refused_by_the_reader(engin
 
 
 def test_the_answering_sentence_passes_and_the_trace_names_both_models(engine, corpus):
-    trace = _ask(engine, corpus, "How much is the daily meal allowance in large cities?")
+    trace = ask_with(engine, corpus, "How much is the daily meal allowance in large cities?")
     assert trace.answer.status == "answered"
     assert "180 yuan" in trace.answer.answer
     proposal = trace.proposal
@@ -55,12 +51,12 @@ def test_the_default_threshold_is_the_training_records(corpus):
 
 
 def test_a_table_row_is_not_read_by_the_reader(engine, corpus):
-    trace = _ask(engine, corpus, "What is the nightly hotel limit in Shanghai?")
+    trace = ask_with(engine, corpus, "What is the nightly hotel limit in Shanghai?")
     assert trace.answer.status == "answered" and "800" in trace.answer.answer
     assert trace.proposal.reader_score is None  # rows are outside what it was trained to read
 
 
 def test_min_reader_zero_turns_the_reader_off(engine, corpus):
-    trace = _ask(engine, corpus, "Who are the authors of the HPC security publication?", min_reader=0.0)
+    trace = ask_with(engine, corpus, "Who are the authors of the HPC security publication?", min_reader=0.0)
     assert trace.proposal.reader is None and trace.proposal.reader_score is None
     assert "generator.reader" not in trace.components
