@@ -62,16 +62,14 @@ def _first_to_go() -> None:
 
 def _still_large() -> bool:
     """Give the freed heap back (glibc's malloc_trim), then: is the process still over its recycling size?"""
-    import ctypes
-    import ctypes.util
-
     from pipeline.core.limits import WORKER_RECYCLE_BYTES
+    from pipeline.ingest.budgets import give_back_freed_memory
 
+    give_back_freed_memory()
     try:
-        ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim(0)
         with open("/proc/self/statm") as handle:
             resident = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, AttributeError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError):
         return False
     return resident > WORKER_RECYCLE_BYTES
 

@@ -16,7 +16,12 @@ from pipeline.core.errors import InputError
 from pipeline.ingest.budgets import HostMemory, mib
 from pipeline.ingest.parsers import pdf_ocr
 from pipeline.ingest.parsers.pdf_layout import parse_pdf
-from tests.ingest.test_pdf_ocr_and_info import ENGLISH, scanned_pdf, tesseract  # noqa: F401 (the fixture)
+from tests.ingest.test_pdf_ocr_and_info import (  # noqa: F401 (the fixtures; whole_cpu is autouse)
+    ENGLISH,
+    scanned_pdf,
+    tesseract,
+    whole_cpu,
+)
 
 MiB = 2**20
 RESERVE = 64 * MiB
@@ -25,13 +30,6 @@ AT_200, AT_150 = pdf_ocr.page_memory(_A4, 200), pdf_ocr.page_memory(_A4, 150)
 
 pytestmark = [pytest.mark.usefixtures("tesseract"),
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PSS is read from Linux's /proc")]
-
-
-@pytest.fixture(autouse=True)
-def whole_cpu(monkeypatch):
-    """These tests are not about OCR's time: the first scanned page is judged at a whole CPU whatever this machine's
-    load (tests/ingest/test_ocr_first_page_time.py judges it at measured shares)."""
-    monkeypatch.setattr(pdf_ocr, "cpu_share", lambda *since: 1.0)
 
 
 def _host(monkeypatch, limit: int, measured) -> None:

@@ -18,17 +18,21 @@ SECOND = "Boats must leave the quay by 6 pm."
 CHINESE = "会议室每天开放到晚上九点。"
 TOP = 100  # points: where the first line is drawn
 
+def skip_or_fail_without_ocr(why: str) -> None:
+    """Skips with `why`; fails instead under REQUIRE_OCR=1, which CI's .ci/run sets after installing Tesseract."""
+    if os.environ.get("REQUIRE_OCR") == "1":
+        pytest.fail(why + " (REQUIRE_OCR=1)", pytrace=False)
+    pytest.skip(why)
+
+
 @pytest.fixture
 def tesseract():
     """Skips (with how to install it) where Tesseract's English and Chinese data are missing; fails instead under
     REQUIRE_OCR=1, which CI's .ci/run sets after installing them."""
     tessdata, languages = pdf_ocr.ocr_languages()
     if tessdata is None or "chi_sim" not in languages:
-        why = ("Tesseract with English and simplified Chinese data is not installed (apt-get install tesseract-ocr "
-               "tesseract-ocr-eng tesseract-ocr-chi-sim, as .ci/run does)")
-        if os.environ.get("REQUIRE_OCR") == "1":
-            pytest.fail(why + " (REQUIRE_OCR=1)", pytrace=False)
-        pytest.skip(why)
+        skip_or_fail_without_ocr("Tesseract with English and simplified Chinese data is not installed (apt-get install "
+                                 "tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim, as .ci/run does)")
     return tessdata
 
 
