@@ -140,6 +140,32 @@ def serve_app(app):
         thread.join(timeout=10)
 
 
+def upload_and_ask(engine, path, topic: str, question: str) -> tuple[list, dict, dict, str]:
+    """The app served over `engine` with an empty library beside `path`: `path` uploaded (version "v1", `topic`),
+    `question` asked on REQUEST_DATE and the result's panels read. Returns each upload widget's file types, the
+    upload's result, the trace, and the panels' text."""
+    import json
+    import urllib.request
+
+    from gradio_client import Client, handle_file
+
+    from pipeline import Library
+    from ui.app import create_app
+    from ui.state import load_shared
+
+    shared = load_shared(engine, library=Library(path.parent / "data"))
+    with serve_app(create_app(shared)) as url:
+        config = json.load(urllib.request.urlopen(url + "config"))
+        file_types = [c["props"]["file_types"] for c in config["components"] if c.get("props", {}).get("file_types")]
+        client = Client(url, verbose=False)
+        added = client.predict([handle_file(str(path))], "v1", topic, "", "", "", api_name="/upload")
+        trace = client.predict(question, REQUEST_DATE.isoformat(), topic, "", 5, 0.3, 0.8, 6000, 200,
+                               "before_cutoff", "hybrid", api_name="/ask")
+        parts = client.predict("", api_name="/panels")
+    shown = "\n".join(p if isinstance(p, str) else str(p.get("value", "")) for p in parts if isinstance(p, (str, dict)))
+    return file_types, added, trace, shown
+
+
 @pytest.fixture(scope="session")
 def app_url():
     """The whole app (FastAPI + Gradio + /healthz) served by uvicorn in a thread, on a free port.

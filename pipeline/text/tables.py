@@ -107,8 +107,9 @@ def heading_above(lines: Sequence[str], first: int) -> str:
         first = next((i for i in range(first + 1, min(first + WRAPPED_LINES + 1, len(lines))) if is_table_row(lines[i])),
                      first)
     rule = _rule_above(lines, first) if 0 <= first < len(lines) else None
-    if rule is not None and _rule_marked(lines, rule):
-        return _rule_marked(lines, rule)
+    marked = _rule_marked(lines, rule) if rule is not None else ""
+    if marked:
+        return marked
     if not 0 <= first < len(lines) or not is_table_row(lines[first]) or names_columns(lines[first]):
         return ""
     index, wrapped = first - 1, 0
@@ -172,9 +173,10 @@ class HeadingsAbove:
         row, header = self._row, self._header
         if not row[first] and not header[first]:
             first = next((i for i in range(first + 1, min(first + WRAPPED_LINES + 1, len(lines))) if row[i]), first)
-        marked = self._rule[first] if self._rule else None
-        if marked is not None and _rule_marked(lines, marked):
-            return _rule_marked(lines, marked)
+        rule = self._rule[first] if self._rule else None
+        marked = _rule_marked(lines, rule) if rule is not None else ""
+        if marked:
+            return marked
         if not row[first] or header[first]:
             return ""
         above = self._reach[first] if self._reach else None

@@ -8,15 +8,13 @@ from __future__ import annotations
 import io
 import json
 import re
-import urllib.request
 import zipfile
 
 import pytest
-from gradio_client import Client, handle_file
 
 from pipeline import PARSERS, EngineConfig, Incoming, InputError, Library, Request, build_engine, text_document
 from pipeline.testing import ParserContract
-from tests.conftest import REQUEST_DATE, serve_app
+from tests.conftest import REQUEST_DATE, upload_and_ask
 
 pytestmark = pytest.mark.slow  # end to end with the real model
 
@@ -121,24 +119,12 @@ def test_a_library_replaces_it_with_inherited_metadata(docx_engine, tmp_path):
 
 @pytest.mark.slow  # serves the app
 def test_the_app_offers_accepts_and_shows_it(docx_engine, tmp_path):
-    from ui.app import create_app
-    from ui.state import load_shared
-
     path = tmp_path / "harbour.hdoc"
     path.write_bytes(docx())
-    shared = load_shared(docx_engine, library=Library(tmp_path / "data"))
-    with serve_app(create_app(shared)) as url:
-        config = json.load(urllib.request.urlopen(url + "config"))
-        file_inputs = [c["props"]["file_types"] for c in config["components"] if c.get("props", {}).get("file_types")]
-        assert file_inputs and all(".hdoc" in types for types in file_inputs)  # the upload widgets offer it
-        client = Client(url, verbose=False)
-        added = client.predict([handle_file(str(path))], "v1", "harbour", "", "", "", api_name="/upload")
-        assert added["errors"] == [] and added["added"][0]["kind"] == "hdoc-test"
-        trace = client.predict(QUESTION, REQUEST_DATE.isoformat(), "harbour", "", 5, 0.3, 0.8, 6000, 200,
-                               "before_cutoff", "hybrid", api_name="/ask")
-        assert trace["answer"]["status"] == "answered", trace["explanation"]
-        assert trace["answer"]["citations"][0]["source_id"] == "harbour"
-        parts = client.predict("", api_name="/panels")
-        shown = "\n".join(p if isinstance(p, str) else str(p.get("value", "")) for p in parts if isinstance(p, (str, dict)))
+    file_inputs, added, trace, shown = upload_and_ask(docx_engine, path, "harbour", QUESTION)
+    assert file_inputs and all(".hdoc" in types for types in file_inputs)  # the upload widgets offer it
+    assert added["errors"] == [] and added["added"][0]["kind"] == "hdoc-test"
+    assert trace["answer"]["status"] == "answered", trace["explanation"]
+    assert trace["answer"]["citations"][0]["source_id"] == "harbour"
     assert '<div class="ln verified" data-line="2">' in shown  # the Source panel marks the cited line
     assert "supports the claim" in shown and "harbour line 2" in shown

@@ -4,14 +4,11 @@ panel marks the cited row."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 
 import pytest
-from gradio_client import Client, handle_file
 
-from pipeline import EngineConfig, Library, Request, build_engine
-from tests.conftest import REQUEST_DATE, serve_app
+from pipeline import EngineConfig, Request, build_engine
+from tests.conftest import REQUEST_DATE, upload_and_ask
 from tests.office_files import make_docx, make_html, make_xlsx
 
 pytestmark = pytest.mark.slow  # the real model; the app in a thread
@@ -42,26 +39,14 @@ def test_a_table_cell_is_answered_with_its_row_cited(office_engine, make, name, 
 
 
 def test_the_app_uploads_a_docx_answers_from_its_table_and_marks_the_row(office_engine, tmp_path):
-    from ui.app import create_app
-    from ui.state import load_shared
-
     path = tmp_path / "harbour-dues.docx"
     path.write_bytes(make_docx())
-    shared = load_shared(office_engine, library=Library(tmp_path / "data"))
-    with serve_app(create_app(shared)) as url:
-        config = json.load(urllib.request.urlopen(url + "config"))
-        file_inputs = [c["props"]["file_types"] for c in config["components"] if c.get("props", {}).get("file_types")]
-        assert file_inputs and all({".docx", ".xlsx", ".html", ".epub", ".csv"} <= set(types) for types in file_inputs)
-        client = Client(url, verbose=False)
-        added = client.predict([handle_file(str(path))], "v1", "harbour", "", "", "", api_name="/upload")
-        assert added["errors"] == [] and added["added"][0]["kind"] == "docx"
-        trace = client.predict(QUESTION, REQUEST_DATE.isoformat(), "harbour", "", 5, 0.3, 0.8, 6000, 200,
-                               "before_cutoff", "hybrid", api_name="/ask")
-        parts = client.predict("", api_name="/panels")
+    file_inputs, added, trace, shown = upload_and_ask(office_engine, path, "harbour", QUESTION)
+    assert file_inputs and all({".docx", ".xlsx", ".html", ".epub", ".csv"} <= set(types) for types in file_inputs)
+    assert added["errors"] == [] and added["added"][0]["kind"] == "docx"
     assert trace["answer"]["status"] == "answered", trace["explanation"]
     citation = trace["answer"]["citations"][0]
     row = row_line(office_engine.parse(make_docx(), "harbour-dues.docx"), "Small boat")
     assert (citation["source_id"], citation["start_line"], citation["verified"]) == ("harbour-dues", row, True)
-    shown = "\n".join(p if isinstance(p, str) else str(p.get("value", "")) for p in parts if isinstance(p, (str, dict)))
     assert f'<div class="ln verified" data-line="{row}">' in shown  # the Source panel marks the cited row
     assert "12 euros" in shown

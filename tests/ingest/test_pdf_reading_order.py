@@ -7,14 +7,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.ingest.parsers.pdf_layout import parse_pdf
-
-LEFT = ("Early networks joined each station to the control room by wire. The wires were costly to lay and hard to "
-        "repair after storms. Later designs replaced the wires with radio links, which made the network much cheaper "
-        "to extend to the remote sites on the coast and to the islands")
-RIGHT = ("Swift is a programming language for apps on phones and watches. It was announced in 2014 and is open "
-         "source. It checks types when the program is built.")
+from tests.pdf_files import LEFT, RIGHT, ask_pdf, bold_two_columns
 
 
 def _texts(page) -> list[str]:
@@ -23,17 +17,6 @@ def _texts(page) -> list[str]:
 
 def _headings(page) -> list[str]:
     return [page.lines[n - 1].text for n in page.headings]
-
-
-def bold_two_columns() -> bytes:
-    """Two columns at 10 pt; the title and the right column's "3.2 Swift" in bold 10 pt, not larger."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 60), "Networks and languages of the decade", fontsize=10, fontname="hebo")
-    assert page.insert_textbox(pymupdf.Rect(72, 80, 295, 330), LEFT, fontsize=10) >= 0
-    page.insert_text((317, 92), "3.2 Swift", fontsize=10, fontname="hebo")
-    assert page.insert_textbox(pymupdf.Rect(317, 100, 540, 330), RIGHT, fontsize=10) >= 0
-    return doc.tobytes()
 
 
 def _write(page, y: float, pieces: list[tuple[str, str]], x: float = 72, size: float = 10) -> None:
@@ -91,23 +74,6 @@ def test_bold_inside_a_paragraph_or_a_table_header_is_no_heading():
     assert "most important rule of all" in texts and any(t.startswith("Note: the office") for t in texts)
     assert "Station\tReadings\tOffice" in texts
     assert page.headings == ()
-
-
-def _ask(engine, data: bytes, name: str, question: str):
-    corpus = engine.corpus([engine.parse(data, name)])
-    return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
-
-
-@pytest.mark.parametrize("question, wanted", [
-    ("What made the network cheaper to extend?", "radio links"),
-    ("When was Swift announced?", "announced in 2014"),
-])
-def test_a_bold_heading_of_the_other_column_stays_out_of_the_sentence(engine, question, wanted):
-    trace = _ask(engine, bold_two_columns(), "columns.pdf", question)
-    assert trace.answer.status == "answered", trace.explanation
-    assert wanted in trace.answer.answer
-    for citation in trace.answer.citations:
-        assert citation.verified and "3.2 Swift" not in citation.quote
 
 
 ROTATED_ROWS = [["Station", "Rainfall", "Wind", "Office"], ["North", "310", "12", "Harbour"],
@@ -175,7 +141,7 @@ def compound_broken() -> bytes:
 
 
 def test_a_compound_broken_at_its_own_hyphen_keeps_it_in_the_answer_and_is_quoted_exactly(engine):
-    trace = _ask(engine, compound_broken(), "stations.pdf", "Who do the survey stations report to?")
+    trace = ask_pdf(engine, compound_broken(), "stations.pdf", "Who do the survey stations report to?")
     assert trace.answer.status == "answered", trace.explanation
     assert "a well-known office by the harbour" in trace.answer.answer
     assert "by radio to the weather service" in trace.answer.answer

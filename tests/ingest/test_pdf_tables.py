@@ -7,9 +7,9 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.ingest.parsers import pdf_tables
 from pipeline.ingest.parsers.pdf_layout import CELL_SEPARATOR, parse_pdf
+from tests.pdf_files import ask_pdf, bold_two_columns, two_columns
 
 
 def _ruled_table(page, x0: float, y0: float, widths: list[float], rows: list[list[str | None]],
@@ -154,41 +154,18 @@ def test_the_table_finder_is_bounded_per_document(monkeypatch):
     assert "Net income\t1,498\t2,611\t74.3%" in document.pages[3].text.split("\n")
 
 
-def _ask(engine, data: bytes, name: str, question: str):
-    corpus = engine.corpus([engine.parse(data, name)])
-    return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
-
-
 @pytest.mark.parametrize("make, question, row, column, cell", [
     (caption_table, "What is the data type of the USAGE column?", "USAGE", "Data type", "CHAR(1)"),
     (financial_table, "What was the net income in 2023?", "Net income", "2023", "2,611"),
     (two_level_table, "What was the spring 2023 rainfall on the Coast?", "Coast", "2023 Spring", "505"),
 ])
 def test_a_cell_is_answered_with_its_row_and_named_by_row_and_column(logic_engine, make, question, row, column, cell):
-    trace = _ask(logic_engine, make(), "table.pdf", question)
+    trace = ask_pdf(logic_engine, make(), "table.pdf", question)
     assert trace.answer.status == "answered", trace.explanation
     (citation,) = trace.answer.citations
     assert citation.verified and citation.quote.startswith(f"{row}\t") and cell in citation.quote.split("\t")
     assert citation.start_line == citation.end_line  # the row's own line, not the caption or the header
     assert f"{column}: {cell}" in trace.proposal.note
-
-
-LEFT = ("Early networks joined each station to the control room by wire. The wires were costly to lay and hard to "
-        "repair after storms. Later designs replaced the wires with radio links, which made the network much cheaper "
-        "to extend to the remote sites on the coast and to the islands")
-RIGHT = ("Swift is a programming language for apps on phones and watches. It was announced in 2014 and is open "
-         "source. It checks types when the program is built.")
-
-
-def two_columns() -> bytes:
-    """A left column ending mid-sentence, a right column opening with a larger heading."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 60), "Networks and languages of the decade", fontsize=16)
-    assert page.insert_textbox(pymupdf.Rect(72, 80, 295, 330), LEFT, fontsize=10) >= 0
-    page.insert_text((317, 92), "3.2 Swift", fontsize=13)
-    assert page.insert_textbox(pymupdf.Rect(317, 100, 540, 330), RIGHT, fontsize=10) >= 0
-    return doc.tobytes()
 
 
 def test_a_heading_of_the_other_column_is_marked_as_a_heading():
@@ -199,12 +176,13 @@ def test_a_heading_of_the_other_column_is_marked_as_a_heading():
     assert texts[heading - 1].endswith("to the islands")  # the left column, unfinished, is read first
 
 
+@pytest.mark.parametrize("make", [two_columns, bold_two_columns])  # set apart by a larger size, or by bold alone
 @pytest.mark.parametrize("question, wanted", [
     ("What made the network cheaper to extend?", "radio links"),
     ("When was Swift announced?", "announced in 2014"),
 ])
-def test_a_heading_of_the_other_column_stays_out_of_the_sentence(engine, question, wanted):
-    trace = _ask(engine, two_columns(), "columns.pdf", question)
+def test_a_heading_of_the_other_column_stays_out_of_the_sentence(engine, make, question, wanted):
+    trace = ask_pdf(engine, make(), "columns.pdf", question)
     assert trace.answer.status == "answered", trace.explanation
     assert wanted in trace.answer.answer
     for citation in trace.answer.citations:
@@ -221,7 +199,7 @@ def hyphenated() -> bytes:
 
 
 def test_a_word_broken_at_a_line_end_is_joined_in_the_answer_and_quoted_exactly(engine):
-    trace = _ask(engine, hyphenated(), "stations.pdf", "How often do the survey stations send their readings by radio?")
+    trace = ask_pdf(engine, hyphenated(), "stations.pdf", "How often do the survey stations send their readings by radio?")
     assert trace.answer.status == "answered", trace.explanation
     assert "by radio every hour" in trace.answer.answer
     (citation,) = trace.answer.citations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from array import array
+from functools import cached_property
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Annotated, NamedTuple
 
@@ -156,7 +157,18 @@ class Page(Frozen):
 
     def table_of(self, number: int) -> PageTable | None:
         """The table line `number` is a header or body row of, if the parser found one."""
-        return next((t for t in self.tables if number in t.rows or number in t.header), None)
+        return self.tables_by_line.get(number) if self.tables else None
+
+    @cached_property
+    def tables_by_line(self) -> dict[int, PageTable]:
+        """Each table line's table (the first that lists it), built once per page: `table_of` is asked for every
+        line of a page by the chunker and the table comparer, and a scan of every table's rows for each made them
+        quadratic in a sheet's rows."""
+        found: dict[int, PageTable] = {}
+        for table in self.tables:
+            for number in (*table.rows, *table.header):
+                found.setdefault(number, table)
+        return found
 
 
 class CardSpec(Frozen):

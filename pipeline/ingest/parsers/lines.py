@@ -107,10 +107,11 @@ class BodyWriter:
         its column names recorded in `tables` (none without a header)."""
         header: list[int] = []
         body: list[int] = []
+        width = grid.width  # once per table: it is the widest row's length, a pass over every row
         for index, cells in enumerate(grid.rows):
             # under a header, a body row has a cell for every column (its cells line up with the column names); a
             # header row's trailing empty cells go, so a group row never reads as wide as the header row under it
-            if self.row(cells, grid.width if header and index >= header_rows else 0):
+            if self.row(cells, width if header and index >= header_rows else 0):
                 (header if index < header_rows else body).append(len(self.lines))
         if header:  # a table without a header is left to the later stages' reading of its rows, as TAB-separated text
             self.tables.append(PageTable(header=tuple(header), rows=tuple(body),
