@@ -15,9 +15,9 @@ import sys  # noqa: E402
 
 from pipeline import RagError, environment  # noqa: E402
 from ui.app import create_app  # noqa: E402
-from ui.memory import limit_malloc_arenas  # noqa: E402
+from pipeline import limit_malloc_arenas  # noqa: E402
 
-limit_malloc_arenas()  # before the server's threads start (see ui/memory.py)
+limit_malloc_arenas()  # before the server's threads start (see pipeline/core/memory.py)
 
 try:
     app = create_app()

@@ -144,8 +144,8 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
             results["errors"].append(f"connect: {type(error).__name__}: {str(error)[:200]}")
         return
     if upload:
+        folder = Path(tempfile.mkdtemp(prefix="bench-load-"))
         try:
-            folder = Path(tempfile.mkdtemp(prefix="bench-load-"))
             if pdf_pages:
                 path = session_pdf(folder, index, pdf_pages)
             else:
@@ -160,6 +160,8 @@ def run_session(url: str, index: int, questions: list[str], count: int, upload: 
                 refused.append("; ".join(report.get("errors") or ["refused"])[:200])
         except Exception as error:  # noqa: BLE001 - a failed upload is an error; the session still asks
             errors.append(f"upload: {type(error).__name__}: {str(error)[:200]}")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     for n in range(count):
         question = questions[(index + n) % len(questions)]
         started = time.perf_counter()

@@ -45,6 +45,7 @@ _EXPORTS = {
     ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig"],
     ".verify.judges.llm": ["LlmJudge"],
     # engine: one configuration, one builder, the journey; the frozen seed scenarios
+    ".core.memory": ["limit_malloc_arenas", "release_free_memory"],
     ".core.settings": ["EngineConfig", "Environment", "environment", "default_cache_dir", "default_data_dir"],
     ".engine.config": ["Engine", "build_engine", "paired_judge", "with_budget_of", "with_llm_budget"],
     ".engine.sandbox": ["Sandbox", "default_sandbox", "render_page_in_worker", "render_pages_in_worker"],

@@ -32,13 +32,13 @@ from pipeline import (
     megabytes,
     parse_answer,
     parse_iso_date,
+    release_free_memory,
     strip_markers,
 )
 
 from . import history, panels
 from .accounts import parse_groups, requester_groups
 from .demos import run_demo
-from .memory import release_free_memory
 from .received import forget_file, received_file
 from .source import document_details
 from .state import (
@@ -369,7 +369,7 @@ def do_upload(shared: Shared, files, version, topic, authority, valid_from, vali
     if new:
         gr.Info(toast(f"Added {len(new)} document(s): {', '.join(d.source_id for d in new)}"))
     added = [{**_added(d), "status": session.document_status(d.source_id)} for d in new]
-    release_free_memory()  # the parse's temporary objects are gone: their pages go back (ui/memory.py)
+    release_free_memory()  # the parse's temporary objects are gone: their pages go back (pipeline/core/memory.py)
     return {"added": added, "errors": errors, "documents": sorted(session.uploads)}, session
 
 

@@ -63,9 +63,9 @@ def _first_to_go() -> None:
 def _still_large() -> bool:
     """Give the freed heap back (glibc's malloc_trim), then: is the process still over its recycling size?"""
     from pipeline.core.limits import WORKER_RECYCLE_BYTES
-    from pipeline.ingest.budgets import give_back_freed_memory
+    from pipeline.core.memory import release_free_memory
 
-    give_back_freed_memory()
+    release_free_memory()
     try:
         with open("/proc/self/statm") as handle:
             resident = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

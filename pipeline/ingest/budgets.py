@@ -83,20 +83,6 @@ def cgroup_limit() -> int | None:
     return None
 
 
-def give_back_freed_memory() -> None:
-    """Return the pages malloc holds free to the system (glibc's malloc_trim; nothing elsewhere): after a scanned
-    page's OCR, 40-50 MiB of Tesseract's freed buffers, which the next page's host-memory check would count."""
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    try:
-        if name:
-            ctypes.CDLL(name).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
 _server: int | None = None  # the server's process id, in a parse worker (set by `count_host_from`)
 
 

@@ -75,6 +75,7 @@ class Reader:
                 # no arena kept at its peak size: the reader holds what one call needs.
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 options.enable_cpu_mem_arena = False
+                options.enable_mem_pattern = False
                 self._session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
                 self._packed = e5file.load()
                 self._tokenizer = e5file.piece_tokenizer()

@@ -1,4 +1,4 @@
-"""The server's malloc settings (ui/memory.py): applied on glibc, harmless elsewhere."""
+"""The server's malloc settings (pipeline/core/memory.py): applied on glibc, harmless elsewhere."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import platform
 
 import pytest
 
-from ui.memory import limit_malloc_arenas, release_free_memory
+from pipeline import limit_malloc_arenas, release_free_memory
 
 pytestmark = pytest.mark.slow  # starts the app in a subprocess
 

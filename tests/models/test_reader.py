@@ -97,3 +97,10 @@ def test_costs_are_bounded(reader):
     ids = reader.encode("question", "What is it? " * 100, [long_unit])
     assert len(ids[0]) <= 160
     assert np.isfinite(reader.logits("question", "What is it?", [long_unit, ""])).all()
+
+
+def test_the_packed_file_and_its_tokeniser_are_held_once_per_process():
+    """The reader asks for `load()` and `piece_tokenizer()`, the tokeniser for `load(None)`: one file, so one copy of
+    its pieces and one memory map (two cost ~14 MB resident)."""
+    assert e5file.load() is e5file.load(None) is e5file.load(e5file.packed_model_path())
+    assert e5file.piece_tokenizer() is e5file.piece_tokenizer(None)

@@ -15,6 +15,7 @@ import copy
 from collections.abc import Callable
 
 from pipeline.core.contracts import Context, Proposal, ProposedCitation
+from pipeline.core.memory import release_free_memory
 from pipeline.core.scores import score_and_threshold
 from pipeline.generate.extractive.answer_forms import (
     compared_row,
@@ -195,7 +196,9 @@ class LocalExtractive:
     def _reader_score(self, question: str, unit: Unit) -> float:
         # One unit at a time, always: a batch's int8 activations are scaled together, so a score would depend on its
         # batch.
-        return float(self.reader.probabilities("question", question, [scored_text(unit)])[0])
+        score = float(self.reader.probabilities("question", question, [scored_text(unit)])[0])
+        release_free_memory()  # the call's freed activations go back: the reader's resident cost stays its model's
+        return score
 
     def _drops_asked_words(self, question: str, part: Unit, parts: list[Unit]) -> bool:
         """Does quoting `part` alone lose a word of the question that another part holds? ("… and what is their phone

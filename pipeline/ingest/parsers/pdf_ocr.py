@@ -36,7 +36,8 @@ import pymupdf
 from pipeline.core.contracts import Page
 from pipeline.core.limits import WORKER_CPU_S, WORKER_WALL_S
 from pipeline.core.settings import environment
-from pipeline.ingest.budgets import HostMemory, give_back_freed_memory, mib
+from pipeline.core.memory import release_free_memory
+from pipeline.ingest.budgets import HostMemory, mib
 
 OCR_LANGUAGES = ("eng", "chi_sim")
 OCR_DPI = 200  # 300 dpi read the same test page in 30 % more CPU
@@ -149,7 +150,7 @@ class OcrBudget:
             self.cpu_s, self.wall_s = self.cpu_s + cpu, self.wall_s + wall
             self.page_cpu_s, self.page_wall_s = max(self.page_cpu_s, cpu), max(self.page_wall_s, wall)
         self.read.append(number)
-        give_back_freed_memory()  # the host's next measure counts what the worker holds, not what it freed
+        release_free_memory()  # the host's next measure counts what the worker holds, not what it freed
         return textpage
 
     def _time_for_a_page(self, page: pymupdf.Page) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.core.contracts.verdicts import SupportVerdict
+from pipeline.core.memory import release_free_memory
 from pipeline.lang.text import normalized
 
 from .features import prechecked
@@ -37,6 +38,7 @@ class ReaderJudge:
         """P(support) of the best sentence (or neighbouring pair), and each sentence's own probability."""
         texts = list(sentences) + [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
         probabilities = self.reader.probabilities("claim", claim, texts)
+        release_free_memory()  # tens of MB of freed activations for a long span go back (pipeline/core/memory.py)
         singles = probabilities[: len(sentences)]
         return float(probabilities.max()), singles
 

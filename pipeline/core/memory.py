@@ -1,4 +1,5 @@
-"""The server process's memory: fewer glibc malloc arenas, and freed pages given back after an upload.
+"""The process's memory: fewer glibc malloc arenas, and freed pages given back (after an upload's parse, a scanned
+page's OCR, a reader call).
 
 glibc gives each thread that allocates its own arena (up to 8 per core) and rarely returns their free
 pages, so a server whose request threads parse PDFs and build indexes keeps every thread's high-water
@@ -31,7 +32,7 @@ def limit_malloc_arenas(arenas: int = DEFAULT_ARENAS) -> bool:
     """Cap glibc's malloc arenas for threads started from now on (MALLOC_ARENA_MAX, when set, wins).
     Returns whether the cap was applied."""
     mallopt = _glibc("mallopt")
-    from pipeline import environment
+    from .settings import environment
 
     if environment().get("MALLOC_ARENA_MAX") or mallopt is None:
         return False  # the operator's own setting (read by glibc at start), or not glibc
@@ -39,8 +40,8 @@ def limit_malloc_arenas(arenas: int = DEFAULT_ARENAS) -> bool:
 
 
 def release_free_memory() -> bool:
-    """Give the pages malloc holds free back to the system (glibc's malloc_trim), e.g. after an upload's
-    parse: its temporary line and word objects are freed, but without this the process keeps their pages
-    and the next upload's peak starts from there."""
+    """Give the pages malloc holds free back to the system (glibc's malloc_trim; about 0.1 ms), e.g. after an
+    upload's parse: its temporary line and word objects are freed, but without this the process keeps their pages
+    and the next upload's peak starts from there. Nothing happens where the C library is not glibc."""
     trim = _glibc("malloc_trim")
     return bool(trim(0)) if trim is not None else False
