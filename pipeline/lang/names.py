@@ -43,9 +43,12 @@ _QUALIFIERS = frozenset("new old great north south east west northern southern e
 TITLE_CASE_SHARE = 0.6  # a question with most words capitalised is in title case: capitals say nothing
 
 
+_SENTENCE_END = re.compile(r"[.?!]['’\"”)]*\s+$")
+
+
 def english_names(text: str) -> list[str]:
-    """Runs of capitalised words past a question's first word ("Beijing", "Senator Hawley", "Great Britain",
-    "FAA"): the names it asks about. No tagger ships offline for English; a capital inside a sentence is
+    """Runs of capitalised words past the first word of each of a question's sentences ("Beijing", "Senator Hawley",
+    "Great Britain", "FAA"): the names it asks about. No tagger ships offline for English; a capital inside a sentence is
     the cue people write."""
     words = re.findall(r"[A-Za-z][\w'’-]*", text)
     if not words or (len(words) > 3 and sum(w[0].isupper() for w in words) > TITLE_CASE_SHARE * len(words)):
@@ -53,7 +56,10 @@ def english_names(text: str) -> list[str]:
     first = re.match(r"\W*[A-Za-z][\w'’-]*", text)
     names = []
     for run in _CAPITALISED_RUN.finditer(text, first.end() if first else 0):
-        kept = [w for w in run.group(0).split() if w not in _NOT_NAMES and len(w) > 1]
+        words = run.group(0).split()
+        if _SENTENCE_END.search(text, 0, run.start()):  # "My password has a slash. What …": a sentence's first word
+            words = words[1:]
+        kept = [w for w in words if w not in _NOT_NAMES and len(w) > 1]
         if kept:
             names.append(" ".join(kept))
     return list(dict.fromkeys(names))

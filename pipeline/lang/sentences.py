@@ -36,11 +36,21 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         while end > start and text[end - 1].isspace():
             end -= 1
         if end > start:
-            if trimmed and _ENDS_IN_LABEL.search(text, trimmed[-1][0], trimmed[-1][1]):
+            if trimmed and (_ENDS_IN_LABEL.search(text, trimmed[-1][0], trimmed[-1][1])
+                            or _inside_address(text, trimmed[-1], start)):
                 trimmed[-1] = (trimmed[-1][0], end)  # "Docket No." | "FAA–2020–0746 …": one sentence
             else:
                 trimmed.append((start, end))
     return trimmed
+
+
+def _inside_address(text: str, previous: tuple[int, int], start: int) -> bool:
+    """pysbd ends a sentence at the "?" or "!" of a web address ("…/fwlink/?" | "LinkID=824704."): a cut with no space
+    before the next part, inside a word holding "://" or starting "www.", is not a sentence end."""
+    if previous[1] != start:
+        return False
+    word = text[previous[0] : previous[1]].rsplit(None, 1)[-1]
+    return "://" in word or word.lower().startswith("www.")
 
 
 # A label that an identifier follows ("Docket No. FAA–2020–0746", "Vol. 85", "Fig. 3"): not a sentence end.

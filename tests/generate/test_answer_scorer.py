@@ -349,6 +349,9 @@ def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
     assert english_names("How much did Senator Hawley's train ticket to New York cost?") == ["Hawley", "New York"]
     assert english_names("What Python Version Does It Need?") == []  # title case: capitals say nothing
     assert english_names("which state had the most handgun checks?") == []
+    # each sentence's first word is capitalised by grammar, not because it names something
+    assert english_names("My index password contains a slash. What do I need to do?") == []
+    assert english_names("I am staying in Beijing. Where do I book?") == ["Beijing"]
     text = "Möngke Khan ruled. SEN HAWLEY flew to New York. The Pilatus PC–12/47E. Britain and Europe."
     assert unmentioned_names(["Mongke", "Hawley's", "New York", "PC-12", "Great Britain", "European"], text) == []
     assert unmentioned_names(["Beijing", "New Delhi"], text) == ["Beijing", "New Delhi"]
