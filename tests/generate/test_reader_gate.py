@@ -60,3 +60,25 @@ def test_min_reader_zero_turns_the_reader_off(engine, corpus):
     trace = ask_with(engine, corpus, "Who are the authors of the HPC security publication?", min_reader=0.0)
     assert trace.proposal.reader is None and trace.proposal.reader_score is None
     assert "generator.reader" not in trace.components
+
+
+CERTS = ("Client certificates\n===================\n\n"
+         "You can also specify a local cert to use as client side certificate, as a single file (containing the "
+         "private key and the certificate) or as a tuple of both files' paths::\n\n"
+         "    >>> requests.get('https://kennethreitz.org', cert=('/path/client.cert', '/path/client.key'))\n"
+         "    <Response [200]>\n\n"
+         "The private key to your local certificate must be unencrypted.\n")
+
+
+def test_a_sentence_that_introduces_a_command_is_read_before_the_command_is_quoted_with_it(engine):
+    """The scorer chooses the sentence; the answer runs on to the command it introduces, a unit the reader was not
+    trained on. The reader still reads the sentence the scorer chose, and its score decides."""
+    corpus = corpus_of(engine, ("certs.rst", CERTS))
+    trace = ask_with(engine, corpus, "How do I pass a client side certificate as a tuple of files?")
+    proposal = trace.proposal
+    assert proposal.reader == "reader-v1" and proposal.reader_score is not None
+    if trace.answer.status == "answered":
+        assert "cert=(" in trace.answer.answer  # the command came with its sentence
+        assert proposal.reader_score >= proposal.reader_threshold
+    else:
+        assert proposal.reader_score < proposal.reader_threshold

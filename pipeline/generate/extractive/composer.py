@@ -108,6 +108,13 @@ def with_what_follows(best: Unit, question: str = "") -> Unit:
     return joined(best, after)
 
 
+def introduction(unit: Unit) -> Unit | None:
+    """The sentence a command or list unit opens with (the one that introduces it), if it opens with one."""
+    opening = [u for u in units_of(unit.source) if u.kind in READ_KINDS and u.start_line == unit.start_line
+               and len(u.quote) < len(unit.quote) and unit.quote.startswith(u.quote)]
+    return max(opening, key=lambda u: len(u.quote), default=None)
+
+
 def sentences_inside(unit: Unit) -> list[Unit]:
     """The single sentences a several-sentence unit (a sentence with the one before it, a long list item) is made of,
     in reading order: the units of its source inside its lines and its text that hold no smaller such unit."""
@@ -316,7 +323,13 @@ class LocalExtractive:
             how += " (the scorer's best unit scores {} < threshold {})".format(*score_and_threshold(best_score, self.min_support))
         else:
             best, narrowed, read = self._narrowed(question, best)
+            chosen = best
             best = with_antecedent(with_value(with_what_follows(best, question), question), question)
+            if self.reader is not None and read is None and best.kind == "code":
+                # A command with the sentence that introduces it ("…as a tuple of both files' paths::"): the reader
+                # reads that sentence (it is not trained on code); a bare command stays unread.
+                intro = chosen if chosen.kind in READ_KINDS else introduction(best)
+                read = (intro, self._reader_score(question, intro)) if intro is not None else None
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + narrowed
             if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
                 how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
