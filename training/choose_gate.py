@@ -24,13 +24,15 @@ from pipeline.evaluate.squad import contains_gold
 
 from .pairs import SQUAD2_DEV_SPLIT
 
-GRID = (0.0, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+# Steps of 0.01 (a coarser grid returns the step below the rule's threshold: 0.15 where the rule allows 0.18).
+GRID = (0.0, *(round(0.05 + 0.01 * i, 2) for i in range(46)))
 
 
-def asked(split: str) -> list[dict]:
-    """One row per question: answered, right, impossible and the reader's score of the answered unit."""
+def asked(split: str, min_support: float | None = None) -> list[dict]:
+    """One row per question: answered, right, impossible, the scorer's and the reader's scores of the answered unit.
+    `min_support`: the scorer's threshold (default the shipped one; 0 records every question's best unit)."""
     engine = build_engine()
-    settings = Settings(min_reader=1e-6)
+    settings = Settings(min_reader=1e-6) if min_support is None else Settings(min_reader=1e-6, min_support=min_support)
     rows = []
     for a_index, article in enumerate(data.load_squad(data.SQUAD2)):
         if SQUAD2_DEV_SPLIT.get(article.title) != split:
@@ -43,14 +45,17 @@ def asked(split: str) -> list[dict]:
             quote = trace.answer.citations[0].quote if answered else ""
             rows.append({"impossible": question.impossible, "answered": answered,
                          "right": answered and not question.impossible and contains_gold(quote or "", question.answers),
-                         "reader_score": trace.proposal.reader_score if trace.proposal is not None else None})
+                         "reader_score": trace.proposal.reader_score if trace.proposal is not None else None,
+                         "score": trace.proposal.score if trace.proposal is not None else None})
     return rows
 
 
-def curve(rows: list[dict]) -> list[dict]:
+def curve(rows: list[dict], min_support: float) -> list[dict]:
+    """Per reader threshold, the answers kept among those whose unit the scorer passes at `min_support`."""
     out = []
     for threshold in GRID:
-        kept = [r for r in rows if r["answered"] and (r["reader_score"] is None or r["reader_score"] >= threshold)]
+        kept = [r for r in rows if r["answered"] and (r["score"] is None or r["score"] >= min_support)
+                and (r["reader_score"] is None or r["reader_score"] >= threshold)]
         right = sum(r["right"] for r in kept)
         false = sum(r["impossible"] for r in kept)
         refused = sum(r["impossible"] for r in rows) - false
@@ -70,13 +75,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="calib")
     parser.add_argument("--keep", type=float, default=0.9)
     parser.add_argument("--out", type=Path, default=Path("training/data/gate-calib.json"))
+    parser.add_argument("--min-support", type=float, default=None, help="the scorer's threshold (default: shipped)")
     args = parser.parse_args(argv)
     started = time.time()
-    rows = asked(args.split)
-    table = curve(rows)
+    rows = asked(args.split, args.min_support)
+    table = curve(rows, Settings().min_support)
     chosen = choose(table, args.keep)
     result = {"split": args.split, "questions": len(rows), "keep": args.keep, "threshold": chosen, "curve": table,
-              "seconds": round(time.time() - started, 1)}
+              "seconds": round(time.time() - started, 1), "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
     for row in table:
