@@ -25,7 +25,8 @@ _SEGMENTER = None
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Sentence boundaries as code-point spans (pysbd for English, punctuation for Chinese)."""
-    if has_cjk(text):
+    chinese = has_cjk(text)
+    if chinese:
         spans = [(m.start(), m.end()) for m in _CJK_SENTENCE.finditer(text)]
     else:
         spans = [(s.start, s.end) for s in _segmenter().segment(text)]
@@ -37,20 +38,18 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             end -= 1
         if end > start:
             if trimmed and (_ENDS_IN_LABEL.search(text, trimmed[-1][0], trimmed[-1][1])
-                            or _inside_address(text, trimmed[-1], start)):
+                            or (not chinese and _glued(trimmed[-1], start))):
                 trimmed[-1] = (trimmed[-1][0], end)  # "Docket No." | "FAA–2020–0746 …": one sentence
             else:
                 trimmed.append((start, end))
     return trimmed
 
 
-def _inside_address(text: str, previous: tuple[int, int], start: int) -> bool:
-    """pysbd ends a sentence at the "?" or "!" of a web address ("…/fwlink/?" | "LinkID=824704."): a cut with no space
-    before the next part, inside a word holding "://" or starting "www.", is not a sentence end."""
-    if previous[1] != start:
-        return False
-    word = text[previous[0] : previous[1]].rsplit(None, 1)[-1]
-    return "://" in word or word.lower().startswith("www.")
+def _glued(previous: tuple[int, int], start: int) -> bool:
+    """pysbd ends sentences where no space follows: at the "?" of a web address ("…/fwlink/?" | "LinkID=824704.") or
+    the dot of a file name in code ("the user's `." | "netrc` file."). An English sentence end is followed by a space
+(Chinese ones are not: "。" ends a sentence where it stands)."""
+    return previous[1] == start
 
 
 # A label that an identifier follows ("Docket No. FAA–2020–0746", "Vol. 85", "Fig. 3"): not a sentence end.

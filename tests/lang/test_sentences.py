@@ -24,3 +24,12 @@ def test_a_web_address_with_a_query_is_not_cut_at_its_question_mark(text, expect
 def test_a_question_after_an_address_still_ends_its_own_sentence():
     text = "Write to https://example.org/contact. Why? It is faster."
     assert sentences(text) == ["Write to https://example.org/contact.", "Why?", "It is faster."]
+
+
+def test_a_file_name_in_code_is_not_cut_at_its_dot():
+    text = "pip gets credentials from the user's `.netrc` file. Then it asks keyring."
+    assert sentences(text) == ["pip gets credentials from the user's `.netrc` file.", "Then it asks keyring."]
+
+
+def test_chinese_sentences_end_at_their_full_stop_without_a_space():
+    assert sentences("北京的住宿限额是每晚七百五十元。上海是八百元。") == ["北京的住宿限额是每晚七百五十元。", "上海是八百元。"]
