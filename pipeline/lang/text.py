@@ -85,3 +85,25 @@ def normalize(text: str) -> str:
 def strip_edges(text: str) -> str:
     """The text without surrounding spaces and sentence punctuation."""
     return text.strip(" \t\n.,;:!?。，；：！？")
+
+
+# Inline markup of Markdown, reStructuredText and MyST, as a reader of the rendered page would not see it.
+_INLINE_MARKUP = [
+    (re.compile(r"(?:\{[\w:-]+\}|:[\w:.-]+:)`([^`<]*?)\s*<[^`>]*>`"), r"\1"),  # :meth:`iter_lines() <Response.iter_lines>`
+    (re.compile(r"(?:\{[\w:-]+\}|:[\w:.-]+:)`([^`]*)`"), r"\1"),  # :ref:`x`, {ref}`pip freeze`
+    (re.compile(r"`([^`\n]+?)\s*<[^`>\n]*>`__?"), r"\1"),  # `Requests <https://…>`_
+    (re.compile(r"``([^`\n]+)``"), r"\1"),
+    (re.compile(r"`([^`\n]+)`_{0,2}"), r"\1"),
+    (re.compile(r"!?\[([^\]\n]+)\]\([^)\n]*\)"), r"\1"),  # [text](url)
+    (re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]"), r"\1"),  # [text][ref]
+    (re.compile(r"(\*\*|__)(?=\S)([^*\n]+?)(?<=\S)\1"), r"\2"),
+    (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),
+]
+
+
+def without_inline_markup(text: str) -> str:
+    """`text` without inline markup (roles, literals, links, emphasis): what a reader of the rendered page reads.
+    For the reader model only; quotes keep the source's characters."""
+    for pattern, replacement in _INLINE_MARKUP:
+        text = pattern.sub(replacement, text)
+    return text

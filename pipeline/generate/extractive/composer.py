@@ -41,6 +41,7 @@ from pipeline.lang.questions import (
     wanted_types,
 )
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
+from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer
 from pipeline.text.tables import asked_cells, asked_unit, named_row
 from pipeline.text.units import Unit, introduces, join_lines, joined, units_of
@@ -203,7 +204,8 @@ class LocalExtractive:
     def _reader_score(self, question: str, unit: Unit) -> float:
         # One unit at a time, always: a batch's int8 activations are scaled together, so a score would depend on its
         # batch.
-        score = float(self.reader.probabilities("question", question, [scored_text(unit)])[0])
+        # It reads the page as rendered: ":meth:`iter_lines() <Response.iter_lines>`" is "iter_lines()" to a person.
+        score = float(self.reader.probabilities("question", question, [without_inline_markup(scored_text(unit))])[0])
         release_free_memory()  # the call's freed activations go back: the reader's resident cost stays its model's
         return score
 

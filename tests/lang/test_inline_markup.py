@@ -1,0 +1,26 @@
+"""Inline markup as a reader of the rendered page does not see it (pipeline/lang/text.py): what the reader model reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.lang.text import without_inline_markup
+
+
+@pytest.mark.parametrize("source, rendered", [
+    (":meth:`Response.iter_lines() <requests.Response.iter_lines>` or :meth:`Response.iter_content()`",
+     "Response.iter_lines() or Response.iter_content()"),
+    ("Some examples are `requests-threads`_, `grequests`_ and `Requests <https://requests.readthedocs.io>`_.",
+     "Some examples are requests-threads, grequests and Requests."),
+    ("schema version ``6`` adds workflow presets", "schema version 6 adds workflow presets"),
+    ("can be generated using {ref}`pip freeze`.", "can be generated using pip freeze."),
+    ("contain any of these [special characters][reserved-chars], then", "contain any of these special characters, then"),
+    ("see [the guide](https://example.org/guide) for **all** of the *details*", "see the guide for all of the details"),
+])
+def test_roles_literals_links_and_emphasis_read_as_their_text(source, rendered):
+    assert without_inline_markup(source) == rendered
+
+
+@pytest.mark.parametrize("text", ["* a list item", "2*3*4 = 24", "a_b_c and snake_case_names", "price: $5 * 3"])
+def test_text_that_only_looks_like_markup_is_left_alone(text):
+    assert without_inline_markup(text) == text
