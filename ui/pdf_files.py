@@ -2,7 +2,8 @@
 only when it draws a page, and eight sessions holding a 20-page PDF each kept 18 MiB resident for it.
 
 Each session's files are named with its own random token inside one folder per server process (removed
-when the process exits); a session's end removes its files, including any left by a failed upload.
+when the process exits, or by the next server process when it was killed); a session's end removes its files,
+including any left by a failed upload.
 """
 
 from __future__ import annotations
@@ -23,13 +24,42 @@ _folder: Path | None = None
 _folder_lock = threading.Lock()
 
 
+PREFIX = "auditable-rag-pdfs-"
+
+
 def _process_folder() -> Path:
     global _folder
     with _folder_lock:
         if _folder is None or not _folder.is_dir():
-            _folder = Path(tempfile.mkdtemp(prefix="auditable-rag-pdfs-"))
+            remove_orphaned_folders(Path(tempfile.gettempdir()))
+            _folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
             atexit.register(shutil.rmtree, _folder, True)
         return _folder
+
+
+def remove_orphaned_folders(parent: Path) -> list[Path]:
+    """Remove the folders of server processes that are gone: a killed process (SIGKILL, an out-of-memory kill, a
+    power cut) never runs its exit handler, and its sessions' PDFs would stay on disk for good. A folder names its
+    process; one whose process still runs, or that is not ours to remove, stays."""
+    removed = []
+    for folder in parent.glob(f"{PREFIX}*-*"):
+        pid = folder.name[len(PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            removed.append(folder)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: running
+    return True
 
 
 class PdfFiles(MutableMapping[str, bytes]):

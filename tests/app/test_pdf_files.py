@@ -36,3 +36,22 @@ def test_two_sessions_never_share_or_delete_each_others_files():
     assert first._paths["same"] != second._paths["same"]
     first.clear_files()
     assert second["same"] == b"%PDF same bytes"
+
+
+def test_a_killed_servers_folder_is_removed_by_the_next_and_a_running_ones_is_kept(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from ui.pdf_files import PREFIX, remove_orphaned_folders
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    dead = tmp_path / f"{PREFIX}{gone.stdout.strip()}-abc"
+    alive = tmp_path / f"{PREFIX}{os.getppid()}-def"
+    unnamed = tmp_path / f"{PREFIX}oldstyle"
+    for folder in (dead, alive, unnamed):
+        folder.mkdir()
+        (folder / "session-0.pdf").write_bytes(b"%PDF-1.7")
+    assert remove_orphaned_folders(tmp_path) == [dead]
+    assert not dead.exists() and alive.exists() and unnamed.exists()
