@@ -59,6 +59,19 @@ def _says(words: set[str], text: str) -> str | None:
     return None
 
 
+def opposed_word(question: str, text: str) -> tuple[str, str] | None:
+    """(the question's word, the text's opposite) when `text` speaks only of the opposite of a word the question
+    uses ("… on weekdays?" of a sentence about weekends; "… download …?" of one about uploads). Class words only:
+    no negation, which is how a text answers a yes/no question."""
+    question, text = question.lower().replace("’", "'"), text.lower().replace("’", "'")
+    for one, two in _CLASSES:
+        in_question, in_text = (_says(one, question), _says(two, question)), (_says(one, text), _says(two, text))
+        for side in (0, 1):
+            if in_question[side] and not in_question[1 - side] and not in_text[side] and in_text[1 - side]:
+                return in_question[side], in_text[1 - side]
+    return None
+
+
 def said_opposite(claim: str, span: str) -> tuple[str, str] | None:
     """(the claim's word, the span's opposite) when the span says the opposite of what the claim says."""
     claim, span = claim.lower().replace("’", "'"), span.lower().replace("’", "'")

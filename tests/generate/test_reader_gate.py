@@ -82,3 +82,22 @@ def test_a_sentence_that_introduces_a_command_is_read_before_the_command_is_quot
         assert proposal.reader_score >= proposal.reader_threshold
     else:
         assert proposal.reader_score < proposal.reader_threshold
+
+
+FARES = ("# Ferry fares\n\nOn weekends the crossing costs 12 euros per adult.\n"
+         "Dogs are prohibited on the passenger deck.\n")
+
+
+def test_a_unit_that_speaks_only_of_the_opposite_does_not_answer_but_a_yes_no_rule_does(engine):
+    """"… on weekdays?" is not answered by the weekend fare; "Are dogs allowed …?" is answered by "Dogs are prohibited"."""
+    from pipeline.lang.opposites import opposed_word
+
+    assert opposed_word("How much is the crossing on weekdays?", "On weekends the crossing costs 12 euros.") == (
+        "weekdays", "weekends")
+    assert opposed_word("How much is the crossing on weekends?", "On weekends the crossing costs 12 euros.") is None
+    corpus = corpus_of(engine, ("fares.md", FARES))
+    weekday = ask_with(engine, corpus, "How much does the crossing cost per adult on weekdays?")
+    assert weekday.answer.status == "abstained"
+    assert "opposite of what the question asks" in weekday.proposal.note
+    dogs = ask_with(engine, corpus, "Are dogs allowed on the passenger deck?", min_reader=0.0)
+    assert dogs.answer.status == "answered" and "prohibited" in dogs.answer.answer
