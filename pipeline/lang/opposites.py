@@ -67,8 +67,9 @@ def opposed_word(question: str, text: str) -> tuple[str, str] | None:
     for one, two in _CLASSES:
         in_question, in_text = (_says(one, question), _says(two, question)), (_says(one, text), _says(two, text))
         for side in (0, 1):
-            if in_question[side] and not in_question[1 - side] and not in_text[side] and in_text[1 - side]:
-                return in_question[side], in_text[1 - side]
+            asked, opposite = in_question[side], in_text[1 - side]
+            if asked and opposite and not in_question[1 - side] and not in_text[side]:
+                return asked, opposite
     return None
 
 
