@@ -61,12 +61,13 @@ def _says(words: set[str], text: str) -> str | None:
 
 def opposed_word(question: str, text: str) -> tuple[str, str] | None:
     """(the question's word, the text's opposite) when `text` speaks only of the opposite of a word the question
-    uses ("… on weekdays?" of a sentence about weekends; "… download …?" of one about uploads). Class words only:
-    no negation, which is how a text answers a yes/no question."""
+    uses ("… on weekdays?" of a sentence about weekends). Class words only: no negation, which is how a text
+    answers a yes/no question."""
     question, text = question.lower().replace("’", "'"), text.lower().replace("’", "'")
     for one, two in _CLASSES:
         in_question, in_text = (_says(one, question), _says(two, question)), (_says(one, text), _says(two, text))
         for side in (0, 1):
+            # naming both sides ("optional, but you must book"), or a text naming the asked side, is no conflict
             asked, opposite = in_question[side], in_text[1 - side]
             if asked and opposite and not in_question[1 - side] and not in_text[side]:
                 return asked, opposite
@@ -75,13 +76,10 @@ def opposed_word(question: str, text: str) -> tuple[str, str] | None:
 
 def said_opposite(claim: str, span: str) -> tuple[str, str] | None:
     """(the claim's word, the span's opposite) when the span says the opposite of what the claim says."""
+    opposed = opposed_word(claim, span)
+    if opposed:
+        return opposed
     claim, span = claim.lower().replace("’", "'"), span.lower().replace("’", "'")
-    for one, two in _CLASSES:
-        in_claim, in_span = (_says(one, claim), _says(two, claim)), (_says(one, span), _says(two, span))
-        for side in (0, 1):
-            # a claim naming both sides ("optional, but you must book") or a span naming the claim's side is no conflict
-            if in_claim[side] and not in_claim[1 - side] and not in_span[side] and in_span[1 - side]:
-                return in_claim[side], in_span[1 - side]
     flipped = _negation_flip(claim, span)
     if flipped:
         return flipped
