@@ -181,11 +181,12 @@ class PieceTokenizer:
     def __init__(self, packed: PackedE5) -> None:
         # Pieces by a key of their text (_key): sorted in a numpy array (~4 MB, no string kept); two texts share a key
         # about once in 2^64 look-ups.
-        # Built by numpy from generators, not from lists of 250,002 Python ints: those lists' freed objects
-        # stayed resident (~18 MB after the build).
+        # Filled in place, one pass over the 250,002 pieces: no lists of Python ints left for malloc to keep.
         count = len(packed.piece_offsets) - 1
-        all_keys = np.fromiter((_key(p) if p else 0 for p in packed.pieces()), dtype=np.int64, count=count)
-        lengths = np.fromiter((len(p) for p in packed.pieces()), dtype=np.int64, count=count)
+        all_keys, lengths = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+        for i, piece in enumerate(packed.pieces()):
+            if piece:
+                all_keys[i], lengths[i] = _key(piece), len(piece)
         present = np.flatnonzero(lengths)
         self._longest = int(lengths.max())
         order = np.argsort(all_keys[present], kind="stable")  # the first id of a repeated piece wins
