@@ -33,7 +33,7 @@ def asked(split: str, min_support: float | None = None) -> list[dict]:
     """One row per question: answered, right, impossible, the scorer's and the reader's scores of the answered unit.
     `min_support`: the scorer's threshold (default the shipped one; 0 records every question's best unit)."""
     engine = build_engine()
-    settings = Settings(min_reader=1e-6) if min_support is None else Settings(min_reader=1e-6, min_support=min_support)
+    settings = Settings(min_reader=1e-6, **({} if min_support is None else {"min_support": min_support}))
     rows = []
     for a_index, article in enumerate(data.load_squad(data.SQUAD2)):
         if SQUAD2_DEV_SPLIT.get(article.title) != split:

@@ -76,7 +76,8 @@ def test_the_deploy_images_tessdata_is_where_debian_bookworm_puts_it():
     except OSError:
         here = {}
     if here.get("VERSION_CODENAME") != release.group(1) or shutil.which("dpkg") is None:
-        pytest.skip(f"this machine is not Debian {release.group(1)} (the image's release)")
+        pytest.skip(f"this machine is {here.get('PRETTY_NAME', 'not Debian')}, not Debian {release.group(1)} (the "
+                    "image's release), so its packages say nothing of the image's paths")
     listed = subprocess.run(["dpkg", "-L", "tesseract-ocr-eng", "tesseract-ocr-chi-sim"], capture_output=True,
                             text=True)
     if listed.returncode != 0:
