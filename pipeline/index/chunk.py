@@ -16,6 +16,7 @@ import re
 
 from pipeline.core.contracts import Chunk, Document, IndexSettings, Line, Page, Span
 from pipeline.lang.tokenize import is_cjk_char
+from pipeline.text.adornments import underline_at
 from pipeline.text.tables import HeadingsAbove, known_header
 
 WINDOW_SIZE = IndexSettings.model_fields["chunk_window"].default
@@ -113,7 +114,20 @@ def _next_start(text: str, end: int, start: int, overlap: int) -> int:
             position += 1
     while position < end and text[position].isspace():
         position += 1
-    return position if position < end else end
+    return _not_under_a_title(text, position, start) if position < end else end
+
+
+def _not_under_a_title(text: str, position: int, start: int) -> int:
+    """`position`, or the start of the title above it when it opens a title's underline ("SOCKS Proxies" over
+    "~~~~~~~~~~~~~"): a window that opened on the rule would read it as a code fence, without its title."""
+    if position == 0 or text[position - 1] != "\n":
+        return position
+    title_start = text.rfind("\n", 0, position - 1) + 1
+    above_start = text.rfind("\n", 0, max(title_start - 1, 0)) + 1 if title_start else title_start
+    line_end = text.find("\n", position)
+    lines = [text[above_start:max(title_start - 1, above_start)], text[title_start:position - 1],
+             text[position:line_end if line_end >= 0 else len(text)]]
+    return title_start if title_start > start and underline_at(lines, 2) else position
 
 
 def _windows(page: Page, run: list[Line], size: int, overlap: int) -> list[tuple[int, int]]:

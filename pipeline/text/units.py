@@ -14,6 +14,10 @@ list or a table puts one item per line. So lines are first grouped into blocks:
   introduces it ("You can install it with pip:") becomes one unit with it, since a "how do I"
   question is answered by the instruction and its command together;
 - a line of HTML markup only (a README's `<div>`, `<table>`, badges) is layout, like a blank;
+- reStructuredText's explicit markup is layout too (a link target, a substitution, a directive's own line); a code
+  directive (".. code-block:: python") makes the indented block under it code, which goes on past an empty line
+  inside it; a rule under a one-line title is its underline even when made of tildes, which Markdown also uses
+  for fences (`adornments.py`);
 - everything else joins its neighbours and is split into sentences across line breaks; a sentence
   that opens with a pronoun ("They should not exceed 4,000 words") is also a unit together with the
   sentence before it, which says what the pronoun stands for;
@@ -35,6 +39,8 @@ from pipeline.lang.forms import ANAPHOR
 from pipeline.lang.sentences import sentence_spans
 from pipeline.lang.text import LINE_END_HYPHEN, keeps_hyphen
 from pipeline.lang.tokenize import has_cjk, is_cjk_char
+from pipeline.text.adornments import RULE as _UNDERLINE
+from pipeline.text.adornments import adornment_lines
 from pipeline.text.footnotes import NOTE_OPENING
 from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns
 
@@ -42,7 +48,6 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivx
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
-_UNDERLINE = re.compile(r"^\s{0,3}([=\-~^*+#`])\1{2,}\s*$")
 _MARKUP_ONLY = re.compile(r"^\s*(?:<[^<>]*>\s*)+$")
 _INDENTED = re.compile(r"^(?: {2,}|\t)\S")
 _MARKUP = re.compile(r"<[^<>]*>|\]\([^()\s]*\)|https?://\S+")  # tags, Markdown link targets, bare URLs
@@ -103,6 +108,15 @@ def _continues_row(row: str, line: str) -> bool:
     return bool(letters) and (stripped.upper() == stripped or stripped[0].islower())
 
 
+_LITERAL_KINDS = ("literal", "directive-literal")
+# reStructuredText explicit markup that is not text: a code directive, an admonition whose text is indented under
+# it (".. note::"), a link target (".. _proxies:"), a substitution.
+_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:(?P<code>code-block|code|sourcecode|highlight|literalinclude|doctest|testcode|testoutput"
+    r"|parsed-literal|prompt|ipython|jupyter-execute)::"
+    r"|(?P<text>note|warning|tip|hint|important|attention|caution|danger|error|seealso|admonition)::\s*$"
+    r"|_[^:]*:|\|[^|]+\|\s+[\w-]+::)")
+
 # A plain text's centred title line ("                    Apache License", an RFC's title): far indented, short,
 # no sentence end. A heading names a topic; it is never an answer.
 _CENTRED_TITLE = re.compile(r"^ {12,}(?=\S)(?![^\n]*[=+{}<>|;()])(?:\S+ ?){1,8}(?<![.:;,])$")
@@ -110,20 +124,23 @@ _CENTRED_TITLE = re.compile(r"^ {12,}(?=\S)(?![^\n]*[=+{}<>|;()])(?:\S+ ?){1,8}(
 
 def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:
     """Group lines into (kind, lines) blocks: prose, item, heading, code, row or header-row (above a Markdown rule)."""
-    reader = _BlockReader(plain_text, starts_in_code)
+    adornments = adornment_lines([line.text for line in lines]) if plain_text else frozenset()
+    reader = _BlockReader(plain_text, starts_in_code, frozenset(lines[i].number for i in adornments))
     for line in lines:
         reader.read(line)
     # An indented literal block is code to the units (a command shown after "… then you can run:"), unless it
     # reads as prose (an RFC's definitions under "… as described in RFC 2119:").
-    return [(("prose" if _reads_as_prose(block) else "code") if kind == "literal" else kind, block)
-            for kind, block in reader.blocks if block]
+    return [(("prose" if _reads_as_prose(block) else "code") if kind == "literal" else
+             "code" if kind == "directive-literal" else kind, block)
+            for kind, block in reader.blocks if block and kind not in ("directive", "code-directive")]
 
 
 class _BlockReader:
     """The blocks of lines read so far, one line at a time; each step says whether it took the line."""
 
-    def __init__(self, plain_text: bool, starts_in_code: bool):
+    def __init__(self, plain_text: bool, starts_in_code: bool, adornments: frozenset[int] = frozenset()):
         self.plain_text = plain_text
+        self.adornments = adornments  # the numbers of the lines that are a title's rule, though they look like fences
         self.blocks: list[tuple[str, list[PackedLine]]] = []
         self.in_code = plain_text and starts_in_code
         if self.in_code:
@@ -138,7 +155,7 @@ class _BlockReader:
         if self._blank(line):
             return
         after_gap, self.gap = self.gap, []
-        if self._known(line):
+        if self._known(line) or self._directive(line):
             return
         if (self._fence(line) or self._indented(line, after_gap) or self._table_rule(line) or self._underline(line)
                 or self._table_row(line)):
@@ -163,7 +180,7 @@ class _BlockReader:
         return True
 
     def _fence(self, line: PackedLine) -> bool:
-        if not (self.plain_text and _FENCE.match(line.text)):
+        if not (self.plain_text and _FENCE.match(line.text)) or line.number in self.adornments:
             return False
         self.blocks.append(("code", [line]))
         self.in_code = True
@@ -180,12 +197,29 @@ class _BlockReader:
         if item is not None:  # a Markdown item's indented paragraph or command is part of the item
             item.extend([*after_gap, line])
             return True
+        code_above = _code_literal_above(self.blocks, _indent(text)) if after_gap and None not in after_gap else None
+        if code_above is not None:  # code goes on past an empty line inside it
+            code_above.extend([*after_gap, line])
+            while self.blocks[-1][0] == "blank":  # so that the next line goes on with it too
+                self.blocks.pop()
+            return True
         if not _literal_block_goes_on(self.blocks, _indent(text)):
             return False
-        if self.blocks[-1][0] == "literal":
+        if self.blocks[-1][0] in _LITERAL_KINDS:
             self.blocks[-1][1].append(line)
         else:
-            self.blocks.append(("literal", [line]))
+            announced_as_code = len(self.blocks) > 1 and self.blocks[-2][0] == "code-directive"
+            self.blocks.append(("directive-literal" if announced_as_code else "literal", [line]))
+        return True
+
+    def _directive(self, line: PackedLine) -> bool:
+        """reStructuredText's explicit markup: a link target or substitution is layout; a code directive
+        (".. code-block:: python") announces the indented block under it as code."""
+        match = _DIRECTIVE.match(line.text) if self.plain_text else None
+        if match is None:
+            return False
+        kind = "code-directive" if match.group("code") else "directive" if match.group("text") else "blank"
+        self.blocks.append((kind, [line] if kind != "blank" else []))
         return True
 
     def _table_rule(self, line: PackedLine) -> bool:
@@ -268,13 +302,25 @@ def _literal_block_goes_on(blocks: list[tuple[str, list[PackedLine]]], indent: i
     """In plain text, a line indented deeper than a paragraph announcing it ("… you can run:"), after an empty
     line, opens a literal block (READMEs, Debian notes, an RFC's examples under its indented prose); an indented
     line right under one goes on with it."""
-    if blocks and blocks[-1][0] == "literal":
+    if blocks and blocks[-1][0] in _LITERAL_KINDS:
         return True
     if not blocks or blocks[-1][0] != "blank":
         return False
     before = _last_text_block(blocks)
+    if before is not None and before[0] in ("directive", "code-directive"):
+        return indent > _indent(before[1][-1].text)
     return (before is not None and before[0] in ("prose", "item") and before[1][-1].text.rstrip().endswith((":", "："))
             and indent > _indent(before[1][-1].text))
+
+
+def _code_literal_above(blocks: list[tuple[str, list[PackedLine]]], indent: int) -> list[PackedLine] | None:
+    """The lines of the literal block of code that the empty lines just passed interrupt, if a line indented by
+    `indent` goes on with it (a blank line between two statements of an example; a literal block that reads as
+    prose, an RFC's definitions, ends at its empty line)."""
+    before = _last_text_block(blocks)
+    if before is None or before[0] not in _LITERAL_KINDS or indent < _indent(before[1][0].text):
+        return None
+    return before[1] if before[0] == "directive-literal" or not _reads_as_prose(before[1]) else None
 
 
 def _underlined_title(blocks: list[tuple[str, list[PackedLine]]]) -> None:
@@ -288,8 +334,9 @@ def _underlined_title(blocks: list[tuple[str, list[PackedLine]]]) -> None:
 def opens_inside_code(texts: list[str]) -> bool:
     """Do lines that follow `texts` (the page above a packed window) sit inside a fenced code block?"""
     inside = False
-    for text in texts:
-        if _FENCE.match(text):
+    adornments = adornment_lines(texts)
+    for index, text in enumerate(texts):
+        if _FENCE.match(text) and (inside or index not in adornments):
             inside = not inside
     return inside
 
@@ -317,7 +364,12 @@ def _wraps(previous: str, line: str) -> bool:
     if _ends_sentence(previous):
         return False
     stripped = line.strip()
-    return stripped[:1].islower() or len(previous.rstrip()) >= WRAP_WIDTH or has_cjk(previous[-1:])
+    return (stripped[:1].islower() or _INLINE_MARKUP_START.match(stripped) is not None
+            or len(previous.rstrip()) >= WRAP_WIDTH or has_cjk(previous[-1:]))
+
+
+# A line that opens with inline code or a reST role (":class:`…`") goes on with the unfinished line above it.
+_INLINE_MARKUP_START = re.compile(r"^(?:`|:[\w.+-]+:`)")
 
 
 def _sentences(source: PackedSource, block: list[PackedLine], kind: str) -> list[Unit]:
@@ -482,9 +534,18 @@ def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | No
     """A code block, and the sentence that introduces it together with it ("… with pip:" + the command)."""
     code = Unit(source, block[0].number, block[-1].number, "\n".join(line.text for line in block), kind="code")
     if (before is None or before.kind not in ("sentence", "item") or not introduces(before)
-            or block[0].number - before.end_line > 2):
+            or not _only_layout_between(source, before.end_line, block[0].number)):
         return [code]
     return [code, _from_intro(source, before, block[-1].number, kind="code")]
+
+
+def _only_layout_between(source: PackedSource, after: int, before: int) -> bool:
+    """Are the lines strictly between the two line numbers one empty line at most, or empty lines around a code
+    directive (".. code-block:: python")?"""
+    between = [line.text for line in source.lines if after < line.number < before]
+    if len(between) <= 1:
+        return not "".join(between).strip()
+    return all(not text.strip() or _DIRECTIVE.match(text) for text in between) and len(between) <= 3
 
 
 def _mostly_markup(quote: str) -> bool:

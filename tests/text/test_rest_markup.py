@@ -1,0 +1,98 @@
+"""reStructuredText as documentation writes it: tilde and backtick rules under titles are headings, not code
+fences; explicit markup (code directives, link targets, admonitions) is layout around the text it announces;
+and a window never opens on a title's underline."""
+
+from __future__ import annotations
+
+import random
+
+from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.index.chunk import window_chunks
+from pipeline.ingest.parsers import parse
+from pipeline.text.adornments import adornment_lines, underline_at
+from pipeline.text.units import opens_inside_code, units_of
+
+
+def _source(lines, in_code=False):
+    return PackedSource(
+        n=1, source_id="doc", version=None, page=None, start_line=1, end_line=len(lines), support_span=False,
+        dated="", sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines)),
+        in_code=in_code,
+    )
+
+
+SOCKS = [
+    "HTTP Proxies", "~~~~~~~~~~~~", "", "Use a ProxyManager to reach the web through a proxy.", "",
+    "SOCKS Proxies", "~~~~~~~~~~~~~", "", "For SOCKS, you can use the SOCKSProxyManager to connect.", "",
+    "Pools", "-----", "", "A pool keeps ten connections per host.",
+]
+
+
+def test_a_tilde_rule_under_a_title_is_an_underline_and_a_markdown_fence_is_not():
+    assert adornment_lines(SOCKS) == {1, 6, 11}
+    assert adornment_lines(["~~~~~~", "Title", "~~~~~~", "", "Text."]) == {0, 2}  # over- and underline
+    # Markdown fences: after an empty line, or under a sentence longer than the rule.
+    assert adornment_lines(["Some text.", "", "~~~", "code", "~~~"]) == set()
+    assert adornment_lines(["Run this example:", "~~~", "code", "~~~"]) == set()
+    assert not underline_at(SOCKS, 3) and underline_at(SOCKS, 6)
+
+
+def test_a_tilde_underlined_section_is_a_heading_and_the_text_after_it_is_prose():
+    units = units_of(_source(SOCKS))
+    assert [(u.kind, u.quote) for u in units] == [
+        ("heading", "HTTP Proxies"), ("sentence", "Use a ProxyManager to reach the web through a proxy."),
+        ("heading", "SOCKS Proxies"), ("sentence", "For SOCKS, you can use the SOCKSProxyManager to connect."),
+        ("heading", "Pools"), ("sentence", "A pool keeps ten connections per host.")]
+    # The page above a window counts no fence either: the window after two tilde sections is not code.
+    assert not opens_inside_code(SOCKS[:9])
+    markdown = ["Intro:", "", "~~~", "x = 1", "", "y = 2"]
+    assert opens_inside_code(markdown) and units_of(_source(markdown))[-1].kind == "code"
+
+
+RST = [
+    "In order to use SOCKS proxies you will need to", "install PySocks or the ``socks`` extra:", "",
+    ".. code-block:: bash", "", "    python -m pip install urllib3[socks]", "",
+    "Once PySocks is installed, you can use", ":class:`~contrib.socks.SOCKSProxyManager`:", "",
+    ".. code-block:: python", "", "    from urllib3.contrib.socks import SOCKSProxyManager", "",
+    "    proxy = SOCKSProxyManager(\"socks5h://localhost:8889/\")", "    proxy.request(\"GET\", \"https://google.com/\")",
+    "", ".. note::", "    It is recommended to use the socks5h scheme.", "", ".. _ssl_custom:", "",
+    "The end.",
+]
+
+
+def test_a_code_directive_announces_code_that_goes_on_past_its_empty_lines():
+    units = units_of(_source(RST))
+    assert [(u.kind, u.start_line, u.end_line) for u in units if u.kind == "code"] == [
+        ("code", 6, 6), ("code", 1, 6), ("code", 13, 16), ("code", 8, 16)]
+    # The wrapped line that opens with a role goes on with the sentence above it.
+    assert any(u.kind == "sentence" and (u.start_line, u.end_line) == (8, 9) for u in units)
+    # Directives and link targets are not text; an admonition's text is, without its directive.
+    quotes = [u.quote for u in units if u.kind == "sentence"]
+    assert not any(".." in q or "note::" in q or "_ssl_custom" in q for q in quotes)
+    assert "It is recommended to use the socks5h scheme." in quotes and quotes[-1] == "The end."
+
+
+def _sectioned(seed: int) -> str:
+    rnd = random.Random(seed)
+    lines = []
+    for number in range(12):
+        title = f"Section {number} about {rnd.choice(['proxies', 'pools', 'retries', 'timeouts'])}"
+        lines += [title, "~" * len(title), ""]
+        for _ in range(rnd.randint(1, 3)):
+            words = [rnd.choice(["the", "pool", "keeps", "a", "connection", "open", "per", "host", "when"])
+                     for _ in range(rnd.randint(8, 60))]
+            lines += [" ".join(words[i:i + 10]) for i in range(0, len(words), 10)] + [""]
+    return "\n".join(lines)
+
+
+def test_no_window_opens_on_a_titles_underline():
+    """Unpunctuated reST sections: a window cut at a line start often opened on the "~~~~" under a title,
+    which then read as a code fence without its title (192 of these 200 documents had one)."""
+    opened_on_rule = []
+    for seed in range(200):
+        document = parse(_sectioned(seed).encode(), "guide.rst")
+        texts = [line.text for line in document.pages[0].lines]
+        windows = window_chunks(document)
+        assert len(windows) > 1
+        opened_on_rule += [seed for w in windows if underline_at(texts, w.parent.start_line - 1)]
+    assert opened_on_rule == []
