@@ -10,13 +10,20 @@ span says nothing of that class (a negated mention does not count: "not allowed"
 "allowed") and the span uses the opposite class, not negated ("not required" agrees with
 "optional"). A span that states both sides ("at least 14 …; at most 64") never triggers it.
 "non-"/"un" forms are opposites too ("refundable" against "non-refundable").
+
+For a question that is not yes/no, the composer also asks WordNet (`antonym_instead`, its antonym pairs without
+function words and common words): a unit that uses only the antonym of a question word ("uploads" for "How do I
+download …?") does not answer it.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from pathlib import Path
 
 from pipeline.lang.negation import NEGATED_VERB, NEGATION_BEFORE, REMOVABLE_NEGATION
+from pipeline.lang.tokenize import english_stem
 
 _CLASSES = (
     ({"upper"}, {"lower"}),
@@ -71,6 +78,41 @@ def opposed_word(question: str, text: str) -> tuple[str, str] | None:
             asked, opposite = in_question[side], in_text[1 - side]
             if asked and opposite and not in_question[1 - side] and not in_text[side]:
                 return asked, opposite
+    return None
+
+
+ANTONYMS_FILE = Path(__file__).with_name("antonyms.tsv")  # WordNet 3.0's, built by scripts/build_antonyms.py
+_WORD = re.compile(r"[a-z]{3,}")
+_HOW = re.compile(r"\bhow\s+([a-z]+)")  # "how long", "how far": the question's frame, not what it asks about
+
+
+@lru_cache(maxsize=1)
+def _antonym_stems() -> dict[str, frozenset[str]]:
+    """Each stem's antonyms' stems ("upload" → {"download"})."""
+    found: dict[str, set[str]] = {}
+    for line in ANTONYMS_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            one, two = (english_stem(word) for word in line.split("\t"))
+            found.setdefault(one, set()).add(two)
+            found.setdefault(two, set()).add(one)
+    return {stem: frozenset(opposites) for stem, opposites in found.items()}
+
+
+def antonym_instead(question: str, text: str) -> tuple[str, str] | None:
+    """(the question's word, the text's antonym of it) when the text uses the antonym and never the word, nor the
+    question the antonym ("How do I download a big file?" of "Requests supports streaming uploads"). WordNet's
+    antonyms, compared by stem; the word after "how" frames the question and is not compared."""
+    question, text = question.lower(), text.lower()
+    framing = {english_stem(match.group(1)) for match in _HOW.finditer(question)}
+    asked = {english_stem(word): word for word in _WORD.findall(question)}
+    said = {english_stem(word): word for word in _WORD.findall(text)}
+    antonyms = _antonym_stems()
+    for stem, word in asked.items():
+        if stem in framing or stem in said:
+            continue
+        opposite = next((o for o in sorted(antonyms.get(stem, ())) if o in said and o not in asked), None)
+        if opposite is not None:
+            return word, said[opposite]
     return None
 
 

@@ -101,3 +101,16 @@ def test_a_unit_that_speaks_only_of_the_opposite_does_not_answer_but_a_yes_no_ru
     assert "opposite of what the question asks" in weekday.proposal.note
     dogs = ask_with(engine, corpus, "Are dogs allowed on the passenger deck?", min_reader=0.0)
     assert dogs.answer.status == "answered" and "prohibited" in dogs.answer.answer
+
+
+def test_a_unit_about_the_antonym_of_what_is_asked_does_not_answer(engine):
+    """WordNet's antonyms widen the opposites guard: a question about downloads is not answered by uploads."""
+    corpus = corpus_of(engine, ("streams.md", "# Streams\n\nThe client supports streaming uploads of large files "
+                                              "without reading them into memory.\n"))
+    download = ask_with(engine, corpus, "How can I download large files without reading them into memory?",
+                        min_reader=0.0)
+    assert download.answer.status == "abstained"
+    assert "opposite of what the question asks" in download.proposal.note
+    assert "“uploads” where the question asks “download”" in download.proposal.note
+    upload = ask_with(engine, corpus, "How can I upload large files without reading them into memory?", min_reader=0.0)
+    assert upload.answer.status == "answered" and "uploads" in upload.answer.answer

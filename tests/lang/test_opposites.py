@@ -49,3 +49,35 @@ def test_the_learned_judge_refuses_a_claim_its_span_says_the_opposite_of():
     verdict = LearnedJudge()("Pets travel free on the lower deck.", PETS)
     assert not verdict.supported and verdict.score == 0.0
     assert "'upper' where the claim says 'lower'" in verdict.detail
+
+
+@pytest.mark.parametrize("question, text, found", [
+    ("How can I download a big file without loading it into memory?",
+     "Requests supports streaming uploads, which allow you to send large files.", ("download", "uploads")),
+    ("How do I enable compression?", "Set gzip to false to disable compression.", ("enable", "disable")),
+    ("What is the maximum size of an attachment?", "The minimum size is 1 KB.", ("maximum", "minimum")),
+    # the text names the asked side too, or the question names both, or the word only frames the question
+    ("How do I enable compression?", "Compression is disabled by default; enable it with gzip=True.", None),
+    ("Can I upload and download files?", "Uploads are limited to 10 MB.", None),
+    ("How long is the warranty?", "The warranty is short: two years.", None),
+    ("Who maintains the package?", "The package is maintained by Colin Watson.", None),
+])
+def test_a_text_using_only_the_antonym_of_a_question_word_is_found(question, text, found):
+    from pipeline.lang.opposites import antonym_instead
+
+    assert antonym_instead(question, text) == found
+
+
+def test_the_antonyms_come_from_wordnet_without_function_words_or_common_framing_words():
+    from bm25s.stopwords import STOPWORDS_EN
+
+    from pipeline.lang.opposites import ANTONYMS_FILE
+
+    lines = ANTONYMS_FILE.read_text(encoding="utf-8").splitlines()
+    assert "Princeton University" in "".join(line for line in lines if line.startswith("#"))  # its licence's notice
+    pairs = [line.split("\t") for line in lines if not line.startswith("#")]
+    assert len(pairs) > 2500 and ["download", "upload"] in pairs and ["disable", "enable"] in pairs
+    words = {word for pair in pairs for word in pair}
+    assert not words & set(STOPWORDS_EN)
+    # "What are the different places …?", "When did it end?": words this common frame a question
+    assert not words & {"different", "same", "first", "last", "large", "small", "end", "ending", "new", "old"}

@@ -30,7 +30,7 @@ from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, ship
 from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
 from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
-from pipeline.lang.opposites import opposed_word
+from pipeline.lang.opposites import antonym_instead, opposed_word
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
@@ -287,9 +287,13 @@ class LocalExtractive:
         # "How do I download a file?" is not answered by a unit about uploads; a yes/no question is ("Are dogs
         # allowed?" — "Dogs are prohibited.").
         if "yesno" not in wanted_types(question):
-            kept = [row for row in named if opposed_word(question, row.unit.quote) is None]
+            opposed = [opposed_word(question, row.unit.quote) or antonym_instead(question, row.unit.quote)
+                       for row in named]
+            kept = [row for row, pair in zip(named, opposed) if pair is None]
             if not kept:
-                return self._none_fits(named, "every candidate unit speaks of the opposite of what the question asks")
+                asked, said = opposed[0]
+                return self._none_fits(named, "every candidate unit speaks of the opposite of what the question asks "
+                                              f"(the best says “{said}” where the question asks “{asked}”)")
             named = kept
         # "Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
         # ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not.
