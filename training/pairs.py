@@ -20,6 +20,8 @@ nowhere else) or "val" (reported, never tuned on). What goes where:
 - SciFact claims, split as the verifier's evaluation splits them (held-out claims are
   validation); of the rest a fifth calibrates. SUPPORT rationale sentences support; CONTRADICT
   rationales and the abstract's other sentences do not.
+- Questions asked of real documents the way users ask them (`--product DIR`, training/product_pairs.py): man
+  pages, Debian notes, reST and Markdown guides; split by document.
 - Hard negatives made from the positives (each a negative for the sentence that answered the
   original): the question's or claim's name, number or year swapped for another of the same
   article; a word swapped for its opposite; a claim negated.
@@ -307,21 +309,33 @@ def scifact(writer: PairWriter) -> None:
                     writer.add("claim", claim.claim, sentence, 0, "scifact-other", group, split)
 
 
+def product(writer: PairWriter, folder: Path) -> None:
+    """Questions asked of real documents as users ask them (training/product_pairs.py)."""
+    from training.product_pairs import product_pairs
+
+    for row in product_pairs(folder, writer.rng):
+        writer.add(**row)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("training/data"))
     parser.add_argument("--squad11", type=int, default=40000, help="SQuAD 1.1 questions to use")
     parser.add_argument("--cmrc", type=int, default=10142, help="CMRC train questions to use")
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--product", type=Path, action="append", default=[],
+                        help="a folder of questions asked of real documents (questions.jsonl + docs/); repeatable")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     writer = PairWriter(args.out / "pairs.jsonl", args.seed)
     for step in (lambda: squad2_dev(writer), lambda: squad2_train(writer), lambda: scifact(writer),
-                 lambda: cmrc(writer, args.cmrc), lambda: squad11(writer, args.squad11)):
+                 lambda: cmrc(writer, args.cmrc), lambda: squad11(writer, args.squad11),
+                 *(lambda folder=folder: product(writer, folder) for folder in args.product)):
         step()
         print(json.dumps(writer.counts, sort_keys=True), flush=True)
     writer.close()
-    inputs = [SQUAD11, SQUAD2_TRAIN, CMRC_TRAIN, data.SQUAD2, data.CMRC, data.SCIFACT_CLAIMS, data.SCIFACT_CORPUS]
+    inputs = [SQUAD11, SQUAD2_TRAIN, CMRC_TRAIN, data.SQUAD2, data.CMRC, data.SCIFACT_CLAIMS, data.SCIFACT_CORPUS,
+              *(folder / "questions.jsonl" for folder in args.product)]
     manifest = {"seed": args.seed, "squad11": args.squad11, "cmrc": args.cmrc, "counts": writer.counts,
                 "inputs": {p.name: sha256(p) for p in inputs}, "pairs_sha256": sha256(args.out / "pairs.jsonl")}
     (args.out / "pairs.manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

@@ -35,7 +35,9 @@ MAX_QUERY_TOKENS = 64
 MAX_TOKENS = 160
 # Origins that teach what the product needs most (real unanswerables, contradicting claims) weigh more.
 ORIGIN_WEIGHTS = {"squad2dev": 2.0, "squad2dev-unanswerable": 2.0, "squad2train-unanswerable": 2.0,
-                  "scifact-support": 2.0, "scifact-contradict": 3.0, "scifact-swap": 2.0, "scifact-other": 1.0}
+                  "scifact-support": 2.0, "scifact-contradict": 3.0, "scifact-swap": 2.0, "scifact-other": 1.0,
+                  # questions asked of real documents as users ask them: few, and what the product meets
+                  "product": 2.0, "product-unanswerable": 2.0}
 
 
 def encode_pairs(tokenizer: e5file.PieceTokenizer, rows: list[dict]) -> list[list[int]]:
@@ -141,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--val-per-origin", type=int, default=600)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("TRAIN_THREADS", "2")))
+    parser.add_argument("--init", type=Path, default=None,
+                        help="start from these weights (an earlier run's final.pt): a continued fine-tune")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     args.run.mkdir(parents=True, exist_ok=True)
@@ -163,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
 
     table = torch.from_numpy(packed.word_rows(np.arange(packed.vocab)))
     model = Reader(encoder_from(packed, args.layers), table)
+    if args.init is not None:  # a checkpoint of this run, if any, overrides it below
+        model.load_state_dict(torch.load(args.init, weights_only=True), strict=False)
     params = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     plan = [b for e in range(math.ceil(args.epochs)) for b in batches([len(x) for x in train_ids], args.batch, rng)]

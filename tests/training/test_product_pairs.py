@@ -1,0 +1,59 @@
+"""The reader's product-shaped pairs: the product's own units, labelled by the lines and gold strings a question
+writer recorded (training/product_pairs.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from training.product_pairs import product_pairs
+
+GUIDE = """Retries
+=======
+
+By default, the client retries a request 3 times and follows up to 3 redirects.
+
+To turn redirects off while keeping retries, pass a retry object:
+
+.. code-block:: python
+
+    client.get(url, retries=Retry(redirect=False))
+
+Logging
+=======
+
+The client logs every retry at the debug level.
+"""
+
+
+def _folder(tmp_path, items):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.rst").write_text(GUIDE, encoding="utf-8")
+    (tmp_path / "questions.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    return tmp_path
+
+
+def _item(id_, question, answerable, gold, lines):
+    return {"id": id_, "docs": ["docs/guide.rst"], "question": question, "answerable": answerable, "gold": gold,
+            "lines": lines}
+
+
+def test_the_answering_sentence_is_positive_and_the_sentences_sharing_words_are_negative(tmp_path):
+    folder = _folder(tmp_path, [
+        _item("g-01", "How many times will it retry out of the box?", True, ["3 times"], [4, 4]),
+        _item("g-02", "How do I stop it following redirects but keep retrying?", True, ["redirect=False"], [6, 10]),
+        _item("g-03", "Can it log retries to a file?", False, [], None),
+    ])
+    rows = list(product_pairs(folder, random.Random(1)))
+    positives = {(r["group"].split("/")[-1], r["unit"]) for r in rows if r["label"] == 1}
+    assert positives == {
+        ("g-01", "By default, the client retries a request 3 times and follows up to 3 redirects."),
+        # the gold is in the code: the sentence introducing it is what the reader reads
+        ("g-02", "To turn redirects off while keeping retries, pass a retry object:"),
+    }
+    negatives = [r for r in rows if r["label"] == 0]
+    assert {r["origin"] for r in negatives} == {"product", "product-unanswerable"}
+    # no negative is an answer: the unit holding a gold string is never a negative of its question
+    assert not any(r["group"].endswith("g-01") and "3 times" in r["unit"] for r in negatives)
+    assert any(r["group"].endswith("g-03") and "logs every retry" in r["unit"] for r in negatives)
+    assert len({r["split"] for r in rows}) == 1  # one document: all its questions in one split

@@ -1,0 +1,50 @@
+"""Pairs for a continued fine-tune: every pair of the product-shaped question folders (training/product_pairs.py),
+with a sample of an earlier pairs file's training pairs replayed so that what the reader learnt is kept, and that
+file's validation pairs, so the validation curve stays comparable.
+
+    uv run --frozen python -m training.mix --earlier training/data/pairs.jsonl --replay 4000 \\
+        --product DIR [--product DIR …] --out training/data/mix.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from training.pairs import sha256
+from training.product_pairs import product_pairs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--earlier", type=Path, required=True, help="the pairs the reader was trained on")
+    parser.add_argument("--replay", type=int, default=4000, help="training pairs replayed from --earlier")
+    parser.add_argument("--product", type=Path, action="append", required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    earlier = [json.loads(line) for line in args.earlier.read_text(encoding="utf-8").splitlines() if line.strip()]
+    train = [r for r in earlier if r["split"] == "train"]
+    rows = rng.sample(train, min(args.replay, len(train))) + [r for r in earlier if r["split"] == "val"]
+    for folder in args.product:
+        rows.extend(product_pairs(folder, rng))
+    rng.shuffle(rows)
+    with open(args.out, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    counts: dict[str, int] = {}
+    for row in rows:
+        key = f"{row['split']}/{row['origin']}/{row['label']}"
+        counts[key] = counts.get(key, 0) + 1
+    manifest = {"seed": args.seed, "replay": args.replay, "counts": counts, "earlier_sha256": sha256(args.earlier),
+                "inputs": {str(f): sha256(f / "questions.jsonl") for f in args.product}, "pairs_sha256": sha256(args.out)}
+    args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    print(json.dumps(counts, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
