@@ -199,7 +199,7 @@ class _BlockReader:
             return True
         code_above = _code_literal_above(self.blocks, _indent(text)) if after_gap and None not in after_gap else None
         if code_above is not None:  # code goes on past an empty line inside it
-            code_above.extend([*after_gap, line])
+            code_above.extend([*(gap for gap in after_gap if gap is not None), line])
             while self.blocks[-1][0] == "blank":  # so that the next line goes on with it too
                 self.blocks.pop()
             return True

@@ -284,17 +284,11 @@ class LocalExtractive:
         if not named:
             return self._none_fits(typed, f"the question names {'、'.join(places + names)} and no candidate unit's "
                                           "source mentions it")
-        # "How do I download a file?" is not answered by a unit about uploads; a yes/no question is ("Are dogs
-        # allowed?" — "Dogs are prohibited.").
         if "yesno" not in wanted_types(question):
-            opposed = [opposed_word(question, row.unit.quote) or antonym_instead(question, row.unit.quote)
-                       for row in named]
-            kept = [row for row, pair in zip(named, opposed) if pair is None]
-            if not kept:
-                asked, said = opposed[0]
-                return self._none_fits(named, "every candidate unit speaks of the opposite of what the question asks "
-                                              f"(the best says “{said}” where the question asks “{asked}”)")
-            named = kept
+            found = self._not_opposed(question, named)
+            if isinstance(found, Proposal):
+                return found
+            named = found
         # "Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
         # ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not.
         if superlative(question) is None:
@@ -302,6 +296,23 @@ class LocalExtractive:
         stating = [row for row in named if states_extreme(row.unit.quote)]
         return stating or self._none_fits(named, "the question asks which is the most or the least, no candidate unit "
                                                  "says so and no table comparison was possible")
+
+    def _not_opposed(self, question: str, named: list) -> list | Proposal:
+        """The units that do not speak only of the opposite of what the question asks. "How do I download a file?"
+        is not answered by a unit about uploads (a yes/no question is: "Are dogs allowed?" — "Dogs are
+        prohibited.")."""
+        kept, first_pair = [], None
+        for row in named:
+            pair = opposed_word(question, row.unit.quote) or antonym_instead(question, row.unit.quote)
+            if pair is None:
+                kept.append(row)
+            elif first_pair is None:
+                first_pair = pair
+        if kept or first_pair is None:
+            return kept
+        asked, said = first_pair
+        return self._none_fits(named, "every candidate unit speaks of the opposite of what the question asks "
+                                      f"(the best says “{said}” where the question asks “{asked}”)")
 
     def __call__(self, context: Context) -> Proposal:
         if not context.sources:
