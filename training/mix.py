@@ -13,7 +13,7 @@ import json
 import random
 from pathlib import Path
 
-from training.pairs import sha256
+from training.pairs import PairWriter, sha256
 from training.product_pairs import product_pairs
 
 
@@ -32,13 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     for folder in args.product:
         rows.extend(product_pairs(folder, rng))
     rng.shuffle(rows)
-    with open(args.out, "w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    counts: dict[str, int] = {}
+    writer = PairWriter(args.out, args.seed)
     for row in rows:
-        key = f"{row['split']}/{row['origin']}/{row['label']}"
-        counts[key] = counts.get(key, 0) + 1
+        writer.add(**row)
+    writer.close()
+    counts = writer.counts
     manifest = {"seed": args.seed, "replay": args.replay, "counts": counts, "earlier_sha256": sha256(args.earlier),
                 "inputs": {str(f): sha256(f / "questions.jsonl") for f in args.product}, "pairs_sha256": sha256(args.out)}
     args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

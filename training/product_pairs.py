@@ -15,7 +15,6 @@ Documents, not questions, are split: a document's questions are all "train" or a
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from pipeline.generate.extractive.scoring import scored_text
 from pipeline.ingest.parsers import parse
 from pipeline.lang.text import without_inline_markup
 from pipeline.text.units import Unit, introduces, units_of
+from training.pairs import _bucket, overlap
 
 READ_KINDS = ("sentence", "item")
 NEGATIVES = 3
@@ -57,19 +57,14 @@ def _positives(units: list[Unit], item: dict) -> list[Unit]:
     return holding or [u for u in inside if introduces(u)]
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in "".join(c.lower() if c.isalnum() else " " for c in text).split() if len(w) > 2}
-
-
 def _ranked_others(units: list[Unit], question: str, excluded: set[int]) -> list[Unit]:
-    asked = _words(question)
+    """The readable units no answer, those sharing most of the question's words first."""
     others = [u for u in units if u.kind in READ_KINDS and id(u) not in excluded]
-    return sorted(others, key=lambda u: (-len(asked & _words(u.quote)), u.start_line))
+    return sorted(others, key=lambda u: (-overlap(question, u.quote), u.start_line))
 
 
 def _split(document: str, val_every: int) -> str:
-    bucket = int(hashlib.sha256(document.encode("utf-8")).hexdigest()[:8], 16) % val_every
-    return "val" if bucket == 0 else "train"
+    return "val" if _bucket(document, val_every) == 0 else "train"
 
 
 def _excluded(units: list[Unit], item: dict, positives: list[Unit]) -> set[int]:
