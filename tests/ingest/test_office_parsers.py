@@ -130,6 +130,20 @@ def test_a_zip_based_type_is_chosen_by_its_contents(make, kind):
         choose_parser(parsers, data, f"file.{other}")
 
 
+def test_text_under_a_name_without_a_known_suffix_is_read_as_text_and_binary_is_refused():
+    """A licence named "LGPL-2.1" or a "COPYING" file is text; a name is a label, the bytes decide."""
+    parsers = registered_parsers()
+    licence = "GNU LESSER GENERAL PUBLIC LICENSE\n\nVersion 2.1, February 1999 — ünïcode\n".encode()
+    for name in ("LGPL-2.1", "COPYING", "notes.log"):
+        assert choose_parser(parsers, licence, name).name == "text"
+    assert parse(licence, "LGPL-2.1").pages[0].lines[0].text == "GNU LESSER GENERAL PUBLIC LICENSE"
+    # Cut inside a character at the 64 KB edge it still reads as text; a NUL or a bad byte early on does not.
+    assert choose_parser(parsers, b"a" * 65535 + "é".encode(), "LOG").name == "text"
+    for binary in (b"\x7fELF\x02\x01\x00\x00", b"text then \xff\xfe bad bytes", b""):
+        with pytest.raises(InputError, match="unsupported file type"):
+            choose_parser(parsers, binary, "program.bin")
+
+
 def test_the_upload_types_come_from_the_registry():
     from pipeline import EngineConfig, build_engine
     from tests.fakes import HashedWordsTestEmbedder

@@ -35,7 +35,8 @@ def registered_parsers(names: Sequence[str] | None = None) -> list:
 
 
 def choose_parser(parsers, data: bytes, filename: str):
-    """The parser whose signature the bytes carry, else the one the name's suffix asks for.
+    """The parser whose signature the bytes carry, else the one the name's suffix asks for, else the text parser for
+    bytes that read as text.
 
     Bytes that carry another type's signature under this name are refused (a PDF named .txt).
     """
@@ -48,10 +49,27 @@ def choose_parser(parsers, data: bytes, filename: str):
         kind = f"a {by_suffix.name}" if by_suffix is not None else f"an unsupported {suffix}"
         raise InputError(filename, f"this is a {sniffed.name.upper()} file with {kind} extension; "
                                    f"rename it to {sniffed.suffixes[0]}")
+    if by_suffix is None and sniffed is None and (text := _as_text(parsers, data)) is not None:
+        return text  # "LICENSE", "COPYING", "LGPL-2.1", "notes.log": plain text whatever the name says
     if by_suffix is None:
         known = ", ".join(s for p in parsers for s in p.suffixes)
         raise InputError(filename, f"unsupported file type {suffix or '(none)'}; use {known}")
     return by_suffix
+
+
+def _as_text(parsers, data: bytes):
+    """The text parser, if it is registered and the bytes read as UTF-8 text (no NUL, valid in the first 64 KB; a
+    character cut at that edge is allowed)."""
+    text = next((p for p in parsers if p.name == "text"), None)
+    head = data[:65536]
+    if text is None or not head or b"\x00" in head:
+        return None
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start < len(head) - 3:
+            return None
+    return text
 
 
 def parse(
