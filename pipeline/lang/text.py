@@ -89,6 +89,8 @@ def strip_edges(text: str) -> str:
 
 # Inline markup of Markdown, reStructuredText and MyST, as a reader of the rendered page would not see it.
 _INLINE_MARKUP = [
+    (re.compile(r"(?:^|(?<=\s))\.\.\s+(?:[a-z]+:)?[\w-]+::[ \t]*"), ""),  # ".. function:: f(x)" renders as "f(x)"
+    (re.compile(r"\\(?=['\"*`_|])"), ""),  # reST's escape: *dictionary*\'s
     (re.compile(r"(?:\{[\w:-]+\}|:[\w:.-]+:)`([^`<]*?)\s*<[^`>]*>`"), r"\1"),  # :meth:`iter_lines() <Response.iter_lines>`
     (re.compile(r"(?:\{[\w:-]+\}|:[\w:.-]+:)`([^`]*)`"), r"\1"),  # :ref:`x`, {ref}`pip freeze`
     (re.compile(r"`([^`\n]+?)\s*<[^`>\n]*>`__?"), r"\1"),  # `Requests <https://…>`_

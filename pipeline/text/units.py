@@ -109,13 +109,20 @@ def _continues_row(row: str, line: str) -> bool:
 
 
 _LITERAL_KINDS = ("literal", "directive-literal")
+_DIRECTIVE_KINDS = ("directive", "code-directive", "signature")
 # reStructuredText explicit markup that is not text: a code directive, an admonition whose text is indented under
-# it (".. note::"), a link target (".. _proxies:"), a substitution.
+# it (".. note::"), an API entry's signature (".. function:: iteritems(dictionary)", Sphinx's domains: the text
+# indented under it describes what it names), a link target (".. _proxies:"), a substitution.
 _DIRECTIVE = re.compile(
     r"^\s*\.\.\s+(?:(?P<code>code-block|code|sourcecode|highlight|literalinclude|doctest|testcode|testoutput"
     r"|parsed-literal|prompt|ipython|jupyter-execute)::"
     r"|(?P<text>note|warning|tip|hint|important|attention|caution|danger|error|seealso|admonition)::\s*$"
+    r"|(?:[a-z]+:)?(?:function|method|classmethod|staticmethod|class|attribute|property|data|exception|decorator"
+    r"|decoratormethod|module|envvar|option|describe|object|confval|program|cmdoption|macro|member|type|var)::"
+    r"\s*(?P<signature>\S.*?)\s*$"
     r"|_[^:]*:|\|[^|]+\|\s+[\w-]+::)")
+# A directive's option, on the indented lines right under it (":noindex:", ":caption: Example", ":type: int").
+_DIRECTIVE_OPTION = re.compile(r"^\s+:[\w-]+(?: [\w-]+)*:(?:\s|$)")
 
 # A plain text's centred title line ("                    Apache License", an RFC's title): far indented, short,
 # no sentence end. A heading names a topic; it is never an answer.
@@ -155,7 +162,7 @@ class _BlockReader:
         if self._blank(line):
             return
         after_gap, self.gap = self.gap, []
-        if self._known(line) or self._directive(line):
+        if self._known(line) or self._directive(line) or self._directive_option(line, after_gap):
             return
         if (self._fence(line) or self._indented(line, after_gap) or self._table_rule(line) or self._underline(line)
                 or self._table_row(line)):
@@ -218,9 +225,15 @@ class _BlockReader:
         match = _DIRECTIVE.match(line.text) if self.plain_text else None
         if match is None:
             return False
-        kind = "code-directive" if match.group("code") else "directive" if match.group("text") else "blank"
+        kind = ("code-directive" if match.group("code") else "directive" if match.group("text")
+                else "signature" if match.group("signature") else "blank")
         self.blocks.append((kind, [line] if kind != "blank" else []))
         return True
+
+    def _directive_option(self, line: PackedLine, after_gap: list[PackedLine | None]) -> bool:
+        """An option line right under a directive (":caption: Example") is layout."""
+        return (self.plain_text and not after_gap and bool(self.blocks) and self.blocks[-1][0] in _DIRECTIVE_KINDS
+                and _DIRECTIVE_OPTION.match(line.text) is not None)
 
     def _table_rule(self, line: PackedLine) -> bool:
         if not is_table_rule(line.text):
@@ -309,6 +322,8 @@ def _literal_block_goes_on(blocks: list[tuple[str, list[PackedLine]]], indent: i
     before = _last_text_block(blocks)
     if before is not None and before[0] in ("directive", "code-directive"):
         return indent > _indent(before[1][-1].text)
+    if before is not None and before[0] == "signature":  # an API entry's description is text, its own blocks
+        return False
     return (before is not None and before[0] in ("prose", "item") and before[1][-1].text.rstrip().endswith((":", "："))
             and indent > _indent(before[1][-1].text))
 
@@ -419,6 +434,17 @@ def _units_of(source: PackedSource) -> tuple[Unit, ...]:
     return tuple(unit for unit in units if not _mostly_markup(unit.quote))
 
 
+@dataclass
+class _ApiEntry:
+    """A reStructuredText API entry being read: its signature, its line's indent and number, and whether the
+    entry has been quoted as a unit yet."""
+
+    signature: str
+    indent: int
+    line: int
+    quoted: bool = False
+
+
 class _UnitReader:
     """A packed source's units, block by block, with what the blocks before say about the next: the table header
     over a row, the heading over a list item, the lists that a heading or a colon introduces."""
@@ -434,8 +460,41 @@ class _UnitReader:
         self.titled = ""  # the heading lines the parser found just above (`Page.headings`), for the next sentence
         self.lists: list = []  # (intro unit, item blocks) of each introduced list
         self.open_list = None
+        self.entry: _ApiEntry | None = None  # the API entry whose description the next blocks may be
 
     def read(self, kind: str, block: list[PackedLine]) -> None:
+        entry, first = self._entry_described(kind, block), len(self.units)
+        self._read(kind, block)
+        if entry is None:
+            return
+        # "Returns an iterator over the items." is read as what iteritems(dictionary) does.
+        self.units[first:] = [replace(unit, opened_by=entry.signature) for unit in self.units[first:]]
+        if kind == "prose" and not entry.quoted:  # the entry itself, signature and first paragraph, is quotable
+            entry.quoted = True
+            quote = "\n".join(line.text for line in self.source.lines if entry.line <= line.number <= block[-1].number)
+            self.units.append(Unit(self.source, entry.line, block[-1].number, quote, kind="item"))
+
+    def _entry_described(self, kind: str, block: list[PackedLine]) -> _ApiEntry | None:
+        """The API entry (".. function:: iteritems(dictionary)") whose description `block` is part of, indented
+        under its signature; None when it is none's."""
+        if kind == "signature":
+            match = _DIRECTIVE.match(block[0].text)
+            self.entry = _ApiEntry(match.group("signature"), _indent(block[0].text), block[0].number) if match else None
+            return None
+        if self.entry is not None and self._indented_under_entry(block[0].number):
+            return self.entry
+        self.entry = None
+        return None
+
+    def _indented_under_entry(self, number: int) -> bool:
+        """Is every line of text from the last unit down to line `number` indented under the entry's signature (a
+        directive at its depth, which the blocks leave out, ends its description)?"""
+        assert self.entry is not None
+        since = self.units[-1].end_line if self.units else self.source.start_line
+        return all(_indent(line.text) > self.entry.indent for line in self.source.lines
+                   if since < line.number <= number and line.text.strip())
+
+    def _read(self, kind: str, block: list[PackedLine]) -> None:
         titled, self.titled = self.titled, ""
         if kind == "heading" and block[0].role == "heading":  # a PDF heading (its font), wrapped onto lines maybe
             self.titled = f"{titled} {block[0].text.strip()}".strip()
@@ -448,7 +507,7 @@ class _UnitReader:
             self.marked_header = False
             if kind == "heading":
                 self.section = block[0].text.strip().lstrip("#").strip()
-            found = _sentences(self.source, block, kind)
+            found = _sentences(self.source, block, "heading" if kind == "signature" else kind)
             if kind == "prose" and titled and found and found[0].kind == "sentence":
                 # The sentence a PDF heading opens is scored with it ("Costs of Compliance" over "… affects 73
                 # airplanes of U.S. registry"), as when the two were read as one, but never quoted with it.

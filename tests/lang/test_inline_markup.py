@@ -16,11 +16,15 @@ from pipeline.lang.text import without_inline_markup
     ("can be generated using {ref}`pip freeze`.", "can be generated using pip freeze."),
     ("contain any of these [special characters][reserved-chars], then", "contain any of these special characters, then"),
     ("see [the guide](https://example.org/guide) for **all** of the *details*", "see the guide for all of the details"),
+    (".. function:: viewkeys(dictionary) Return a view over *dictionary*\\'s keys.",
+     "viewkeys(dictionary) Return a view over dictionary's keys."),
+    ("Section: .. py:data:: string_types Possible types for text data.", "Section: string_types Possible types for text data."),
 ])
 def test_roles_literals_links_and_emphasis_read_as_their_text(source, rendered):
     assert without_inline_markup(source) == rendered
 
 
-@pytest.mark.parametrize("text", ["* a list item", "2*3*4 = 24", "a_b_c and snake_case_names", "price: $5 * 3"])
+@pytest.mark.parametrize("text", ["* a list item", "2*3*4 = 24", "a_b_c and snake_case_names", "price: $5 * 3",
+                                  "Wait... then run it.", "C:\\Users\\me\\notes.txt"])
 def test_text_that_only_looks_like_markup_is_left_alone(text):
     assert without_inline_markup(text) == text

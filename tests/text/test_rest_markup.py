@@ -96,3 +96,38 @@ def test_no_window_opens_on_a_titles_underline():
         assert len(windows) > 1
         opened_on_rule += [seed for w in windows if underline_at(texts, w.parent.start_line - 1)]
     assert opened_on_rule == []
+
+
+API = [
+    "Dictionary helpers", "------------------", "",
+    ".. function:: iteritems(dictionary, **kwargs)", "   :noindex:", "",
+    "   Returns an iterator over *dictionary*'s items. This replaces",
+    "   ``dictionary.iteritems()`` on Python 2.", "",
+    "   It takes keyword arguments too.", "",
+    ".. py:data:: string_types", "",
+    "   Possible types for text data.", "",
+    ".. code-block:: python", "   :caption: Checking a value", "",
+    "   isinstance(value, string_types)", "",
+    "A sentence after the entries.",
+]
+
+
+def test_an_api_entrys_description_is_read_with_its_signature():
+    """Sphinx's ".. function:: name(args)": the indented text under it says what the named function does, so each
+    of its sentences is scored with the signature, never quoted with it; the signature line alone answers nothing."""
+    units = units_of(_source(API))
+    by_line = {(u.kind, u.start_line): u for u in units}
+    assert by_line[("heading", 4)].quote == ".. function:: iteritems(dictionary, **kwargs)"
+    described = [u for u in units if u.opened_by and u.kind == "sentence"]
+    assert {(u.start_line, u.opened_by) for u in described} == {
+        (7, "iteritems(dictionary, **kwargs)"), (10, "iteritems(dictionary, **kwargs)"), (14, "string_types")}
+    assert all(".." not in u.quote and "::" not in u.quote for u in described)
+    assert by_line[("sentence", 7)].read().startswith("iteritems(dictionary, **kwargs)\nReturns an iterator")
+    # The entry, its signature with its description's first paragraph, is one quotable unit ("Which option …?").
+    entries = [(u.start_line, u.end_line) for u in units if u.kind == "item"]
+    assert entries == [(4, 8), (12, 14)] and by_line[("item", 4)].quote.endswith("on Python 2.")
+    # The text after the entries is nobody's description; directive options are layout, not sentences.
+    assert not by_line[("sentence", 21)].opened_by
+    assert not any(":noindex:" in u.quote or ":caption:" in u.quote for u in units if u.kind in ("sentence", "code"))
+    # An option under a code directive no longer keeps the code from being announced as code.
+    assert ("code", 19) in by_line
