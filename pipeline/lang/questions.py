@@ -64,6 +64,18 @@ def asks_procedure(question: str) -> bool:
     return bool(_ASKS_PROCEDURE.search(question))
 
 
+# A unit that asks ("11. Can zlib handle .zip archives?", "Q: I told xz to use many threads but …"): a FAQ's question
+# names a topic, as a heading does; the answer is the text after it.
+_ASKS = re.compile(r"[?？]\W{0,3}$|^\W*(?:\d{1,3}[.)]\s*)?(?:Q|Question)\s*[:.]\s|^\W*问[:：]", _I)
+_ANSWER_MARK = re.compile(r"(?:^|\s)(?:A|Answer)\s*[:.]\s|答[:：]", _I)
+
+
+def asks(text: str) -> bool:
+    """Is `text` a question (it ends with a question mark or opens as a FAQ's "Q:", without the "A:" after it)?"""
+    text = text.strip()
+    return _ASKS.search(text) is not None and _ANSWER_MARK.search(text) is None
+
+
 def wanted_types(question: str) -> tuple[str, ...]:
     return tuple(name for name, pattern in ANSWER_TYPES.items() if pattern.search(question))
 

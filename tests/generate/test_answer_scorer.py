@@ -227,6 +227,23 @@ def test_a_count_stated_in_words_is_not_run_on_to_another_sentence_with_digits(r
     assert "three days per week" in proposal.answer and "40 euros" not in proposal.answer
 
 
+def test_a_faqs_question_is_never_the_answer(real_corpus):
+    """"Can zlib open .zip archives?" was answered with the FAQ's own question "11. Can zlib handle .zip archives?"
+    (it echoes every word); a unit that asks names a topic, and the answer is the text after it."""
+    from pipeline.lang.questions import asks
+
+    assert asks("11. Can zlib handle .zip archives?") and asks("Q:  I told xz to use many threads but it uses one.")
+    assert asks("问：怎么安装？") and asks('What does it do?"')
+    assert not asks("Why? Because it is fast.") and not asks("The rate is 5 (why?) per day.")
+    assert not asks("Q: Can I? A: Yes, you can.")
+    corpus = real_corpus(("faq.txt", "Can zlib handle .zip archives?\n\n"
+                                     "Not by itself, no. See the directory contrib/minizip in the distribution.\n\n"
+                                     "Can zlib handle .Z files?\n\nNo, sorry.\n"))
+    proposal = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)(
+        _context(corpus, "Can zlib open .zip archives?"))
+    assert proposal.answer and "contrib/minizip" in proposal.answer and "?" not in proposal.answer, proposal
+
+
 def test_value_question_abstains_when_no_unit_holds_a_value(real_corpus):
     corpus = real_corpus(("comments.md", "The FAA will consider all comments received by the closing date.\n"
                                           "Comments may be sent by mail or online.\n"))

@@ -15,7 +15,7 @@ from pipeline.core.contracts import Context
 from pipeline.core.settings import TUNING
 from pipeline.generate.extractive.answer_model import AnswerModel, Pair, feature_matrix
 from pipeline.lang.abbreviations import expand_tokens
-from pipeline.lang.questions import asks_procedure, found_types, negation_unmatched, new_numerals, wanted_types
+from pipeline.lang.questions import asks, asks_procedure, found_types, negation_unmatched, new_numerals, wanted_types
 from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.units import Unit, join_lines, units_of
 
@@ -127,8 +127,9 @@ class _Asked:
 
 def _words_and_type(asked: _Asked, tokenizer: Tokenizer, unit: Unit, source_n: int, named: set[str]):
     """(rough score, the pair's inputs without meaning, matched terms) of a unit worth scoring, or None."""
-    if unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not asked.procedure):
-        return None  # a heading or a table's header names a topic; a code block answers "how do I …", not "how fast"
+    if (unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not asked.procedure)
+            or (unit.kind in ("sentence", "item") and asks(unit.quote))):
+        return None  # a heading, a FAQ's question or a table's header names a topic; code answers "how do I …"
     text = unit.read()
     tokens = set(tokenizer.tokens(text))
     if not tokens - asked.terms and "yesno" not in asked.wanted:
