@@ -1,9 +1,10 @@
-"""Pairs for a continued fine-tune: every pair of the product-shaped question folders (training/product_pairs.py),
-with a sample of an earlier pairs file's training pairs replayed so that what the reader learnt is kept, and that
-file's validation pairs, so the validation curve stays comparable.
+"""Pairs for a continued fine-tune: every pair of the product-shaped question folders (training/product_pairs.py)
+and of the reader's recorded run-time inputs on them (training/runtime_pairs.py), with a sample of an earlier pairs
+file's training pairs replayed so that what the reader learnt is kept, and that file's validation pairs, so the
+validation curve stays comparable.
 
     uv run --frozen python -m training.mix --earlier training/data/pairs.jsonl --replay 4000 \\
-        --product DIR [--product DIR …] --out training/data/mix.jsonl
+        --product DIR [--product DIR …] [--runtime FILE] --out training/data/mix.jsonl
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from training.pairs import PairWriter, sha256
 from training.product_pairs import product_pairs
+from training.runtime_pairs import runtime_pairs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--earlier", type=Path, required=True, help="the pairs the reader was trained on")
     parser.add_argument("--replay", type=int, default=4000, help="training pairs replayed from --earlier")
     parser.add_argument("--product", type=Path, action="append", required=True)
+    parser.add_argument("--runtime", type=Path, action="append", default=[], help="training.runtime_pairs output")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
@@ -31,14 +34,17 @@ def main(argv: list[str] | None = None) -> int:
     rows = rng.sample(train, min(args.replay, len(train))) + [r for r in earlier if r["split"] == "val"]
     for folder in args.product:
         rows.extend(product_pairs(folder, rng))
+    for path in args.runtime:
+        rows.extend(runtime_pairs(path))
     rng.shuffle(rows)
     writer = PairWriter(args.out, args.seed)
     for row in rows:
         writer.add(**row)
     writer.close()
     counts = writer.counts
+    inputs = {**{str(f): sha256(f / "questions.jsonl") for f in args.product}, **{str(f): sha256(f) for f in args.runtime}}
     manifest = {"seed": args.seed, "replay": args.replay, "counts": counts, "earlier_sha256": sha256(args.earlier),
-                "inputs": {str(f): sha256(f / "questions.jsonl") for f in args.product}, "pairs_sha256": sha256(args.out)}
+                "inputs": inputs, "pairs_sha256": sha256(args.out)}
     args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     print(json.dumps(counts, sort_keys=True))
     return 0

@@ -63,8 +63,9 @@ def _ranked_others(units: list[Unit], question: str, excluded: set[int]) -> list
     return sorted(others, key=lambda u: (-overlap(question, u.quote), u.start_line))
 
 
-def _split(document: str, val_every: int) -> str:
-    return "val" if _bucket(document, val_every) == 0 else "train"
+def split_of(folder: str, document: str, val_every: int = 6) -> str:
+    """"val" for one document in `val_every` (by a hash of its folder and name), else "train"."""
+    return "val" if _bucket(f"{folder}/{document}", val_every) == 0 else "train"
 
 
 def _excluded(units: list[Unit], item: dict, positives: list[Unit]) -> set[int]:
@@ -86,7 +87,7 @@ def product_pairs(folder: Path, rng, val_every: int = 6) -> Iterator[dict]:
         if doc not in units_by_doc:
             units_by_doc[doc] = [u for source in _sources(folder / doc) for u in units_of(source)]
         units = units_by_doc[doc]
-        split, group = _split(f"{folder.name}/{doc}", val_every), f"{folder.name}/{item['id']}"
+        split, group = split_of(folder.name, doc, val_every), f"{folder.name}/{item['id']}"
         question = item["question"].strip()
         positives = _positives(units, item) if item["answerable"] and item.get("lines") else []
         if item["answerable"] and not positives:

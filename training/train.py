@@ -37,7 +37,7 @@ MAX_TOKENS = 160
 ORIGIN_WEIGHTS = {"squad2dev": 2.0, "squad2dev-unanswerable": 2.0, "squad2train-unanswerable": 2.0,
                   "scifact-support": 2.0, "scifact-contradict": 3.0, "scifact-swap": 2.0, "scifact-other": 1.0,
                   # questions asked of real documents as users ask them: few, and what the product meets
-                  "product": 2.0, "product-unanswerable": 2.0}
+                  "product": 2.0, "product-unanswerable": 2.0, "product-runtime": 2.0}
 
 
 def encode_pairs(tokenizer: e5file.PieceTokenizer, rows: list[dict]) -> list[list[int]]:

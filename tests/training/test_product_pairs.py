@@ -27,7 +27,7 @@ The client logs every retry at the debug level.
 
 
 def _folder(tmp_path, items):
-    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs").mkdir(parents=True)
     (tmp_path / "docs" / "guide.rst").write_text(GUIDE, encoding="utf-8")
     (tmp_path / "questions.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
     return tmp_path
@@ -35,7 +35,7 @@ def _folder(tmp_path, items):
 
 def _item(id_, question, answerable, gold, lines):
     return {"id": id_, "docs": ["docs/guide.rst"], "question": question, "answerable": answerable, "gold": gold,
-            "lines": lines}
+            "lines": lines, "kind": "fact", "source": "guide"}
 
 
 def test_the_answering_sentence_is_positive_and_the_sentences_sharing_words_are_negative(tmp_path):
@@ -57,3 +57,25 @@ def test_the_answering_sentence_is_positive_and_the_sentences_sharing_words_are_
     assert not any(r["group"].endswith("g-01") and "3 times" in r["unit"] for r in negatives)
     assert any(r["group"].endswith("g-03") and "logs every retry" in r["unit"] for r in negatives)
     assert len({r["split"] for r in rows}) == 1  # one document: all its questions in one split
+
+
+def test_the_readers_run_time_inputs_are_recorded_labelled_and_resumed(tmp_path):
+    """training/runtime_pairs.py asks the product itself; what its reader read becomes pairs (the product's engine
+    and reader, for real)."""
+    from training.runtime_pairs import collect, runtime_pairs
+
+    folder = _folder(tmp_path / "guides", [
+        _item("g-01", "How many times will it retry a request by default?", True, ["3 times"], [4, 4]),
+        _item("g-03", "Can the client log its retries at the debug level to a file?", False, [], None),
+    ])
+    out = tmp_path / "runtime.jsonl"
+    assert collect(out, [folder]) == 2 and collect(out, [folder]) == 0  # a second run resumes: nothing left
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["key"] for r in records] == ["guides/g-01", "guides/g-03"]
+    calls = {r["key"]: r["calls"] for r in records}
+    assert calls["guides/g-01"] and calls["guides/g-03"], records  # the reader read a unit for each
+    rows = list(runtime_pairs(out))
+    assert {r["label"] for r in rows if r["group"] == "guides/g-03"} == {0}  # nothing answers an unanswerable
+    read_first = [r for r in rows if r["group"] == "guides/g-01"]
+    assert all(r["label"] == int("3 times" in r["unit"]) for r in read_first) and read_first
+    assert {r["origin"] for r in rows} == {"product-runtime"} and len({r["split"] for r in rows}) == 1
