@@ -1,6 +1,7 @@
 """Choose the composer's reader threshold (`min_reader`) on the SQuAD 2.0 calibration articles, whole engine.
 
     uv run --frozen python -m training.choose_gate [--split calib] [--out training/data/gate-calib.json]
+    uv run --frozen python -m training.choose_gate --split val --product DIR [--product DIR …] --out …
 
 Every question of the split's articles is asked with the reader's check at a threshold of 1e-6, so the composer
 reads the unit it would answer with exactly as in the product and records the score (`Proposal.reader_score`)
@@ -20,9 +21,11 @@ from pathlib import Path
 from pipeline import Settings, build_engine
 from pipeline.evaluate import data
 from pipeline.evaluate.common import request
+from pipeline.evaluate.questions import load_items, request_of, score_item
 from pipeline.evaluate.squad import contains_gold
 
 from .pairs import SQUAD2_DEV_SPLIT
+from .product_pairs import split_of
 
 # Steps of 0.01. The rule gives 0.18 on them; the record ships 0.15, the 0.05 grid's step, because 0.18 measured worse on
 # the product-like held-out sets (reader-v1.json threshold_rules.answer_finer_grid).
@@ -51,6 +54,28 @@ def asked(split: str, min_support: float | None = None) -> list[dict]:
     return rows
 
 
+def asked_product(folders: list[Path], split: str, min_support: float | None = None) -> list[dict]:
+    """The same rows for the questions of product-shaped folders (`questions.jsonl` beside `docs/`) whose document is
+    in `split` (training/product_pairs.split_of): right is the evaluation's pass (a gold string in the answer)."""
+    engine = build_engine()
+    settings = Settings(min_reader=1e-6, **({} if min_support is None else {"min_support": min_support}))
+    rows, corpora = [], {}
+    for folder in folders:
+        for item in load_items(folder / "questions.jsonl"):
+            if split_of(folder.name, item["docs"][0]) != split:
+                continue
+            docs = tuple(item["docs"])
+            if docs not in corpora:
+                corpora[docs] = engine.corpus(engine.parse_paths([folder / d for d in docs]))
+            trace = engine.ask(corpora[docs], request_of(item), settings)
+            row = score_item(item, trace)
+            rows.append({"impossible": not item["answerable"], "answered": row["answered"],
+                         "right": bool(item["answerable"] and row["passed"]),
+                         "reader_score": trace.proposal.reader_score if trace.proposal is not None else None,
+                         "score": trace.proposal.score if trace.proposal is not None else None})
+    return rows
+
+
 def curve(rows: list[dict], min_support: float) -> list[dict]:
     """Per reader threshold, the answers kept among those whose unit the scorer passes at `min_support`."""
     out = []
@@ -71,17 +96,25 @@ def choose(table: list[dict], keep: float) -> float:
     return max(allowed)
 
 
+def choose_weighted(table: list[dict]) -> float:
+    """The threshold of the most right answers less twice the wrong and false ones (a wrong answer weighs double)."""
+    return max(table, key=lambda row: (row["right"] - 2 * (row["wrong"] + row["false"]), row["threshold"]))["threshold"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="calib")
     parser.add_argument("--keep", type=float, default=0.9)
     parser.add_argument("--out", type=Path, default=Path("training/data/gate-calib.json"))
     parser.add_argument("--min-support", type=float, default=None, help="the scorer's threshold (default: shipped)")
+    parser.add_argument("--product", type=Path, action="append", default=[],
+                        help="ask these product-shaped folders' questions of the split's documents instead of SQuAD's; "
+                             "the rule is then the most right answers less twice the wrong and false ones")
     args = parser.parse_args(argv)
     started = time.time()
-    rows = asked(args.split, args.min_support)
-    table = curve(rows, Settings().min_support)
-    chosen = choose(table, args.keep)
+    rows = asked_product(args.product, args.split, args.min_support) if args.product else asked(args.split, args.min_support)
+    table = curve(rows, Settings().min_support if args.min_support is None else args.min_support)
+    chosen = choose_weighted(table) if args.product else choose(table, args.keep)
     result = {"split": args.split, "questions": len(rows), "keep": args.keep, "threshold": chosen, "curve": table,
               "seconds": round(time.time() - started, 1), "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -79,3 +79,23 @@ def test_the_readers_run_time_inputs_are_recorded_labelled_and_resumed(tmp_path)
     read_first = [r for r in rows if r["group"] == "guides/g-01"]
     assert all(r["label"] == int("3 times" in r["unit"]) for r in read_first) and read_first
     assert {r["origin"] for r in rows} == {"product-runtime"} and len({r["split"] for r in rows}) == 1
+
+
+def test_the_reader_threshold_is_chosen_on_product_questions_with_wrong_answers_weighing_double(tmp_path):
+    """training/choose_gate.py --product: the split's questions asked of the whole engine, the reader recording and
+    not refusing; the threshold keeps the most right answers less twice the wrong and false ones."""
+    from training.choose_gate import asked_product, choose_weighted, curve
+    from training.product_pairs import split_of
+
+    folder = _folder(tmp_path / "guides", [
+        _item("g-01", "How many times will it retry a request by default?", True, ["3 times"], [4, 4]),
+        _item("g-03", "Can the client log its retries at the debug level to a file?", False, [], None),
+    ])
+    rows = asked_product([folder], split_of("guides", "docs/guide.rst"), min_support=0.0)
+    assert len(rows) == 2 and all(r["reader_score"] is not None for r in rows if r["answered"])
+    assert asked_product([folder], "no such split") == []
+    table = curve(rows, 0.0)
+    assert [r["threshold"] for r in table][:2] == [0.0, 0.05]
+    made_up = [{"threshold": 0.1, "right": 10, "wrong": 3, "false": 1}, {"threshold": 0.2, "right": 7, "wrong": 1,
+               "false": 0}, {"threshold": 0.3, "right": 4, "wrong": 0, "false": 0}]
+    assert choose_weighted(made_up) == 0.2  # 10 - 8 = 2 < 7 - 2 = 5 > 4
