@@ -159,7 +159,9 @@ _ASKS_MONEY = re.compile(r"\b(?:cost|costs|price|prices|priced|spend|spent|pay|p
                          r"expensive|cheap|cheapest|budget|salary|wage|wages|money)\b|多少钱|费用|价格|花费|工资", _I)
 
 
-_MONEY = re.compile(r"[$€£¥₹]|\b(?:usd|eur|gbp|rmb|cny|jpy|chf|yuan|euros?|dollars?|pounds?|cents?|yen|francs?)\b"
+_MONEY = re.compile(r"[$€£¥₹₩₽₺₱₦₪฿]|\b(?:usd|eur|gbp|rmb|cny|jpy|chf|inr|krw|sek|nok|dkk|zar|brl|mxn|yuan|euros?|dollars?"
+                    r"|pounds?|cents?|pence|yen|francs?|shillings?|rupees?|kron[aeor]r?|pesos?|reais|lira|liras|baht|rubles?"
+                    r"|roubles?|zloty|forints?|dinars?|dirhams?|riyals?|rials?|ringgit)\b"
                     r"|元|美元|欧元|英镑|日元", _I)
 
 

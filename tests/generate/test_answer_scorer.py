@@ -205,6 +205,8 @@ def test_a_value_question_needs_a_unit_with_the_value():
     assert not holds_wanted_value("What's the deadline for sending comments to the FAA?", docket)
     assert not holds_wanted_value("How much does the A320 upgrade cost?", "The A320 upgrade is described below.")
     assert holds_wanted_value("How much does the upgrade cost?", "The upgrade costs US$40 per seat.")
+    assert holds_wanted_value("How much does the ferry to Zanzibar cost?", "The ferry to Zanzibar costs 99 shillings.")
+    assert holds_wanted_value("What is the fee?", "The fee is 250 rupees.") and holds_wanted_value("Price?", "It is 40 kronor.")
     assert holds_wanted_value("When does the office open?", "The office opens at 9AM.")
     # A directive's number after its label looks like a date and is not one; a year after "AD" still counts.
     assert not holds_wanted_value("On what date would the rule take effect?",
