@@ -21,11 +21,12 @@ from pathlib import Path
 from pipeline import Settings, build_engine
 from pipeline.evaluate import data
 from pipeline.evaluate.common import request
-from pipeline.evaluate.questions import load_items, request_of, score_item
+from pipeline.evaluate.questions import score_item
 from pipeline.evaluate.squad import contains_gold
 
 from .pairs import SQUAD2_DEV_SPLIT
 from .product_pairs import split_of
+from .runtime_pairs import asked_items
 
 # Steps of 0.01. The rule gives 0.18 on them; the record ships 0.15, the 0.05 grid's step, because 0.18 measured worse on
 # the product-like held-out sets (reader-v1.json threshold_rules.answer_finer_grid).
@@ -57,22 +58,15 @@ def asked(split: str, min_support: float | None = None) -> list[dict]:
 def asked_product(folders: list[Path], split: str, min_support: float | None = None) -> list[dict]:
     """The same rows for the questions of product-shaped folders (`questions.jsonl` beside `docs/`) whose document is
     in `split` (training/product_pairs.split_of): right is the evaluation's pass (a gold string in the answer)."""
-    engine = build_engine()
     settings = Settings(min_reader=1e-6, **({} if min_support is None else {"min_support": min_support}))
-    rows, corpora = [], {}
-    for folder in folders:
-        for item in load_items(folder / "questions.jsonl"):
-            if split_of(folder.name, item["docs"][0]) != split:
-                continue
-            docs = tuple(item["docs"])
-            if docs not in corpora:
-                corpora[docs] = engine.corpus(engine.parse_paths([folder / d for d in docs]))
-            trace = engine.ask(corpora[docs], request_of(item), settings)
-            row = score_item(item, trace)
-            rows.append({"impossible": not item["answerable"], "answered": row["answered"],
-                         "right": bool(item["answerable"] and row["passed"]),
-                         "reader_score": trace.proposal.reader_score if trace.proposal is not None else None,
-                         "score": trace.proposal.score if trace.proposal is not None else None})
+    rows = []
+    in_split = lambda folder, item: split_of(folder.name, item["docs"][0]) == split  # noqa: E731
+    for _, item, trace in asked_items(folders, settings, in_split):
+        row = score_item(item, trace)
+        rows.append({"impossible": not item["answerable"], "answered": row["answered"],
+                     "right": bool(item["answerable"] and row["passed"]),
+                     "reader_score": trace.proposal.reader_score if trace.proposal is not None else None,
+                     "score": trace.proposal.score if trace.proposal is not None else None})
     return rows
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -58,23 +58,31 @@ def _record(folder: Path, item: dict, trace, calls: list[dict]) -> dict:
             "calls": list(calls)}
 
 
+def asked_items(folders: list[Path], settings: Settings, wanted: Callable[[Path, dict], bool]) -> Iterator[tuple]:
+    """(folder, item, trace) for each `wanted` question of the folders, asked of the whole engine at `settings`;
+    each document is parsed and indexed once."""
+    engine, corpora = build_engine(), {}
+    for folder in folders:
+        for item in load_items(folder / "questions.jsonl"):
+            if not wanted(folder, item):
+                continue
+            docs = tuple(item["docs"])
+            if docs not in corpora:
+                corpora[docs] = engine.corpus(engine.parse_paths([folder / d for d in docs]))
+            yield folder, item, engine.ask(corpora[docs], request_of(item), settings)
+
+
 def collect(out: Path, folders: list[Path]) -> int:
     """Ask every question not yet in `out`; returns how many were asked."""
     done = {json.loads(line)["key"] for line in out.read_text(encoding="utf-8").splitlines()} if out.exists() else set()
-    engine, corpora, calls, asked = build_engine(), {}, [], 0
+    calls: list[dict] = []
+    asked = 0
     with out.open("a", encoding="utf-8") as handle, _reads_recorded(calls):
-        for folder in folders:
-            for item in load_items(folder / "questions.jsonl"):
-                if f"{folder.name}/{item['id']}" in done:
-                    continue
-                docs = tuple(item["docs"])
-                if docs not in corpora:
-                    corpora[docs] = engine.corpus(engine.parse_paths([folder / d for d in docs]))
-                calls.clear()
-                trace = engine.ask(corpora[docs], request_of(item), Settings())
-                handle.write(json.dumps(_record(folder, item, trace, calls), ensure_ascii=False) + "\n")
-                handle.flush()
-                asked += 1
+        for folder, item, trace in asked_items(folders, Settings(), lambda f, i: f"{f.name}/{i['id']}" not in done):
+            handle.write(json.dumps(_record(folder, item, trace, calls), ensure_ascii=False) + "\n")
+            handle.flush()
+            calls.clear()
+            asked += 1
     return asked
 
 
