@@ -22,13 +22,6 @@ FERRY = ("# Ferry rules\n\n"
          "- Luggage: Each passenger may bring two bags.\n")
 
 
-# These examples test how an answer is narrowed to its part, at a reader threshold their right answers clear (the
-# reader reads the parts 0.28-0.43, the consequences list below whole 0.17). The shipped threshold is chosen on
-# product-shaped questions (reader-v1.json) and sits above some clean examples' scores; refusing is tested in
-# test_reader_gate.py.
-NARROWING = {"min_reader": 0.25}
-
-
 @pytest.fixture(scope="module")
 def corpus(engine):
     return corpus_of(engine, ("tools.md", TOOLS), ("essays.md", SUBMISSIONS), ("ferry.md", FERRY))
@@ -45,7 +38,7 @@ def test_a_sentence_followed_by_a_pronoun_sentence_is_quoted_with_it(engine, cor
 
 
 def test_a_pronoun_sentence_that_answers_keeps_the_sentence_before_it(engine, corpus):
-    trace = ask_with(engine, corpus, "How many words may an essay have?", **NARROWING)
+    trace = ask_with(engine, corpus, "How many words may an essay have?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "4,000 words" in answer.answer
@@ -54,7 +47,7 @@ def test_a_pronoun_sentence_that_answers_keeps_the_sentence_before_it(engine, co
 
 
 def test_one_sentence_of_a_long_list_item_is_quoted(engine, corpus):
-    trace = ask_with(engine, corpus, "How much does it cost to take a bicycle on the car deck?", **NARROWING)
+    trace = ask_with(engine, corpus, "How much does it cost to take a bicycle on the car deck?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "5 euros" in answer.answer
@@ -116,8 +109,7 @@ def test_a_list_whose_parts_do_not_answer_alone_is_answered_whole_when_the_reade
              "- Rejection of the vulnerability report.\n- Forfeiture of any potential bug bounty.\n"
              "- Temporary or permanent ban from the bug bounty program.\n- Legal action in cases of malicious intent.\n")
     corpus = corpus_of(engine, ("reporting.md", rules))
-    trace = ask_with(engine, corpus, "What can happen if I don't follow the vulnerability reporting guidelines?",
-                     min_reader=0.15)
+    trace = ask_with(engine, corpus, "What can happen if I don't follow the vulnerability reporting guidelines?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "Rejection of the vulnerability report" in answer.answer and "Legal action" in answer.answer

@@ -4,6 +4,7 @@ in `PARSERS` (the shipped ones below); `choose_parser` picks the one a file's by
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,12 +58,15 @@ def choose_parser(parsers, data: bytes, filename: str):
     return by_suffix
 
 
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")  # bytes no text file holds (tab, newlines, form feed, ESC can)
+
+
 def _as_text(parsers, data: bytes):
-    """The text parser, if it is registered and the bytes read as UTF-8 text (no NUL, valid in the first 64 KB; a
-    character cut at that edge is allowed)."""
+    """The text parser, if it is registered and the bytes read as UTF-8 text (no control byte, valid in the first
+    64 KB; a character cut at that edge is allowed)."""
     text = next((p for p in parsers if p.name == "text"), None)
     head = data[:65536]
-    if text is None or not head or b"\x00" in head:
+    if text is None or not head or _CONTROL.search(head):
         return None
     try:
         head.decode("utf-8")
