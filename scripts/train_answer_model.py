@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -142,26 +143,55 @@ def collect(articles, limit: int, group_offset: int, settings: Settings, label: 
     return records
 
 
+def collect_items(items: list[dict], document, settings: Settings, embedder_cache: Path, prefilter: int,
+                  group_of) -> list[dict]:
+    """Records of questions in the evaluation format: each asked of its documents (`document(name)`: the path)
+    through the engine, the packed units labelled by gold containment. `group_of(item)`: the cross-validation group."""
+    from pipeline.evaluate import questions as dev
+
+    engine, corpora, records, embedder = build_engine(), {}, [], None
+    for item in items:
+        key = tuple(item["docs"])
+        if key not in corpora:
+            corpora[key] = engine.corpus(engine.parse_paths([document(d) for d in key]))
+        corpus = corpora[key]
+        embedder = embedder or DiskCachedEmbedder(corpus.embedder, embedder_cache)
+        context = engine.ask(corpus, dev.request_of(item), settings).context
+        group = group_of(item)
+        record = {"qid": item["id"], "group": group, "answerable": bool(item["answerable"]), "pairs": [], "labels": []}
+        if context is not None and context.sources:
+            record = question_record(context, corpus, embedder, prefilter,
+                                     lambda quote, i=item: any(dev.contains(quote, g) for g in i["gold"]),
+                                     bool(item["answerable"]), item["id"], group)
+        records.append(record)
+    if embedder is not None:
+        embedder.save()
+    return records
+
+
 def collect_dev(settings: Settings, embedder_cache: Path, prefilter: int) -> list[dict]:
     """The natural-question dev set's records, for validation only (never fitted on)."""
     from pipeline.evaluate import questions as dev
 
-    engine, corpora, records, embedder = build_engine(), {}, [], None
-    for item in dev.load_items(dev.QUESTIONS):
-        key = tuple(item["docs"])
-        if key not in corpora:
-            corpora[key] = engine.corpus(engine.parse_paths([dev._doc_path(d, dev.QUESTIONS.parent) for d in key]))
-        corpus = corpora[key]
-        embedder = embedder or DiskCachedEmbedder(corpus.embedder, embedder_cache)
-        context = engine.ask(corpus, dev.request_of(item), settings).context
-        record = {"qid": item["id"], "group": -1, "answerable": bool(item["answerable"]), "pairs": [], "labels": []}
-        if context is not None and context.sources:
-            record = question_record(context, corpus, embedder, prefilter,
-                                     lambda quote, i=item: any(dev.contains(quote, g) for g in i["gold"]),
-                                     bool(item["answerable"]), item["id"], -1)
-        records.append(record)
-    if embedder is not None:
-        embedder.save()
+    return collect_items(dev.load_items(dev.QUESTIONS), lambda name: dev._doc_path(name, dev.QUESTIONS.parent),
+                         settings, embedder_cache, prefilter, lambda item: -1)
+
+
+def collect_product(folders: list[Path], settings: Settings, embedder_cache: Path, prefilter: int,
+                    cache: Path, tag: str) -> list[dict]:
+    """Questions people ask of their own documents (training folders: `questions.jsonl` beside `docs/`, as
+    training/product_pairs reads them); one cross-validation group per document. Cached per folder."""
+    from pipeline.evaluate import questions as dev
+
+    records = []
+    for folder in folders:
+        def group_of(item: dict, folder: Path = folder) -> int:  # stable across cached and new folders
+            return 1000 + zlib.crc32(f"{folder.name}/{item['docs']}".encode()) % 1_000_000
+
+        made = cached_records(cache / f"product-{folder.name}-{tag}.json", lambda folder=folder, group_of=group_of: (
+            collect_items(dev.load_items(folder / "questions.jsonl"), lambda name: folder / name, settings,
+                          embedder_cache, prefilter, group_of)))
+        records.extend({**r, "qid": f"{folder.name}:{r['qid']}"} for r in made)
     return records
 
 
@@ -278,6 +308,10 @@ def main() -> int:
     parser.add_argument("--prefilter", type=int, default=UNTRAINED.prefilter, help="units scored by meaning per question")
     parser.add_argument("--truncate", type=lambda text: tuple(int(n) for n in text.split(",") if n), default=(1, 2, 4, 8),
                         help="also train on each question's first n units, for these n (comma-separated)")
+    parser.add_argument("--product", type=Path, nargs="*", default=[],
+                        help="folders of questions asked of real documents (questions/*.jsonl beside docs/), trained on")
+    parser.add_argument("--product-weight", type=int, default=1,
+                        help="how many times each product question's units count in the fit")
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     args = parser.parse_args()
     cache = Path(os.environ.get("RAG_CACHE_DIR", str(ROOT / ".cache"))).parent / "answer-training"
@@ -300,16 +334,15 @@ def main() -> int:
     }
     # The first `held` questions of each half are what `eval squad2|cmrc --limit` asks: never trained on.
     sets = {name: [r for r in records if question_number(r) > held] for name, records in sets.items()}
+    if args.product:
+        sets["product"] = collect_product(args.product, settings, vectors, args.prefilter, cache, tag)
     dev = cached_records(cache / f"dev-{tag}.json", lambda: collect_dev(settings, vectors, args.prefilter))
     parts = [(name, arrays(records, args.truncate), counts(records)) for name, records in sets.items()]
-    X = np.vstack([a[0] for _, a, _ in parts])
-    y = np.concatenate([a[1] for _, a, _ in parts])
-    qid = np.concatenate([a[2] for _, a, _ in parts])
-    groups = np.concatenate([a[3] for _, a, _ in parts])
-    answerable = np.concatenate([a[4] for _, a, _ in parts])
+    weighted = [a for name, a, _ in parts for _ in range(args.product_weight if name == "product" else 1)]
+    X, y, qid, groups, answerable = (np.concatenate([a[i] for a in weighted]) for i in range(5))
     # Cross-validated probabilities: each group's units scored by a model fitted without it.
     held_out = np.zeros(len(y))
-    unique = np.unique(groups)
+    unique = np.random.default_rng(0).permutation(np.unique(groups))  # every fold holds some of each set
     for fold in np.array_split(unique, min(5, len(unique))):
         test = np.isin(groups, fold)
         held_out[test] = fit(X[~test], y[~test]).probability(X[test])
@@ -335,7 +368,9 @@ def main() -> int:
     payload = model.to_json()
     payload["training"] = {"command": "uv run python scripts/train_answer_model.py"
                                       f" --squad {args.squad} --cmrc {args.cmrc} --held-out {held} --prefilter {args.prefilter}"
-                                      f" --truncate {','.join(map(str, args.truncate))}",
+                                      f" --truncate {','.join(map(str, args.truncate))}"
+                                      + (f" --product {' '.join(p.name for p in args.product)}"
+                                         f" --product-weight {args.product_weight}" if args.product else ""),
                            "units": int(len(y)), "positives": int(y.sum()),
                            "threshold (scorer-only balanced optimum → engine dev curve)": [best["threshold"], chosen],
                            "engine dev curve": engine_curve,

@@ -99,3 +99,41 @@ def test_the_reader_threshold_is_chosen_on_product_questions_with_wrong_answers_
     made_up = [{"threshold": 0.1, "right": 10, "wrong": 3, "false": 1}, {"threshold": 0.2, "right": 7, "wrong": 1,
                "false": 0}, {"threshold": 0.3, "right": 4, "wrong": 0, "false": 0}]
     assert choose_weighted(made_up) == 0.2  # 10 - 8 = 2 < 7 - 2 = 5 > 4
+
+
+def test_the_chinese_calibration_articles_are_neither_evaluated_nor_trained_on():
+    """choose_gate --cmrc asks the CMRC public-half articles from CMRC_CALIBRATION_FROM on: none of their questions is
+    one of `eval cmrc --limit 150`'s, nor one of the 151st–750th the scorer trains on (scripts/train_answer_model.py)."""
+    from pipeline.evaluate import data
+    from pipeline.evaluate.squad import pooled
+    from training.choose_gate import CMRC_CALIBRATION_FROM
+
+    articles = data.load_squad(data.CMRC)
+    used = {q.question for q in pooled(articles)[0].questions[:750]}  # in the order both the evaluation and the scorer ask
+    calibration = {q.question for q in pooled(articles[CMRC_CALIBRATION_FROM:])[0].questions}
+    assert len(calibration) > 300 and calibration & used == set()
+
+
+def test_the_scorer_trains_on_product_folders_one_group_per_document(tmp_path):
+    """scripts/train_answer_model.py --product: each question's packed units, labelled by gold containment, and one
+    cross-validation group per document, the same on a cached rerun."""
+    import importlib.util
+    from pathlib import Path
+
+    from pipeline.core.contracts import Settings
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "train_answer_model.py"
+    spec = importlib.util.spec_from_file_location("train_answer_model", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    folder = _folder(tmp_path / "guides", [
+        _item("g-01", "How many times will it retry a request by default?", True, ["3 times"], [4, 4]),
+        _item("g-03", "Can the client log its retries at the debug level to a file?", False, [], None),
+    ])
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    first = script.collect_product([folder], Settings(), cache / "vectors.npz", 16, cache, "t")
+    again = script.collect_product([folder], Settings(), cache / "vectors.npz", 16, cache, "t")
+    assert first == again and [r["qid"] for r in first] == ["guides:g-01", "guides:g-03"]
+    assert len({r["group"] for r in first}) == 1 and first[0]["group"] >= 1000
+    assert any(first[0]["labels"]) and not any(first[1]["labels"])
