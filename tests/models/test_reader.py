@@ -29,10 +29,16 @@ def test_the_shipped_file_is_the_one_the_training_record_describes(reader):
 
 
 def test_fixed_pairs_score_as_recorded(reader):
+    """A wrong file, tokeniser or word table moves these logits by whole units and reorders them. onnxruntime's int8
+    kernels differ by instruction set, so a right file moves them a little from machine to machine (up to 0.07 on an
+    AMD EPYC with AVX-512 VNNI against the logits recorded at export)."""
     assert len(reader.record.check_pairs) >= 4
+    logits = []
     for pair in reader.record.check_pairs:
-        logit = float(reader.logits(pair["task"], pair["query"], [pair["unit"]])[0])
-        assert logit == pytest.approx(pair["logit"], abs=0.02), pair["query"]
+        logits.append(float(reader.logits(pair["task"], pair["query"], [pair["unit"]])[0]))
+        assert logits[-1] == pytest.approx(pair["logit"], abs=0.1), pair["query"]
+    recorded = [pair["logit"] for pair in reader.record.check_pairs]
+    assert sorted(range(len(logits)), key=logits.__getitem__) == sorted(range(len(recorded)), key=recorded.__getitem__)
 
 
 @pytest.mark.parametrize("text", [
