@@ -53,11 +53,15 @@ def test_upload_disables_the_button_shows_progress_and_topic_filter_is_named(pag
     make_pdf(pdf)
     page.get_by_text("Upload documents (only you see them)").click()
     page.locator("#upload-files input[type=file]").set_input_files([str(pdf)])
-    button = page.locator("#upload")
-    button.click()
-    # No second click possible while it works, and it says so (both read at one moment: a small PDF is added fast).
-    page.wait_for_function("() => { const b = document.querySelector('#upload');"
-                           " return b.disabled && b.innerText.includes('Uploading'); }")
+    # No second click possible while it works, and it says so (both seen at one moment). A small PDF is added
+    # faster than a poll may look, so an observer set before the click records the moment.
+    page.evaluate("""() => { window.uploadBusySeen = false;
+        const b = document.querySelector('#upload');
+        const look = () => { if (b.disabled && b.innerText.includes('Uploading')) window.uploadBusySeen = true; };
+        new MutationObserver(look).observe(b, {attributes: true, childList: true, subtree: true, characterData: true});
+    }""")
+    page.locator("#upload").click()
+    page.wait_for_function("() => window.uploadBusySeen === true")
     page.locator("#upload-status").get_by_text("added harbour-notice").wait_for()
     page.wait_for_function("() => !document.querySelector('#upload').disabled")
     # The server read and deleted the files: the box is emptied, so the next upload sends only new files.
