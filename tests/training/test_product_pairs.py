@@ -137,3 +137,26 @@ def test_the_scorer_trains_on_product_folders_one_group_per_document(tmp_path):
     assert first == again and [r["qid"] for r in first] == ["guides:g-01", "guides:g-03"]
     assert len({r["group"] for r in first}) == 1 and first[0]["group"] >= 1000
     assert any(first[0]["labels"]) and not any(first[1]["labels"])
+
+
+def test_unit_choice_records_both_scores_per_unit_and_reports_both_choices(tmp_path):
+    """training/unit_choice.py: every scored unit with the scorer's and the reader's probability and its gold label;
+    the report compares the scorer's choice with the combined one, cross-validated by document."""
+    from training.unit_choice import collect, cross_validated_picks, report
+
+    first = _folder(tmp_path / "guides", [
+        _item("g-01", "How many times will it retry a request by default?", True, ["3 times"], [4, 4]),
+        _item("g-03", "Can the client log its retries at the debug level to a file?", False, [], None)])
+    second = _folder(tmp_path / "more", [_item("m-01", "How many redirects does it follow?", True, ["3 redirects"], [4, 4])])
+    out = tmp_path / "units.jsonl"
+    assert collect(out, [first, second], squad=0) == 3
+    assert collect(out, [first, second], squad=0) == 0  # resumes: nothing left to ask
+    rows = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [r["id"] for r in rows] == ["guides:g-01", "guides:g-03", "more:m-01"] and rows[0]["group"] != rows[2]["group"]
+    unit = rows[0]["units"][0]
+    assert set(unit) == {"scorer", "reader", "label"} and 0 <= unit["reader"] <= 1
+    assert any(u["label"] for u in rows[0]["units"]) and not any(u["label"] for u in rows[1]["units"])
+    assert set(cross_validated_picks(rows)) == {"guides:g-01", "guides:g-03", "more:m-01"}
+    figures = report(out)["product"]
+    assert figures["questions"] == 3 and figures["answerable"] == 2
+    assert [r["threshold"] for r in figures["combined"]] == [r["threshold"] for r in figures["scorer"]]
