@@ -126,7 +126,9 @@ _DIRECTIVE_OPTION = re.compile(r"^\s+:[\w-]+(?: [\w-]+)*:(?:\s|$)")
 
 # A plain text's centred title line ("                    Apache License", an RFC's title): far indented, short,
 # no sentence end. A heading names a topic; it is never an answer.
-_CENTRED_TITLE = re.compile(r"^ {12,}(?=\S)(?![^\n]*[=+{}<>|;()])(?:\S+ ?){1,8}(?<![.:;,])$")
+# Words are possessive (\S++): a plain \S+ retries every split of a word into pieces before failing, exponential in
+# the word's length.
+_CENTRED_TITLE = re.compile(r"^ {12,}(?=\S)(?![^\n]*[=+{}<>|;()])(?:\S++ ?){1,8}(?<![.:;,])$")
 
 
 def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:

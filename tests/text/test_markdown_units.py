@@ -236,6 +236,16 @@ def test_a_centred_title_of_a_plain_text_is_a_heading_not_an_answer():
     assert all(u.kind != "heading" for u in units if "shall mean" in u.quote or "x = y" in u.quote)
 
 
+def test_a_far_indented_line_with_a_long_word_is_read_at_once_and_is_not_a_title():
+    """The title check once retried every split of a long word into pieces before failing: a line of 12 spaces and a
+    40-character word and a full stop took 4 s, this one would take hours."""
+    address = "https://downloads.example.org/releases/" + "a" * 140
+    units = units_of(_source(["            Download it from " + address + " today.", "",
+                              "              Specifies whether keys should be added to a running agent, and more."]))
+    assert all(u.kind != "heading" for u in units)
+    assert [u.kind for u in units if u.quote.startswith("Specifies")] == ["sentence"]
+
+
 def test_a_who_answer_that_opens_with_a_pronoun_runs_back_to_who_it_is():
     from pipeline.generate.extractive.composer import with_antecedent
 
