@@ -10,14 +10,20 @@ composer shows it (`scored_text` without inline markup), so the reader learns on
   question's words, and one other, do not;
 - an unanswerable question: the units sharing most of its words do not answer.
 
+A question written with a `lines_hint` (the answer's text as its writer copied it) instead of `lines` gets the lines
+where that text stands in the document (`hinted_lines`).
+
 Documents, not questions, are split: a document's questions are all "train" or all "val" (one in `val_every`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+
+from rapidfuzz import fuzz
 
 from pipeline.core.contracts import PackedLine, PackedSource
 from pipeline.generate.extractive.scoring import scored_text
@@ -43,6 +49,37 @@ def _sources(path: Path) -> list[PackedSource]:
                 start_line=lines[0].number, end_line=lines[-1].number, support_span=False, dated="",
                 sibling_group="", lines=lines))
     return sources
+
+
+_ELLIPSIS = re.compile(r"\.\.\.|…")
+MIN_HINT_SCORE = 90
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def hinted_lines(sources: list[PackedSource], hint: str) -> list[int] | None:
+    """The first and last line numbers of the document where the hint's longest fragment (cut at "...") stands, the
+    hint and the document compared with their whitespace collapsed; a near match (rapidfuzz's partial ratio ≥ 90)
+    counts when no exact one is found. None when it is nowhere."""
+    fragment = _normalised(max(_ELLIPSIS.split(hint), key=len))
+    if not fragment:
+        return None
+    text, starts = "", []  # the document's lines joined by a space, and where each line starts in it
+    for line in (line for source in sources for line in source.lines):
+        starts.append((len(text), line.number))
+        text += _normalised(line.text) + " "
+    begin = text.find(fragment)
+    end = begin + len(fragment)
+    if begin < 0:
+        found = fuzz.partial_ratio_alignment(fragment, text, score_cutoff=MIN_HINT_SCORE)
+        if found is None:
+            return None
+        begin, end = found.dest_start, found.dest_end
+    numbers = [number for start, number in starts if start < end]
+    first = max((number for start, number in starts if start <= begin), default=numbers[0])
+    return [first, numbers[-1]]
 
 
 def _read(unit: Unit) -> str:
@@ -82,11 +119,15 @@ def product_pairs(folder: Path, rng, val_every: int = 6) -> Iterator[dict]:
     items = [json.loads(line) for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines()
              if line.strip()]
     units_by_doc: dict[str, list[Unit]] = {}
+    sources_by_doc: dict[str, list[PackedSource]] = {}
     for item in items:
         doc = item["docs"][0]
         if doc not in units_by_doc:
-            units_by_doc[doc] = [u for source in _sources(folder / doc) for u in units_of(source)]
+            sources_by_doc[doc] = _sources(folder / doc)
+            units_by_doc[doc] = [u for source in sources_by_doc[doc] for u in units_of(source)]
         units = units_by_doc[doc]
+        if item["answerable"] and not item.get("lines") and item.get("lines_hint"):
+            item = {**item, "lines": hinted_lines(sources_by_doc[doc], item["lines_hint"])}
         split, group = split_of(folder.name, doc, val_every), f"{folder.name}/{item['id']}"
         question = item["question"].strip()
         positives = _positives(units, item) if item["answerable"] and item.get("lines") else []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 
-from training.product_pairs import product_pairs
+from training.product_pairs import _sources, hinted_lines, product_pairs
 
 GUIDE = """Retries
 =======
@@ -36,6 +36,27 @@ def _folder(tmp_path, items):
 def _item(id_, question, answerable, gold, lines):
     return {"id": id_, "docs": ["docs/guide.rst"], "question": question, "answerable": answerable, "gold": gold,
             "lines": lines, "kind": "fact", "source": "guide"}
+
+
+def test_a_hint_instead_of_lines_finds_where_its_text_stands(tmp_path):
+    folder = _folder(tmp_path, [])
+    sources = _sources(folder / "docs" / "guide.rst")
+    # whitespace and case collapsed; the longest fragment of a hint cut at "..." is looked for
+    assert hinted_lines(sources, "By default, the client  retries a request 3 times ...") == [4, 4]
+    assert hinted_lines(sources, "The client logs every retry at the DEBUG level.") == [15, 15]
+    assert hinted_lines(sources, "redirects.\n\nTo turn redirects off") == [4, 6]
+    assert hinted_lines(sources, "The client logs every retyr at the debug level") == [15, 15]  # a near match
+    assert hinted_lines(sources, "Proxies are read from the environment.") is None
+
+
+def test_a_hinted_question_gets_the_same_pairs_as_one_with_lines(tmp_path):
+    with_lines = _item("g-01", "How many times will it retry out of the box?", True, ["3 times"], [4, 4])
+    hinted = {**with_lines, "lines": None, "lines_hint": "the client retries a request 3 times and follows"}
+    rows = [list(product_pairs(_folder(tmp_path / name / "docs-folder", [item]), random.Random(1)))
+            for name, item in (("a", with_lines), ("b", hinted))]
+    assert rows[0] == rows[1]
+    assert [r["unit"] for r in rows[1] if r["label"] == 1] == [
+        "By default, the client retries a request 3 times and follows up to 3 redirects."]
 
 
 def test_the_answering_sentence_is_positive_and_the_sentences_sharing_words_are_negative(tmp_path):
