@@ -20,7 +20,10 @@ _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _BARE_TABLE = re.compile(r"^\s*[^|\s][^|]*(?:\s\|\s[^|]*){2,}$")
 # The rule under a table's header: "| --- | :--: |", "------+--------+-----", or "---\t---\t---" (TAB-separated
 # text). The DOCX, HTML and spreadsheet parsers write none: they record their tables on the page (`Page.tables`).
-TABLE_RULE = re.compile(r"^\s*[|+]?\s*:?-{3,}:?\s*(?:[|+\t]\s*:?-{3,}:?\s*)*[|+]?\s*$")
+# Between two runs of dashes: spaces around one bar or plus, or spaces holding a TAB. The possessive spaces (\s*+) and
+# the one place a TAB may stand keep a line that is no rule from retrying every choice of which TAB separates
+# ("---\t\t" repeated, as \s*[|+\t]\s* let it: exponential, 100 characters took 1 s).
+TABLE_RULE = re.compile(r"^\s*+[|+]?\s*+:?-{3,}:?(?:(?:\s*+[|+]|[^\S\t]*+\t)\s*+:?-{3,}:?)*\s*[|+]?\s*$")
 _NUMERIC_FIELD = re.compile(r"[\d\s.,$%()/:\-–]+")
 HEADER_ROWS = 3  # at most this many stacked header rows (a two-level header plus a title row)
 WRAPPED_LINES = 2  # at most this many lines of wrapped cell text between two rows of a table

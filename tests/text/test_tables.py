@@ -109,6 +109,16 @@ def test_a_rule_marks_the_header_so_wordy_rows_below_it_are_data():
     assert heading_above(unmarked, 2) == ""
 
 
+def test_dashes_between_runs_of_tabs_ending_in_a_word_are_no_rule_and_are_refused_at_once():
+    # A rule's pattern once tried every choice of which TAB in each run of TABs joined the dashes: exponential, so
+    # this line of 200 characters never finished.
+    from pipeline.text.tables import is_table_rule
+
+    assert not is_table_rule(("---\t\t" * 40)[:199] + "x")
+    assert is_table_rule("---\t\t---\t \t---") and is_table_rule("| --- | :---: |") and is_table_rule("------+--------+-----")
+    assert not is_table_rule("---\t---\tx") and not is_table_rule("-----")
+
+
 def test_row_units_under_a_rule_answer_with_the_header_even_when_packed_without_it():
     whole = units_of(PackedSource(
         n=1, source_id="doc", version=None, page=None, start_line=1, end_line=4, support_span=False, dated="",
