@@ -46,25 +46,36 @@ def opens_summary(text: str) -> bool:
 
 # "What is BM25?", "What are MCAS activations?", "What does 'angle of attack' mean?", "什么是…？", "…是什么？"
 # "… in the Apache license", "… in this document": where the term is defined, not part of it.
-_WHERE_DEFINED = r"(?:\s+(?:in|under|according to)\s+(?:the\s+|this\s+)?[^?]{1,40}?)?"
+# The spaces before a term that may itself start with a space ([^?'"…]{1,60}?, [^?]{1,40}?): all of them, or all
+# but one or two. A plain \s+ there let a failed match retry every split of a long run of spaces between the two,
+# each retry scanning the rest of the run (200 spaces took 0.1 s, a 2000-character question seconds). The old
+# pattern could only match through a split that leaves the term one space ("what does   ' mean?" takes " " as its
+# term), and leaving one or two spaces finds that split first, as the old one did, so the results are the same.
+_SPACES = r"(?:\s++|\s+(?=\s{1,2}(?!\s)))"
+_WHERE_DEFINED = rf"(?:\s++(?:in|under|according to){_SPACES}(?:the{_SPACES}|this{_SPACES})?[^?]{{1,40}}?)?"
 
 
 _NAMED_GROUP = r"category|column|field|heading|label|entry|class|group|row|line item"
 
 
 _ASKS_DEFINITION = (
-    re.compile(r"^\W*what(?:'s| is| are)\s+(?:an?\s+|the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
-    re.compile(r"^\W*what (?:does|do)\s+(?:an?\s+|the\s+)?(?:(?:term|word|phrase|abbreviation|acronym)\s+)?['\"‘“`]?"
-               r"([^?'\"’”`]{1,60}?)['\"’”`]?\s+(?:mean|stand for|refer to)" rf"{_WHERE_DEFINED}\s*\?\s*$", _I),
+    re.compile(rf"^\W*what(?:'s| is| are){_SPACES}(?:an?{_SPACES}|the{_SPACES})?['\"‘“`]?([^?'\"’”`]{{1,60}}?)['\"’”`]?"
+               r"\s*+\?\s*$", _I),
+    re.compile(rf"^\W*what (?:does|do){_SPACES}(?:an?{_SPACES}|the{_SPACES})?"
+               rf"(?:(?:term|word|phrase|abbreviation|acronym){_SPACES})?['\"‘“`]?"
+               r"([^?'\"’”`]{1,60}?)['\"’”`]?\s++(?:mean|stand for|refer to)" rf"{_WHERE_DEFINED}\s*+\?\s*$", _I),
     # "What does the 'Other' category in this table include?": a quoted name, or a name of a column or category, is
     # asked what it covers (not "What does the warranty cover?", which asks what the warranty says).
-    re.compile(r"^\W*what (?:does|do)\s+(?:the\s+)?(?:['\"‘“`]([^?'\"’”`]{1,60}?)['\"’”`](?:\s+(?:" + _NAMED_GROUP + r"))?"
-               r"|([^?'\"’”`]{1,60}?)\s+(?:" + _NAMED_GROUP + r"))" + rf"{_WHERE_DEFINED}" +
-               r"\s+(?:include|cover|contain|comprise|mean|refer to)\s*\?\s*$", _I),
-    re.compile(r"^\W*what is meant by\s+(?:the\s+)?['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?" rf"{_WHERE_DEFINED}\s*\?\s*$", _I),
-    re.compile(r"^\W*(?:define|(?:what is |what's )?the definition of|definition of)\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?"
-               rf"{_WHERE_DEFINED}\s*[?.]?\s*$", _I),
-    re.compile(r"^\W*how does\s+(?:the\s+|this\s+)?[^?]{1,40}?\s+define\s+['\"‘“`]?([^?'\"’”`]{1,60}?)['\"’”`]?\s*\?\s*$", _I),
+    re.compile(rf"^\W*what (?:does|do){_SPACES}(?:the{_SPACES})?"
+               r"(?:['\"‘“`]([^?'\"’”`]{1,60}?)['\"’”`](?:\s++(?:" + _NAMED_GROUP + r"))?"
+               r"|([^?'\"’”`]{1,60}?)\s++(?:" + _NAMED_GROUP + r"))" + rf"{_WHERE_DEFINED}" +
+               r"\s++(?:include|cover|contain|comprise|mean|refer to)\s*+\?\s*$", _I),
+    re.compile(rf"^\W*what is meant by{_SPACES}(?:the{_SPACES})?['\"‘“`]?([^?'\"’”`]{{1,60}}?)['\"’”`]?"
+               rf"{_WHERE_DEFINED}\s*+\?\s*$", _I),
+    re.compile(rf"^\W*(?:define|(?:what is |what's )?the definition of|definition of){_SPACES}['\"‘“`]?"
+               rf"([^?'\"’”`]{{1,60}}?)['\"’”`]?{_WHERE_DEFINED}\s*+[?.]?\s*$", _I),
+    re.compile(rf"^\W*how does{_SPACES}(?:the{_SPACES}|this{_SPACES})?[^?]{{1,40}}?\s++define{_SPACES}['\"‘“`]?"
+               r"([^?'\"’”`]{1,60}?)['\"’”`]?\s*+\?\s*$", _I),
     re.compile(r"^\s*什么是(.{1,20}?)[？?]?\s*$"),
     re.compile(r"^\s*(.{1,20}?)(?:是什么|指什么|是指什么)(?:意思)?[？?]?\s*$"),
 )

@@ -349,6 +349,24 @@ def test_definition_questions_name_their_term():
     assert not defines("Python", "Python is required.")  # a statement about it, not what it is
 
 
+def test_a_question_with_a_long_run_of_spaces_is_no_definition_and_is_refused_at_once():
+    # The definition patterns once retried every split of the spaces between "does" (or "is", "define") and the term,
+    # each retry scanning the rest of them: a question of the longest length allowed took 13 s.
+    from pipeline.core.limits import MAX_QUESTION_CHARS
+    from pipeline.lang.forms import defined_term
+
+    for length in (200, MAX_QUESTION_CHARS):
+        for head in ("What is", "What does", "What does the", "What is meant by", "How does"):
+            assert defined_term(head + " " * (length - len(head) - 1) + "x") is None
+        assert defined_term("Define" + " " * (length - 9) + "x?!") is None
+        assert defined_term("How does x" + " " * (length // 2 - 9) + "define" + " " * (length // 2 - 9) + "x") is None
+    assert defined_term("What does   'ROI' mean?") == "ROI"
+    assert defined_term("Define   BM25 in   the Apache license.") == "BM25"
+    assert defined_term("What is meant by the  'warranty'  under   this policy?") == "warranty"
+    assert defined_term("How does the   report define  'net income'?") == "net income"
+    assert defined_term("What does the 'Other' category in this table include?") == "Other"
+
+
 def test_what_is_x_is_answered_by_the_sentence_that_defines_x(real_corpus):
     corpus = real_corpus(("bm25.md", "---\nid: bm25\n---\n# Search notes\n\n"
                           "BM25S (or BM25-Sparse) is an ultrafast implementation of BM25 in pure Python.\n\n"
