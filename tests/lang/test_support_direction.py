@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pipeline.lang.direction import move_match, moves
-from pipeline.verify.judges.features import FEATURE_NAMES, SELECTOR_FEATURE_NAMES, selector_matrix
+from pipeline.verify.judges.features import FEATURE_NAMES, SELECTOR_FEATURE_NAMES, Profiler, selector_matrix
 from pipeline.verify.judges.learned import DEFAULT_WEIGHTS, LearnedJudge
 
 RAISES = "Pyridostatin increases telomere fragility in BRCA2-deficient cells."
@@ -64,3 +64,13 @@ def test_weights_trained_without_the_selectors_context_are_refused(tmp_path):
     old.write_text(json.dumps(spec), "utf-8")
     with pytest.raises(ValueError, match="retrain"):
         LearnedJudge(weights=old, embedder=object())
+
+
+def test_entities_are_words_with_two_capitals_or_digits_and_a_long_word_with_no_end_has_none():
+    profile = Profiler().profile
+    text = "Mutations in BRCA1 and the IL-6 pathway; the p53-R2 gene and COVID-19 in Paris."
+    assert profile(text).entities == {"brca1", "il-6", "p53-r2", "covid-19", "paris"}
+    # No word boundary to end at: the pattern once tried every choice of its two capitals (cubic: 2000 characters
+    # took 15 s, so 6000 would take minutes).
+    for length in (200, 6000):
+        assert profile("A" * (length - 1) + "_").entities == frozenset()
