@@ -46,11 +46,8 @@ def opens_summary(text: str) -> bool:
 
 # "What is BM25?", "What are MCAS activations?", "What does 'angle of attack' mean?", "什么是…？", "…是什么？"
 # "… in the Apache license", "… in this document": where the term is defined, not part of it.
-# The spaces before a term that may itself start with a space ([^?'"…]{1,60}?, [^?]{1,40}?): all of them, or all
-# but one or two. A plain \s+ there let a failed match retry every split of a long run of spaces between the two,
-# each retry scanning the rest of the run (200 spaces took 0.1 s, a 2000-character question seconds). The old
-# pattern could only match through a split that leaves the term one space ("what does   ' mean?" takes " " as its
-# term), and leaving one or two spaces finds that split first, as the old one did, so the results are the same.
+# The spaces before a term that may itself start with a space: all of them, or all but one or two (the only splits
+# the old plain \s+ could match through). A plain \s+ retried every split of a long run of spaces, each rescanning it.
 _SPACES = r"(?:\s++|\s+(?=\s{1,2}(?!\s)))"
 _WHERE_DEFINED = rf"(?:\s++(?:in|under|according to){_SPACES}(?:the{_SPACES}|this{_SPACES})?[^?]{{1,40}}?)?"
 
