@@ -2,6 +2,7 @@
 
     uv run --frozen python -m training.choose_gate [--split calib] [--out training/data/gate-calib.json]
     uv run --frozen python -m training.choose_gate --split val --product DIR [--product DIR …] --out …
+    uv run --frozen python -m training.choose_gate --questions FILE [--questions FILE …] --out …
 
 Every question of the split's articles is asked with the reader's check at a threshold of 1e-6, so the composer
 reads the unit it would answer with exactly as in the product and records the score (`Proposal.reader_score`)
@@ -21,7 +22,7 @@ from pathlib import Path
 from pipeline import Settings, build_engine
 from pipeline.evaluate import data
 from pipeline.evaluate.common import request
-from pipeline.evaluate.questions import score_item
+from pipeline.evaluate.questions import _doc_path, load_items, request_of, score_item
 from pipeline.evaluate.squad import contains_gold, pooled
 
 from .pairs import SQUAD2_DEV_SPLIT
@@ -31,6 +32,7 @@ from .runtime_pairs import asked_items
 # Steps of 0.01. The rule gives 0.18 on them; the record ships 0.15, the 0.05 grid's step, because 0.18 measured worse on
 # the product-like held-out sets (reader-v1.json threshold_rules.answer_finer_grid).
 GRID = (0.0, *(round(0.05 + 0.01 * i, 2) for i in range(46)))
+REPORTED = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)  # right/wrong/false printed for --questions
 
 
 def asked(split: str, min_support: float | None = None) -> list[dict]:
@@ -84,11 +86,32 @@ def asked_product(folders: list[Path], split: str, min_support: float | None = N
     rows = []
     in_split = lambda folder, item: split_of(folder.name, item["docs"][0]) == split  # noqa: E731
     for _, item, trace in asked_items(folders, settings, in_split):
-        row = score_item(item, trace)
-        rows.append({"impossible": not item["answerable"], "answered": row["answered"],
-                     "right": bool(item["answerable"] and row["passed"]),
-                     "reader_score": trace.proposal.reader_score if trace.proposal is not None else None,
-                     "score": trace.proposal.score if trace.proposal is not None else None})
+        rows.append(_product_row(item, trace))
+    return rows
+
+
+def _product_row(item: dict, trace) -> dict:
+    row = score_item(item, trace)
+    return {"impossible": not item["answerable"], "answered": row["answered"],
+            "right": bool(item["answerable"] and row["passed"]),
+            "reader_score": trace.proposal.reader_score if trace.proposal is not None else None,
+            "score": trace.proposal.score if trace.proposal is not None else None}
+
+
+def asked_questions(files: list[Path], min_support: float | None = None) -> list[dict]:
+    """The same rows for evaluation-format question files (`eval questions --data`: documents named relative to the
+    file's folder's parent), each row tagged with its file's name. For measuring a reader on held-out sets (the
+    curve at every threshold from one pass), never for choosing its threshold."""
+    engine = build_engine()
+    settings = Settings(min_reader=1e-6, **({} if min_support is None else {"min_support": min_support}))
+    rows = []
+    for path in files:
+        corpora: dict[tuple[str, ...], object] = {}
+        for item in load_items(path):
+            key = tuple(item["docs"])
+            if key not in corpora:
+                corpora[key] = engine.corpus(engine.parse_paths([_doc_path(d, path.parent) for d in key]))
+            rows.append({"set": path.stem, **_product_row(item, engine.ask(corpora[key], request_of(item), settings))})
     return rows
 
 
@@ -126,26 +149,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--product", type=Path, action="append", default=[],
                         help="ask these product-shaped folders' questions of the split's documents instead of SQuAD's; "
                              "the rule is then the most right answers less twice the wrong and false ones")
+    parser.add_argument("--questions", type=Path, action="append", default=[],
+                        help="measure only: evaluation-format question files (held-out sets); the curve per file "
+                             "and over all, at every threshold of the grid, from one pass")
     parser.add_argument("--cmrc", type=int, default=0, metavar="N",
                         help="choose the Chinese threshold instead: the first N questions of the CMRC calibration "
                              "articles, same rule (keep 90 %% of right answers)")
     args = parser.parse_args(argv)
     started = time.time()
-    if args.product:
+    if args.questions:
+        rows = asked_questions(args.questions, args.min_support)
+    elif args.product:
         rows = asked_product(args.product, args.split, args.min_support)
     elif args.cmrc:
         rows = asked_cmrc(args.cmrc, args.min_support)
     else:
         rows = asked(args.split, args.min_support)
-    table = curve(rows, Settings().min_support if args.min_support is None else args.min_support)
-    chosen = choose_weighted(table) if args.product else choose(table, args.keep)
-    result = {"split": f"cmrc articles {CMRC_CALIBRATION_FROM}+" if args.cmrc else args.split, "questions": len(rows), "keep": args.keep, "threshold": chosen, "curve": table,
-              "seconds": round(time.time() - started, 1), "rows": rows}
+    min_support = Settings().min_support if args.min_support is None else args.min_support
+    table = curve(rows, min_support)
+    if args.questions:  # measured at every threshold from one pass; nothing is chosen on held-out questions
+        per_set = {name: curve([r for r in rows if r["set"] == name], min_support) for name in sorted({r["set"] for r in rows})}
+        result = {"questions": len(rows), "curve": table, "curve_per_set": per_set, "rows": rows,
+                  "seconds": round(time.time() - started, 1)}
+        for name, rows_of_set in [*per_set.items(), ("all", table)]:
+            print(name, *[f"{r['threshold']}: {r['right']}/{r['wrong']}/{r['false']}" for r in rows_of_set
+                          if r["threshold"] in REPORTED], sep="\n  ")
+    else:
+        chosen = choose_weighted(table) if args.product else choose(table, args.keep)
+        result = {"split": f"cmrc articles {CMRC_CALIBRATION_FROM}+" if args.cmrc else args.split, "questions": len(rows),
+                  "keep": args.keep, "threshold": chosen, "curve": table, "seconds": round(time.time() - started, 1),
+                  "rows": rows}
+        for row in table:
+            print(row)
+        print(f"chosen min_reader: {chosen} (keeps >= {args.keep:.0%} of {table[0]['right']} right answers)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
-    for row in table:
-        print(row)
-    print(f"chosen min_reader: {chosen} (keeps >= {args.keep:.0%} of {table[0]['right']} right answers)")
     return 0
 
 

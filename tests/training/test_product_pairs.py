@@ -122,6 +122,25 @@ def test_the_reader_threshold_is_chosen_on_product_questions_with_wrong_answers_
     assert choose_weighted(made_up) == 0.2  # 10 - 8 = 2 < 7 - 2 = 5 > 4
 
 
+def test_held_out_question_files_are_measured_at_every_threshold_and_nothing_is_chosen(tmp_path):
+    """choose_gate --questions: evaluation-format files (documents relative to the file's folder's parent) asked once,
+    the curve per file and over all written, and no threshold chosen on them."""
+    from training.choose_gate import GRID, main
+
+    folder = _folder(tmp_path / "held", [])
+    (folder / "questions").mkdir()
+    items = [_item("h-01", "How many times will it retry a request by default?", True, ["3 times"], None),
+             _item("h-02", "Can the client log its retries at the debug level to a file?", False, [], None)]
+    (folder / "questions" / "held.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    out = tmp_path / "curve.json"
+    assert main(["--questions", str(folder / "questions" / "held.jsonl"), "--out", str(out), "--min-support", "0"]) == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert "threshold" not in result and set(result["curve_per_set"]) == {"held"}
+    assert [r["threshold"] for r in result["curve"]] == list(GRID) and result["curve_per_set"]["held"] == result["curve"]
+    assert [r["set"] for r in result["rows"]] == ["held", "held"] and result["rows"][1]["impossible"]
+    assert result["rows"][0]["right"] and result["curve"][0]["right"] == 1  # the retry sentence, read and kept at 0
+
+
 def test_the_chinese_calibration_articles_are_neither_evaluated_nor_trained_on():
     """choose_gate --cmrc asks the CMRC public-half articles from CMRC_CALIBRATION_FROM on: none of their questions is
     one of `eval cmrc --limit 150`'s, nor one of the 151st–750th the scorer trains on (scripts/train_answer_model.py)."""
