@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from pipeline import Document, Request, Trace, has_cjk
 
-from .panels import _e, answer_mark
+from .panels import _e, answer_mark, plain_words
 from .state import session_of
 
 MAX_TURNS = 50
@@ -194,7 +194,7 @@ def history_html(conversation: Conversation) -> str:
     for turn in reversed(conversation.turns):
         answer = turn.answer
         status = answer_mark(answer) if answer.status == "answered" else f"✗ {answer.reason_code}"
-        said = (answer.answer or turn.explanation or "")[:140]
+        said = (answer.answer or plain_words(turn.explanation or ""))[:140]  # as the Answer panel words it
         searched = f"<br><span class='rag-note'>searched: {_e(turn.searched)}</span>" if turn.follow_up else ""
         rows.append(f"<tr data-turn='{turn.number}'><td class='num'>{turn.number}</td><td>{_e(turn.kind)}</td>"
                     f"<td>{_e(turn.asked)}{searched}</td><td>{_e(status)}</td><td>{_e(said)}</td></tr>")

@@ -64,3 +64,13 @@ def _conversation_with(trace):
     conversation = history.Conversation()
     conversation.add("check", "Beijing lodging", trace, {}, None)
     return conversation
+
+
+def test_the_history_row_words_an_abstention_as_the_answer_panel_does(make_corpus):
+    corpus = make_corpus(("travel-v2.md", (CORPUS / "travel-v2.md").read_text("utf-8")))
+    trace = ask(corpus, REQUEST, proposal=Proposal(answer=None, citations=[], producer="pasted-answer",
+                                                   abstain_reason="insufficient_evidence"))
+    assert trace.answer.status == "abstained" and "producer" in trace.explanation
+    row = history.history_html(_conversation_with(trace))
+    assert "answerer" in row and "producer" not in row
+    assert panels.plain_words(trace.explanation)[:100] in row
