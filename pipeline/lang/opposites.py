@@ -50,12 +50,18 @@ _CLASSES = (
 _PREFIXED = re.compile(r"\b(non-?|un)([a-z]{4,})\b")
 
 
-def _occurrences(phrase: str, text: str) -> list[int]:
+@lru_cache(maxsize=4096)
+def _phrase_pattern(phrase: str) -> re.Pattern:
+    """Compiled once per phrase: the phrases a composer checks are more than `re`'s own cache of 512 keeps."""
     if phrase.endswith(" #"):  # the phrase, then an amount
-        return [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(phrase[:-2])}\s+[$€£]?\d", text)]
+        return re.compile(rf"(?<![\w-]){re.escape(phrase[:-2])}\s+[$€£]?\d")
     if phrase.isascii():
-        return [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text)]
-    return [m.start() for m in re.finditer(re.escape(phrase), text)]
+        return re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])")
+    return re.compile(re.escape(phrase))
+
+
+def _occurrences(phrase: str, text: str) -> list[int]:
+    return [m.start() for m in _phrase_pattern(phrase).finditer(text)]
 
 
 def _says(words: set[str], text: str) -> str | None:
