@@ -543,12 +543,18 @@ def marks_html(trace: Trace) -> str:
             + "</div>")
 
 
+def _scorer_name(trace: Trace) -> str:
+    """Which model gave the scores (the trace's `scorer` component), as the reader's line names the reader."""
+    name = trace.components.get("scorer")
+    return f" ({_e(name)})" if name else ""
+
+
 def _chosen_by_html(trace: Trace) -> str:
     """The answer scorer's best unit and runner-up, and how the answer was chosen (the technical trace, folded)."""
     proposal, answered = trace.proposal, trace.answer.status == "answered"
     if proposal is not None and proposal.score is not None and proposal.threshold is not None:
         return (f"<details class='rag-note'><summary>How the passage was chosen (scores and thresholds)</summary>"
-                f"{term('Answer scorer', 'the producer’s answer-model score per unit')}: best "
+                f"{term('Answer scorer', 'the producer’s answer-model score per unit')}{_scorer_name(trace)}: best "
                 f"{term('passage', 'unit')} {proposal.score:.2f} "
                 f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
                 + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")

@@ -49,6 +49,8 @@ def test_a_scorer_below_its_threshold_says_unlikely_with_both_numbers(logic_engi
     shown = answer_html(trace)
     assert "<script>" not in shown and "<b>Dogs</b>" not in shown and "&lt;b&gt;Dogs&lt;/b&gt;" in shown
     assert "How the passage was chosen" in shown  # the technical trace stays, folded
+    named = trace.model_copy(update={"components": {**trace.components, "scorer": "answer-model (answer_model.json)"}})
+    assert "Answer scorer</span> (answer-model (answer_model.json)): best" in answer_html(named)
 
 
 def test_a_reader_above_its_threshold_says_likely_and_names_the_reader(logic_engine, make_corpus):
