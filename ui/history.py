@@ -187,6 +187,18 @@ def turn_line(turn: Turn | None) -> str:
             f"“<b>{_e(turn.searched)}</b>”.</div>")
 
 
+SAID_LENGTH = 140  # code points of an answer or reason a row shows; the turn re-opens whole
+
+
+def _clipped(text: str) -> str:
+    """`text` cut at a word's end within SAID_LENGTH, marked with "…" (a CJK text, without spaces, at the length)."""
+    if len(text) <= SAID_LENGTH:
+        return text
+    cut = text[: SAID_LENGTH - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > SAID_LENGTH // 2 else cut).rstrip(" ,;:") + "…"
+
+
 def history_html(conversation: Conversation) -> str:
     if not conversation.turns:
         return "<p class='rag-note'>No questions yet: each answer you get stays here and can be re-opened.</p>"
@@ -194,7 +206,7 @@ def history_html(conversation: Conversation) -> str:
     for turn in reversed(conversation.turns):
         answer = turn.answer
         status = answer_mark(answer) if answer.status == "answered" else f"✗ {answer.reason_code}"
-        said = (answer.answer or plain_words(turn.explanation or ""))[:140]  # as the Answer panel words it
+        said = _clipped(answer.answer or plain_words(turn.explanation or ""))  # as the Answer panel words it
         searched = f"<br><span class='rag-note'>searched: {_e(turn.searched)}</span>" if turn.follow_up else ""
         rows.append(f"<tr data-turn='{turn.number}'><td class='num'>{turn.number}</td><td>{_e(turn.kind)}</td>"
                     f"<td>{_e(turn.asked)}{searched}</td><td>{_e(status)}</td><td>{_e(said)}</td></tr>")

@@ -74,3 +74,14 @@ def test_the_history_row_words_an_abstention_as_the_answer_panel_does(make_corpu
     row = history.history_html(_conversation_with(trace))
     assert "answerer" in row and "producer" not in row
     assert panels.plain_words(trace.explanation)[:100] in row
+    assert row.split("<td>")[-1].split("</td>")[0] == html.escape(panels.plain_words(trace.explanation))  # it fits
+
+
+def test_a_long_answer_is_cut_at_a_word_and_one_without_spaces_at_the_length():
+    assert history._clipped("The pass costs 42 euros.") == "The pass costs 42 euros."
+    reason = "the reader (reader-v1) finds that the chosen passage [chage-man:51-52] does not answer the question: " * 3
+    shown = history._clipped(reason)
+    assert shown.endswith("…") and len(shown) <= history.SAID_LENGTH
+    assert reason.startswith(shown[:-1]) and reason[len(shown) - 1] in " ,;:"  # ends where a word ends
+    long_cjk = "北京的住宿限额是每晚七百五十元" * 20
+    assert history._clipped(long_cjk) == long_cjk[: history.SAID_LENGTH - 1] + "…"
