@@ -26,6 +26,7 @@ from pathlib import Path
 from rapidfuzz import fuzz
 
 from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.evaluate.questions import norm
 from pipeline.generate.extractive.scoring import scored_text
 from pipeline.ingest.parsers import parse
 from pipeline.lang.text import without_inline_markup
@@ -55,21 +56,17 @@ _ELLIPSIS = re.compile(r"\.\.\.|…")
 MIN_HINT_SCORE = 90
 
 
-def _normalised(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def hinted_lines(sources: list[PackedSource], hint: str) -> list[int] | None:
     """The first and last line numbers of the document where the hint's longest fragment (cut at "...") stands, the
-    hint and the document compared with their whitespace collapsed; a near match (rapidfuzz's partial ratio ≥ 90)
+    hint and the document compared as the evaluation compares gold strings (`questions.norm`); a near match (rapidfuzz's partial ratio ≥ 90)
     counts when no exact one is found. None when it is nowhere."""
-    fragment = _normalised(max(_ELLIPSIS.split(hint), key=len))
+    fragment = norm(max(_ELLIPSIS.split(hint), key=len))
     if not fragment:
         return None
     text, starts = "", []  # the document's lines joined by a space, and where each line starts in it
     for line in (line for source in sources for line in source.lines):
         starts.append((len(text), line.number))
-        text += _normalised(line.text) + " "
+        text += norm(line.text) + " "
     begin = text.find(fragment)
     end = begin + len(fragment)
     if begin < 0:
