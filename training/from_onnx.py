@@ -63,20 +63,13 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(state, args.out)
     if args.check_pairs:
-        from pipeline.models import e5file
+        from .export import check, load_reader
+        from .train import load_rows
 
-        from .export import check
-        from .train import Reader, load_rows
-        from .e5_torch import encoder_from
-
-        packed = e5file.load()
-        model = Reader(encoder_from(packed, args.layers), torch.zeros(1, packed.hidden))
-        missing = model.load_state_dict(state, strict=False)
-        rows = load_rows(args.check_pairs)[:256]
-        report = check(model.eval(), args.model, rows)
+        report = check(load_reader(args.out.parent, args.layers, args.out.name), args.model,
+                       load_rows(args.check_pairs)[:256])
         report.pop("logits")
-        print(json.dumps({"missing": [k for k in missing.missing_keys if not k.startswith("words.")],
-                          "unexpected": missing.unexpected_keys, **report}))
+        print(json.dumps(report))
     return 0
 
 
