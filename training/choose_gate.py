@@ -22,12 +22,12 @@ from pathlib import Path
 from pipeline import Settings, build_engine
 from pipeline.evaluate import data
 from pipeline.evaluate.common import request
-from pipeline.evaluate.questions import _doc_path, load_items, request_of, score_item
+from pipeline.evaluate.questions import _doc_path, score_item
 from pipeline.evaluate.squad import contains_gold, pooled
 
 from .pairs import SQUAD2_DEV_SPLIT
 from .product_pairs import split_of
-from .runtime_pairs import asked_items
+from .runtime_pairs import asked_in, asked_items
 
 # Steps of 0.01. The rule gives 0.18 on them; the record ships 0.15, the 0.05 grid's step, because 0.18 measured worse on
 # the product-like held-out sets (reader-v1.json threshold_rules.answer_finer_grid).
@@ -104,15 +104,8 @@ def asked_questions(files: list[Path], min_support: float | None = None) -> list
     curve at every threshold from one pass), never for choosing its threshold."""
     engine = build_engine()
     settings = Settings(min_reader=1e-6, **({} if min_support is None else {"min_support": min_support}))
-    rows = []
-    for path in files:
-        corpora: dict[tuple[str, ...], object] = {}
-        for item in load_items(path):
-            key = tuple(item["docs"])
-            if key not in corpora:
-                corpora[key] = engine.corpus(engine.parse_paths([_doc_path(d, path.parent) for d in key]))
-            rows.append({"set": path.stem, **_product_row(item, engine.ask(corpora[key], request_of(item), settings))})
-    return rows
+    return [{"set": path.stem, **_product_row(item, trace)} for path in files
+            for item, trace in asked_in(engine, path, settings, lambda name, path=path: _doc_path(name, path.parent))]
 
 
 def curve(rows: list[dict], min_support: float) -> list[dict]:

@@ -58,18 +58,27 @@ def _record(folder: Path, item: dict, trace, calls: list[dict]) -> dict:
             "calls": list(calls)}
 
 
+def asked_in(engine, path: Path, settings: Settings, doc_path: Callable[[str], Path],
+             wanted: Callable[[dict], bool] = lambda item: True) -> Iterator[tuple[dict, object]]:
+    """(item, trace) for each `wanted` question of one questions file, asked of `engine` at `settings`; each set of
+    documents (named as `doc_path` resolves them) is parsed and indexed once."""
+    corpora: dict[tuple[str, ...], object] = {}
+    for item in load_items(path):
+        if not wanted(item):
+            continue
+        docs = tuple(item["docs"])
+        if docs not in corpora:
+            corpora[docs] = engine.corpus(engine.parse_paths([doc_path(d) for d in docs]))
+        yield item, engine.ask(corpora[docs], request_of(item), settings)
+
+
 def asked_items(folders: list[Path], settings: Settings, wanted: Callable[[Path, dict], bool]) -> Iterator[tuple]:
-    """(folder, item, trace) for each `wanted` question of the folders, asked of the whole engine at `settings`;
-    each document is parsed and indexed once."""
-    engine, corpora = build_engine(), {}
+    """(folder, item, trace) for each `wanted` question of the folders (`questions.jsonl` beside `docs/`)."""
+    engine = build_engine()
     for folder in folders:
-        for item in load_items(folder / "questions.jsonl"):
-            if not wanted(folder, item):
-                continue
-            docs = tuple(item["docs"])
-            if docs not in corpora:
-                corpora[docs] = engine.corpus(engine.parse_paths([folder / d for d in docs]))
-            yield folder, item, engine.ask(corpora[docs], request_of(item), settings)
+        for item, trace in asked_in(engine, folder / "questions.jsonl", settings, folder.joinpath,
+                                    lambda item, folder=folder: wanted(folder, item)):
+            yield folder, item, trace
 
 
 def collect(out: Path, folders: list[Path]) -> int:
