@@ -47,6 +47,7 @@ class Turn:
         self.demo = demo
         self.searched = trace.request.question  # what retrieval searched (a follow-up is rewritten)
         self.answer, self.explanation = trace.answer, trace.explanation  # for the history table, unpacked
+        self.reason = trace.abstention.detail if trace.abstention is not None else None
         self._trace: Trace | None = trace
         self._packed: bytes | None = None
 
@@ -199,6 +200,17 @@ def _clipped(text: str) -> str:
     return (cut[:space] if space > SAID_LENGTH // 2 else cut).rstrip(" ,;:") + "…"
 
 
+def _said(turn: Turn) -> tuple[str, str]:
+    """What a row shows of the answer or the reason (clipped) and the whole text for its tooltip. An abstention's own
+    detail ("the reader finds that the chosen passage … does not answer") comes first: the reason code's general
+    sentence is the same in every such row, so a row led by it is cut before what tells it from the others."""
+    if turn.answer.answer:
+        return _clipped(turn.answer.answer), turn.answer.answer
+    whole = plain_words(turn.explanation or "")  # as the Answer panel words it
+    detail = plain_words(turn.reason or "")
+    return _clipped(f"{detail[:1].upper()}{detail[1:]}" if detail else whole), whole
+
+
 def history_html(conversation: Conversation) -> str:
     if not conversation.turns:
         return "<p class='rag-note'>No questions yet: each answer you get stays here and can be re-opened.</p>"
@@ -206,10 +218,10 @@ def history_html(conversation: Conversation) -> str:
     for turn in reversed(conversation.turns):
         answer = turn.answer
         status = answer_mark(answer) if answer.status == "answered" else f"✗ {answer.reason_code}"
-        said = _clipped(answer.answer or plain_words(turn.explanation or ""))  # as the Answer panel words it
+        said, whole = _said(turn)
         searched = f"<br><span class='rag-note'>searched: {_e(turn.searched)}</span>" if turn.follow_up else ""
         rows.append(f"<tr data-turn='{turn.number}'><td class='num'>{turn.number}</td><td>{_e(turn.kind)}</td>"
-                    f"<td>{_e(turn.asked)}{searched}</td><td>{_e(status)}</td><td>{_e(said)}</td></tr>")
+                    f"<td>{_e(turn.asked)}{searched}</td><td>{_e(status)}</td><td title='{_e(whole)}'>{_e(said)}</td></tr>")
     return ("<table class='rag-table' id='history-table'><thead><tr><th>turn</th><th>kind</th><th>question</th>"
             "<th>result</th><th>answer or reason</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
