@@ -23,11 +23,20 @@ import pytest
 
 TEST_CACHE = tempfile.mkdtemp(prefix="rag-test-chroma-")
 os.environ["RAG_CACHE_DIR"] = TEST_CACHE
+# An embedded Chroma folder serves one process (this one holds TEST_CACHE): the app or the command line started by a
+# test gets its own, one at a time.
+SUBPROCESS_CACHE = tempfile.mkdtemp(prefix="rag-test-chroma-subprocess-")
+
+
+def subprocess_env(**overrides: str) -> dict[str, str]:
+    """The environment for the app or the command line in a child process: its own vector cache."""
+    return {**os.environ, "RAG_CACHE_DIR": SUBPROCESS_CACHE, **overrides}
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(TEST_CACHE, ignore_errors=True)
+    shutil.rmtree(SUBPROCESS_CACHE, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- tiers

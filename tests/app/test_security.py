@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_chunking import prose as big_text
+from tests.conftest import subprocess_env
 
 SECRET = "zebra-quartz-7731 is the server's secret text"
 
@@ -486,12 +487,11 @@ def test_a_received_upload_is_deleted_once_read_and_cannot_be_downloaded(app_url
 
 
 def run_cli(*args: str, env: dict | None = None):
-    import os
     import subprocess
     import sys
 
     return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=Path(__file__).resolve().parents[2],
-                          capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
+                          capture_output=True, text=True, timeout=300, env=subprocess_env(**(env or {})))
 
 
 def one_error_line(stderr: str) -> str:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from pipeline import InputError, PdfLimits
-from tests.conftest import ROOT
+from tests.conftest import ROOT, subprocess_env
 from tests.costly_files import one_long_line, pdf_of_lines, slow_to_draw_pdf
 
 
@@ -96,7 +96,7 @@ def test_the_app_parses_and_draws_through_the_worker_and_never_loads_pymupdf(tmp
             "png = render_page_in_worker(data, document, 2, []); "
             "print(len(document.pages), png[:4] == b'\\x89PNG', 'pymupdf' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                            cwd=ROOT)
+                            cwd=ROOT, env=subprocess_env())
     assert result.stdout.strip().splitlines()[-1:] == ["2 True False"], result.stderr[-2000:]
 
 

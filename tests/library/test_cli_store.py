@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -11,7 +10,7 @@ import time
 import pytest
 
 from pipeline.core.contracts import Answer
-from tests.conftest import REPO, SAMPLES
+from tests.conftest import REPO, SAMPLES, subprocess_env
 
 pytestmark = pytest.mark.slow  # the command line in subprocesses
 
@@ -21,7 +20,7 @@ CORPUS = SAMPLES / "corpus"
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pipeline", *args], cwd=REPO, capture_output=True, text=True, timeout=300,
-        env={**os.environ, **(env or {})},
+        env=subprocess_env(**(env or {})),
     )
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from pipeline import Incoming, Library, StoreError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, subprocess_env
 
 def _note(number: int) -> Incoming:
     return Incoming(f"note-{number}.md", f"---\nid: note-{number}\n---\nThe ferry to pier {number} leaves at 9.\n"
@@ -66,7 +66,7 @@ def test_the_app_refuses_to_start_on_a_corrupt_manifest_with_one_line_naming_it(
     manifest = data / "library" / "manifest.json"
     manifest.write_text("{not json")
     started = subprocess.run([sys.executable, "-c", "import app"], cwd=ROOT, capture_output=True, text=True,
-                             timeout=600, env={**os.environ, "DATA_DIR": str(data)})
+                             timeout=600, env=subprocess_env(DATA_DIR=str(data)))
     errors = [line for line in started.stderr.splitlines() if line.startswith("error:") or "Traceback" in line]
     assert started.returncode == 2 and errors == [f"error: {manifest}: not a library manifest (corrupt JSON); "
                                                   "restore it from a backup, or remove it to start an empty library"]

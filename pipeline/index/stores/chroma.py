@@ -8,9 +8,12 @@ never document text, so the cache can be shared without sharing anyone's documen
 
 from __future__ import annotations
 
+import fcntl
 import re
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -18,6 +21,28 @@ from pipeline.core.errors import StoreError
 from pipeline.core.settings import default_cache_dir
 
 _GET_BATCH = 2000
+# Embedded folders this process holds, each with its locked `.in-use` file (the OS releases it when the process ends).
+_HELD: dict[Path, IO[str]] = {}
+_HOLDING = threading.Lock()
+
+
+def hold_embedded(path: Path) -> None:
+    """Claim an embedded Chroma folder for this process, or refuse in one line. Embedded Chroma keeps its index in the
+    memory of the process that opened it: a second process writing the same folder corrupts it (seen: three
+    evaluations on one folder, "Error finding id" on every read after). Several processes share a Chroma server."""
+    key = path.resolve()
+    with _HOLDING:
+        if key in _HELD:
+            return
+        handle = open(key / ".in-use", "a+")  # noqa: SIM115 - held open for the process's life
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise StoreError(f"chroma embedded {path}", "another process is using this vector store (an embedded "
+                             "store serves one process): stop it, give this one its own RAG_CACHE_DIR, or share a "
+                             "Chroma server (CHROMA_HOST)") from None
+        _HELD[key] = handle
 
 
 def _chroma_settings():
@@ -48,7 +73,10 @@ class ChromaVectorCache:
             self.location = f"chroma embedded {path}"
             try:
                 path.mkdir(parents=True, exist_ok=True)
+                hold_embedded(path)
                 self.client = chromadb.PersistentClient(path=str(path), settings=_chroma_settings())
+            except StoreError:
+                raise
             except Exception as error:  # noqa: BLE001 - a corrupt or unwritable store: one line naming it
                 raise self._failed("cannot open", error) from None
         try:
