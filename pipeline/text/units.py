@@ -266,7 +266,11 @@ class _BlockReader:
         last_kind, last_lines = self.blocks[-1] if self.blocks else ("blank", [])
         if last_kind == "row" and len(last_lines) < 3 and _continues_row(last_lines[0].text, text):
             last_lines.append(line)
-        elif HEADING.match(text) or (self.plain_text and _CENTRED_TITLE.match(text)):
+        elif self.plain_text and _describes_term(last_kind, last_lines, text):
+            self.blocks[-1] = ("prose", [*last_lines, line])
+        elif HEADING.match(text) or (self.plain_text and _CENTRED_TITLE.match(text) and last_kind not in ("prose", "item")):
+            # (A far-indented line right under text is that text's description: "-c, --total" over "produce a
+            # grand total" in a manual page.)
             self.blocks.append(("heading", [line]))
         elif LIST_ITEM.match(text):
             self.blocks.append(("item", [line]))
@@ -275,12 +279,40 @@ class _BlockReader:
         elif (last_kind in ("prose", "item") and (not self.plain_text or _wraps(last_lines[-1].text, text))
               and not _ends_note(last_lines[0].text, text)):
             last_lines.append(line)
+        elif self.plain_text and text.strip()[:1].islower() and (around := self._sentence_around_display()) is not None:
+            around.append(line)
         else:
             self.blocks.append(("prose", [line]))
+
+    def _sentence_around_display(self) -> list[PackedLine] | None:
+        """The lines of an unfinished sentence and the display it leads into ("Therefore, the command" / "du
+        --exclude='*.o'" / "will skip all files …"), joined into one prose block, when the display (up to three
+        lines, empty lines around it) stands between that sentence and a line that goes on with it in lower case;
+        None when the blocks above are not such a sentence and display."""
+        texts = [i for i, (_, lines) in enumerate(self.blocks) if lines][-2:]
+        if len(texts) < 2 or texts[1] == len(self.blocks) - 1:
+            return None
+        (kind, lines), (display_kind, display) = self.blocks[texts[0]], self.blocks[texts[1]]
+        if (kind != "prose" or display_kind not in ("prose", "code", "literal") or len(display) > 3
+                or _ends_sentence(lines[-1].text) or len(lines[-1].text.split()) < 2
+                or texts[1] == texts[0] + 1):
+            return None
+        lines.extend(display)
+        del self.blocks[texts[0] + 1:]
+        return lines
 
 
 _SENTENCE_END = re.compile(r"[a-z]{2,}[.!?](?:\s|$)")
 _CODE_START = re.compile(r"^\s*(?:[$#>{}<\[(]|//)")
+
+
+def _describes_term(last_kind: str, last_lines: list[PackedLine], text: str) -> bool:
+    """Is `text`, indented deeper right under a lone far-indented line taken for a centred title, that line's
+    description ("dir_nlink" over "Allow more than 65000 subdirectories per directory.": a term of a definition list),
+    not a second title line ("GNU GENERAL PUBLIC LICENSE" over "Version 2, June 1991")?"""
+    return (last_kind == "heading" and len(last_lines) == 1 and last_lines[0].role != "heading"
+            and not HEADING.match(last_lines[0].text) and _indent(text) > _indent(last_lines[0].text)
+            and not _CENTRED_TITLE.match(text))
 
 
 def _reads_as_prose(block: list[PackedLine]) -> bool:

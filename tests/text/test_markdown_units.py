@@ -236,6 +236,45 @@ def test_a_centred_title_of_a_plain_text_is_a_heading_not_an_answer():
     assert all(u.kind != "heading" for u in units if "shall mean" in u.quote or "x = y" in u.quote)
 
 
+def test_a_manual_pages_option_is_one_unit_with_its_description_not_a_title():
+    """du(1): "-c, --total" over a far-indented "produce a grand total" was quoted without its option, the
+    description taken for a centred title; tune2fs(8): a feature's name over its description, after an empty line."""
+    units = units_of(_source(["       -c, --total", "              produce a grand total", "",
+                              "       --apparent-size", "              print  apparent sizes rather than device usage;",
+                              "              the like", "",
+                              "                   dir_nlink",
+                              "                          Allow more than 65000 subdirectories per directory.", "",
+                              "       -s 列表, --sections 列表", "              只搜索指定的手册章节。",
+                              "              这是默认行为"]))
+    assert all(u.kind != "heading" for u in units)
+    lines = {(u.start_line, u.end_line) for u in units}
+    assert {(1, 2), (4, 6), (8, 9), (11, 12)} <= lines
+    assert [u.quote.split() for u in units if u.start_line == 8] == [
+        ["dir_nlink", "Allow", "more", "than", "65000", "subdirectories", "per", "directory."]]
+
+
+def test_a_second_centred_title_line_is_not_taken_for_a_description():
+    units = units_of(_source(["                    GNU GENERAL PUBLIC LICENSE",
+                              "                       Version 2, June 1991", "", "  Everyone is permitted to copy it."]))
+    assert [(u.quote.strip(), u.kind) for u in units if u.kind == "heading"] == [
+        ("GNU GENERAL PUBLIC LICENSE", "heading"), ("Version 2, June 1991", "heading")]
+
+
+def test_a_sentence_broken_by_a_displayed_command_is_one_unit():
+    """du(1): "Therefore, the command" / "du --exclude='*.o'" / "will skip all files …" was three units, the last
+    quoted as an answer without the command it is about."""
+    units = units_of(_source(["       files whose names end in .o.  Therefore, the command", "",
+                              "              du --exclude='*.o'", "",
+                              "       will skip all files and subdirectories ending in .o.", "",
+                              "       It ends here.", "", "              du -s", "", "       shows a total."]))
+    whole = [u for u in units if "will skip" in u.quote]
+    assert len(whole) == 1 and (whole[0].start_line, whole[0].end_line) == (1, 5)
+    assert " ".join(whole[0].quote.split()) == ("Therefore, the command du --exclude='*.o' will skip all files and "
+                                                "subdirectories ending in .o.")
+    # after a finished sentence a display stands alone, and so does the line in lower case after it
+    assert {(u.start_line, u.end_line) for u in units} >= {(7, 7), (9, 9), (11, 11)}
+
+
 def test_a_far_indented_line_with_a_long_word_is_read_at_once_and_is_not_a_title():
     """The title check once retried every split of a long word into pieces before failing: a line of 12 spaces and a
     40-character word and a full stop took 4 s, this one would take hours."""
