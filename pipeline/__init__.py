@@ -28,7 +28,7 @@ _EXPORTS = {
     ".core.scores": ["score_and_threshold"],
     ".core.citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer",
                         "strip_markers"],
-    ".lang.tokenize": ["has_cjk"],
+    ".lang.tokenize": ["has_cjk", "question_terms"],
     # ingest: parse, metadata
     ".ingest.parsers.text": ["TEXT_SUFFIXES"],
     ".ingest.document": ["document_warnings", "sha256", "text_document"],

@@ -17,7 +17,7 @@ import re
 import zlib
 from dataclasses import dataclass, field
 
-from pipeline import Document, Request, Trace, has_cjk
+from pipeline import Document, Request, Trace, has_cjk, question_terms
 
 from .panels import _e, answer_mark, plain_words
 from .state import session_of
@@ -139,7 +139,20 @@ def is_follow_up(question: str) -> bool:
     if not words or len(words) > MAX_FOLLOW_UP_WORDS:
         return False
     text = " ".join(words)
-    return any(text == cue or text.startswith(cue + " ") for cue in CUES) or bool(PRONOUNS & set(words))
+    return any(text == cue or text.startswith(cue + " ") for cue in CUES) or _leans_on_a_pronoun(plain, words)
+
+
+_ITS = re.compile(r"\bits\b", re.I)
+
+
+def _leans_on_a_pronoun(plain: str, words: list[str]) -> bool:
+    """Does a pronoun point outside the question? "Its" after the question's own words points at them ("Can sort
+    download its input from a URL?" is about sort), while "What is its price?" has nothing of its own before it."""
+    found = PRONOUNS & set(words)
+    if found != {"its"}:
+        return bool(found)
+    before = plain[:_ITS.search(plain).start()]
+    return not question_terms(before + "?")
 
 
 def resolve(question: str, previous: str | None) -> str:
@@ -153,6 +166,8 @@ def resolve(question: str, previous: str | None) -> str:
         if text.lower().startswith(cue + " "):
             text = text[len(cue) + 1:]
             break
+    if text.split(" ", 1)[0].lower() in FUNCTION_WORDS:  # "Can" glued after other words would read as a name
+        text = text[:1].lower() + text[1:]
     new_tokens = _TOKEN.findall(text)
     brings_entities = any(_is_entity(t, i == 0) for i, t in enumerate(new_tokens) if t.lower() not in PRONOUNS)
     kept = [t for i, t in enumerate(_TOKEN.findall(previous))

@@ -130,3 +130,14 @@ class Tokenizer:
         return list(seen)
 
 
+
+
+@lru_cache(maxsize=1)
+def _default_tokenizer() -> Tokenizer:
+    return Tokenizer()
+
+
+def question_terms(question: str) -> list[str]:
+    """What `question` asks about, as the default tokenizer's query tokens (the words that only frame a question,
+    "how much", "is", "what does", left out)."""
+    return _default_tokenizer().query_tokens(question)

@@ -61,3 +61,15 @@ def test_this_and_a_kind_of_document_points_at_the_document_not_the_previous_que
         assert not is_follow_up(question), question
         assert resolve(question, "how many airplanes are affected") == question
     assert is_follow_up("Is this allowed?") and is_follow_up("How much does this hotel cost?")
+
+
+def test_its_after_the_questions_own_words_is_not_a_follow_up():
+    """"Can sort download its input from a URL?" was searched glued to the previous question, whose "Can" then read as
+    a name no source mentions (found asking the app as a new user); "What is its price?" still leans back."""
+    from ui.history import is_follow_up, resolve
+
+    assert not is_follow_up("Can sort download its input from a URL?")
+    assert resolve("Can sort download its input from a URL?", "How do I sort by the second column?") == (
+        "Can sort download its input from a URL?")
+    assert is_follow_up("What is its price?") and is_follow_up("How much is its fee?")
+    assert resolve("Can I bring it?", "ferry dogs") == "ferry dogs can I bring it?"  # not a name mid-text
