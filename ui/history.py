@@ -148,11 +148,10 @@ _ITS = re.compile(r"\bits\b", re.I)
 def _leans_on_a_pronoun(plain: str, words: list[str]) -> bool:
     """Does a pronoun point outside the question? "Its" after the question's own words points at them ("Can sort
     download its input from a URL?" is about sort), while "What is its price?" has nothing of its own before it."""
-    found = PRONOUNS & set(words)
-    if found != {"its"}:
+    found, its = PRONOUNS & set(words), _ITS.search(plain)
+    if found != {"its"} or its is None:
         return bool(found)
-    before = plain[:_ITS.search(plain).start()]
-    return not question_terms(before + "?")
+    return not question_terms(plain[:its.start()] + "?")
 
 
 def resolve(question: str, previous: str | None) -> str:
