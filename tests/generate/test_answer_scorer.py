@@ -659,3 +659,16 @@ def test_a_default_stated_on_a_label_line_under_its_setting_answers(real_corpus,
     trace = engine.ask(corpus, Request(question="What is the default max queue size?", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered", trace.explanation
     assert trace.answer.answer.startswith("**Default** - ``1000``") and trace.answer.citations[0].start_line == 14
+
+
+def test_names_no_source_mentions_are_listed_as_their_language_writes_a_list(make_corpus):
+    """English names were joined with the Chinese list comma ("Mombasa、Zanzibar"), which the page's font showed as a
+    box; Chinese places keep it."""
+    from pipeline import Request, Settings
+    from pipeline.engine.journey import ask
+
+    corpus = make_corpus(("ferry.md", "The morning ferry leaves the harbour at 08:30.\n"))
+    trace = ask(corpus, Request(question="When does the morning ferry leave the harbour for Mombasa and Zanzibar?",
+                                 date=REQUEST_DATE), Settings(min_lexical=0.1))  # past retrieval, to the composer
+    assert trace.answer.status == "abstained", trace.explanation
+    assert "the question names Mombasa, Zanzibar and no candidate unit's source mentions it" in trace.proposal.note

@@ -43,7 +43,7 @@ from pipeline.lang.questions import (
 )
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.text import without_inline_markup
-from pipeline.lang.tokenize import Tokenizer
+from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.tables import asked_cells, asked_unit, named_row
 from pipeline.text.units import Unit, introduces, join_lines, joined, units_of
 
@@ -282,8 +282,9 @@ class LocalExtractive:
         named = [row for row in typed if all(place in texts[row.unit.source.n] for place in places)
                  and not unmentioned_names(names, texts[row.unit.source.n])] if texts else typed
         if not named:
-            return self._none_fits(typed, f"the question names {'、'.join(places + names)} and no candidate unit's "
-                                          "source mentions it")
+            given = places + names
+            return self._none_fits(typed, f"the question names {('、' if has_cjk(''.join(given)) else ', ').join(given)} "
+                                          "and no candidate unit's source mentions it")
         if "yesno" not in wanted_types(question):
             found = self._not_opposed(question, named)
             if isinstance(found, Proposal):
