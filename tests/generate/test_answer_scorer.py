@@ -663,7 +663,7 @@ def test_a_default_stated_on_a_label_line_under_its_setting_answers(real_corpus,
 
 def test_names_no_source_mentions_are_listed_as_their_language_writes_a_list(make_corpus):
     """English names were joined with the Chinese list comma ("Mombasa、Zanzibar"), which the page's font showed as a
-    box; Chinese places keep it."""
+    box."""
     from pipeline import Request, Settings
     from pipeline.engine.journey import ask
 
