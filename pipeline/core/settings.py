@@ -26,7 +26,7 @@ from pipeline.core.errors import ConfigError, shown
 # Every environment variable the product reads, and what it sets.
 VARIABLES = {
     "RAG_CACHE_DIR": "the embedded Chroma folder of passage vectors (default ~/.cache/auditable-rag/chroma; the app's "
-                     "default is DATA_DIR/chroma)",
+                     "default is DATA_DIR/chroma); one process at a time",
     "XDG_CACHE_HOME": "where ~/.cache is, for the default above",
     "CHROMA_HOST": "a Chroma server for the vectors instead of the embedded folder",
     "CHROMA_PORT": "its port (default 8000)",
