@@ -279,23 +279,24 @@ class _BlockReader:
         elif (last_kind in ("prose", "item") and (not self.plain_text or _wraps(last_lines[-1].text, text))
               and not _ends_note(last_lines[0].text, text)):
             last_lines.append(line)
-        elif self.plain_text and text.strip()[:1].islower() and (around := self._sentence_around_display()) is not None:
+        elif self.plain_text and text.strip()[:1].islower() and (around := self._sentence_around_display(text)) is not None:
             around.append(line)
         else:
             self.blocks.append(("prose", [line]))
 
-    def _sentence_around_display(self) -> list[PackedLine] | None:
+    def _sentence_around_display(self, text: str) -> list[PackedLine] | None:
         """The lines of an unfinished sentence and the display it leads into ("Therefore, the command" / "du
         --exclude='*.o'" / "will skip all files …"), joined into one prose block, when the display (up to three
-        lines, empty lines around it) stands between that sentence and a line that goes on with it in lower case;
-        None when the blocks above are not such a sentence and display."""
+        lines, indented deeper, empty lines around it) stands between that sentence and `text`, which goes on with it
+        in lower case as deep as it; None when the blocks above are not such a sentence and display."""
         texts = [i for i, (_, lines) in enumerate(self.blocks) if lines][-2:]
         if len(texts) < 2 or texts[1] == len(self.blocks) - 1:
             return None
         (kind, lines), (display_kind, display) = self.blocks[texts[0]], self.blocks[texts[1]]
         if (kind != "prose" or display_kind not in ("prose", "code", "literal") or len(display) > 3
                 or _ends_sentence(lines[-1].text) or len(lines[-1].text.split()) < 2
-                or texts[1] == texts[0] + 1):
+                or texts[1] == texts[0] + 1 or _indent(text) != _indent(lines[-1].text)
+                or min(_indent(line.text) for line in display) <= _indent(text)):
             return None
         lines.extend(display)
         del self.blocks[texts[0] + 1:]

@@ -273,6 +273,11 @@ def test_a_sentence_broken_by_a_displayed_command_is_one_unit():
                                                 "subdirectories ending in .o.")
     # after a finished sentence a display stands alone, and so does the line in lower case after it
     assert {(u.start_line, u.end_line) for u in units} >= {(7, 7), (9, 9), (11, 11)}
+    # lines as deep as the text around them are no display: a label line, a paragraph, a setting's name
+    settings = units_of(_source(["**Default** - ``10``", "", "Many requests are in flight at once.", "",
+                                 "max_queue_size", "--------------", "", "**Default** - ``1000``"]))
+    assert [(u.start_line, u.end_line, u.kind) for u in settings] == [(1, 1, "sentence"), (3, 3, "sentence"),
+                                                                      (5, 5, "heading"), (8, 8, "sentence")]
 
 
 def test_a_far_indented_line_with_a_long_word_is_read_at_once_and_is_not_a_title():
