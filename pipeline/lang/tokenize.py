@@ -130,8 +130,6 @@ class Tokenizer:
         return list(seen)
 
 
-
-
 @lru_cache(maxsize=1)
 def _default_tokenizer() -> Tokenizer:
     return Tokenizer()
