@@ -7,9 +7,15 @@ its scorer chose.
 
     uv run --frozen python -m training.runtime_pairs --out training/data/runtime.jsonl DIR [DIR …]
 
-One JSON line per question (outcome, scores, the reader's inputs as `calls`), appended as it goes: a run cut off
+One JSON line per question (outcome, scores, the reader's inputs as `calls`, and where a gold string is: in the
+packed context, at which rank among the retrieved candidates, in the best unit), appended as it goes: a run cut off
 resumes where it stopped. `training.mix --runtime FILE` turns the calls into pairs. Documents are split as
 `product_pairs` splits them, so a document's questions stay in one split.
+
+    uv run --frozen python -m training.runtime_pairs --report training/data/runtime.jsonl
+
+says where the right answers are lost: outcomes, and for each refusal the stage that refused and whether a gold
+string was in what it refused.
 """
 
 from __future__ import annotations
@@ -55,7 +61,46 @@ def _record(folder: Path, item: dict, trace, calls: list[dict]) -> dict:
             "split": split_of(folder.name, item["docs"][0]), "answered": row["answered"], "passed": row["passed"],
             "reason": row.get("reason"), "score": getattr(proposal, "score", None),
             "reader": getattr(proposal, "reader_score", None), "note": (getattr(proposal, "note", None) or "")[:600],
-            "calls": list(calls)}
+            "calls": list(calls), **_where_gold(item, trace)}
+
+
+def _where_gold(item: dict, trace) -> dict:
+    """Whether a gold string is in the packed context, the rank of the first retrieved candidate holding one (None:
+    none does) and whether the best unit (the one answered or refused, also kept) holds one; all False/None when
+    unanswerable."""
+    golds = item["gold"] if item["answerable"] else []
+    candidates = trace.retrieval.candidates if trace.retrieval is not None else ()
+    ranks = [rank for rank, c in enumerate(candidates) if any(contains(c.text, g) for g in golds)]
+    best = getattr(trace.proposal, "best_unit", None) or ""
+    return {"gold_in_context": bool(trace.context) and any(contains(trace.context.text, g) for g in golds),
+            "gold_rank": ranks[0] if ranks else None, "gold_in_best": any(contains(best, g) for g in golds),
+            "best_unit": best[:600]}
+
+
+def refused_by(record: dict) -> str:
+    """Which check refused an unanswered question, from the composer's note: reader, scorer, names or other."""
+    note = record.get("note") or ""
+    return ("reader" if note.startswith("the reader") else "scorer" if note.startswith("the best unit")
+            else "names" if "no candidate unit's source mentions" in note else "other")
+
+
+def report(path: Path) -> str:
+    """Outcomes of a collected file, and where each refused answerable question's gold was."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    answerable = [r for r in records if r["answerable"]]
+    right = sum(r["passed"] for r in answerable)
+    wrong = sum(r["answered"] and not r["passed"] for r in answerable)
+    false = sum(r["answered"] for r in records if not r["answerable"])
+    lines = [f"{len(records)} questions, {len(answerable)} answerable: right {right}, wrong {wrong}, refused "
+             f"{len(answerable) - right - wrong}; unanswerable answered (false) {false}",
+             f"answerable with a gold string in the packed context: {sum(r['gold_in_context'] for r in answerable)}; "
+             f"among the retrieved candidates: {sum(r['gold_rank'] is not None for r in answerable)}"]
+    refused = [r for r in answerable if not r["answered"]]
+    for stage in ("reader", "scorer", "names", "other"):
+        mine = [r for r in refused if refused_by(r) == stage]
+        lines.append(f"refused by {stage}: {len(mine)}, with a gold string in its best unit: "
+                     f"{sum(r['gold_in_best'] for r in mine)}")
+    return "\n".join(lines)
 
 
 def asked_in(engine, path: Path, settings: Settings, doc_path: Callable[[str], Path],
@@ -111,9 +156,15 @@ def runtime_pairs(path: Path) -> Iterator[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("folders", type=Path, nargs="+")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--report", type=Path, metavar="FILE", help="say where a collected file loses right answers")
+    parser.add_argument("folders", type=Path, nargs="*")
     args = parser.parse_args(argv)
+    if args.report:
+        print(report(args.report))
+        return 0
+    if not args.out or not args.folders:
+        parser.error("--out and at least one folder are needed to collect")
     print(f"asked {collect(args.out, args.folders)} questions")
     return 0
 

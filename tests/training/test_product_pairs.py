@@ -83,7 +83,7 @@ def test_the_answering_sentence_is_positive_and_the_sentences_sharing_words_are_
 def test_the_readers_run_time_inputs_are_recorded_labelled_and_resumed(tmp_path):
     """training/runtime_pairs.py asks the product itself; what its reader read becomes pairs (the product's engine
     and reader, for real)."""
-    from training.runtime_pairs import collect, runtime_pairs
+    from training.runtime_pairs import collect, report, runtime_pairs
 
     folder = _folder(tmp_path / "guides", [
         _item("g-01", "How many times will it retry a request by default?", True, ["3 times"], [4, 4]),
@@ -100,6 +100,23 @@ def test_the_readers_run_time_inputs_are_recorded_labelled_and_resumed(tmp_path)
     read_first = [r for r in rows if r["group"] == "guides/g-01"]
     assert all(r["label"] == int("3 times" in r["unit"]) for r in read_first) and read_first
     assert {r["origin"] for r in rows} == {"product-runtime"} and len({r["split"] for r in rows}) == 1
+    retry = next(r for r in records if r["key"] == "guides/g-01")
+    assert retry["gold_in_context"] and retry["gold_rank"] is not None  # the retry sentence was retrieved and packed
+    assert retry["best_unit"] and retry["gold_in_best"] == ("3 times" in retry["best_unit"])
+    assert not any(r[k] for r in records if r["key"] == "guides/g-03" for k in ("gold_in_context", "gold_in_best"))
+    said = report(out)
+    assert said.startswith("2 questions, 1 answerable: right ") and "unanswerable answered (false) " in said
+    assert "answerable with a gold string in the packed context: 1; among the retrieved candidates: 1" in said
+    assert said.count("\nrefused by ") == 4
+
+
+def test_a_refusal_is_put_down_to_the_check_that_made_it():
+    from training.runtime_pairs import refused_by
+
+    assert refused_by({"note": "the reader (reader-v1) finds that the chosen unit [a:1] does not answer …"}) == "reader"
+    assert refused_by({"note": "the best unit [a:1] scores 0.03 < threshold 0.10"}) == "scorer"
+    assert refused_by({"note": "the question names Zanzibar and no candidate unit's source mentions it"}) == "names"
+    assert refused_by({"note": None}) == "other"
 
 
 def test_the_reader_threshold_is_chosen_on_product_questions_with_wrong_answers_weighing_double(tmp_path):
