@@ -222,7 +222,9 @@ def _said(turn: Turn) -> tuple[str, str]:
         return _clipped(turn.answer.answer), turn.answer.answer
     whole = plain_words(turn.explanation or "")  # as the Answer panel words it
     detail = plain_words(turn.reason or "")
-    return _clipped(f"{detail[:1].upper()}{detail[1:]}" if detail else whole), whole
+    if detail.split(" ", 1)[0].isalpha():  # "the reader …" opens the row as a sentence; "split-man:9-11 …" stays an id
+        detail = detail[:1].upper() + detail[1:]
+    return _clipped(detail or whole), whole
 
 
 def history_html(conversation: Conversation) -> str:

@@ -89,6 +89,11 @@ def test_the_history_row_leads_with_what_tells_an_abstention_from_the_others(mak
     assert shown.startswith("The reader (reader-v1) finds that the chosen passage [travel-v2:1-3] does not answer")
     assert shown.endswith("0.10, below the 0.15 needed")
     assert html.escape(panels.plain_words(trace.explanation), quote=True) in cell.split(">", 1)[0]  # the whole reason
+    failed = ask(corpus, REQUEST, proposal=Proposal(answer=None, citations=[], producer="pasted-answer",
+                                                    note="travel-v2:1-3 failed claim_supported",
+                                                    abstain_reason="insufficient_evidence"))
+    shown = history.history_html(_conversation_with(failed)).split("<td title=")[1].split(">", 1)[1]
+    assert shown.startswith("travel-v2:1-3 failed claim_supported")  # an id keeps its case
 
 
 def test_a_long_answer_is_cut_at_a_word_and_one_without_spaces_at_the_length():
