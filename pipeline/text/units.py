@@ -129,6 +129,9 @@ _DIRECTIVE_OPTION = re.compile(r"^\s+:[\w-]+(?: [\w-]+)*:(?:\s|$)")
 # Words are possessive (\S++): a plain \S+ retries every split of a word into pieces before failing, exponential in
 # the word's length.
 _CENTRED_TITLE = re.compile(r"^ {12,}(?=\S)(?![^\n]*[=+{}<>|;()])(?:\S++ ?){1,8}(?<![.:;,])$")
+# A manual page's section title ("DESCRIPTION", "EXIT STATUS", "SEE ALSO"), a text README's ("INSTALLATION"): capitals
+# from the line's start, at most five words, nothing else.
+_CAPITALS_TITLE = re.compile(r"^[A-Z][A-Z0-9]*+(?:[ -][A-Z0-9]++){0,4}$")
 
 
 def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:
@@ -268,7 +271,8 @@ class _BlockReader:
             last_lines.append(line)
         elif self.plain_text and _describes_term(last_kind, last_lines, text):
             self.blocks[-1] = ("prose", [*last_lines, line])
-        elif HEADING.match(text) or (self.plain_text and _CENTRED_TITLE.match(text) and last_kind not in ("prose", "item")):
+        elif HEADING.match(text) or (self.plain_text and last_kind not in ("prose", "item")
+                                     and (_CENTRED_TITLE.match(text) or _CAPITALS_TITLE.match(text))):
             # (A far-indented line right under text is that text's description: "-c, --total" over "produce a
             # grand total" in a manual page.)
             self.blocks.append(("heading", [line]))
@@ -312,7 +316,7 @@ def _describes_term(last_kind: str, last_lines: list[PackedLine], text: str) -> 
     description ("dir_nlink" over "Allow more than 65000 subdirectories per directory.": a term of a definition list),
     not a second title line ("GNU GENERAL PUBLIC LICENSE" over "Version 2, June 1991")?"""
     return (last_kind == "heading" and len(last_lines) == 1 and last_lines[0].role != "heading"
-            and not HEADING.match(last_lines[0].text) and _indent(text) > _indent(last_lines[0].text)
+            and _CENTRED_TITLE.match(last_lines[0].text) is not None and _indent(text) > _indent(last_lines[0].text)
             and not _CENTRED_TITLE.match(text))
 
 

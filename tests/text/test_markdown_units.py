@@ -253,6 +253,17 @@ def test_a_manual_pages_option_is_one_unit_with_its_description_not_a_title():
         ["dir_nlink", "Allow", "more", "than", "65000", "subdirectories", "per", "directory."]]
 
 
+def test_a_manual_pages_section_title_is_a_heading_not_the_start_of_its_first_sentence():
+    units = units_of(_source(["DESCRIPTION", "       Summarize device usage of the set of FILEs.", "", "SEE ALSO",
+                              "       Full documentation is online.", "",
+                              "THE SOFTWARE IS PROVIDED AS IS, WITHOUT WARRANTY",
+                              "OF ANY KIND"]))
+    assert [(u.quote, u.kind) for u in units if u.kind == "heading"] == [("DESCRIPTION", "heading"),
+                                                                         ("SEE ALSO", "heading")]
+    assert [u.quote.strip() for u in units if u.start_line == 2] == ["Summarize device usage of the set of FILEs."]
+    assert [u.kind for u in units if "OF ANY KIND" in u.quote] == ["sentence"]  # a line of capitals inside a paragraph
+
+
 def test_a_second_centred_title_line_is_not_taken_for_a_description():
     units = units_of(_source(["                    GNU GENERAL PUBLIC LICENSE",
                               "                       Version 2, June 1991", "", "  Everyone is permitted to copy it."]))
