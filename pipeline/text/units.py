@@ -32,6 +32,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import islice
 
 from pipeline.core.citations import marker
 from pipeline.core.contracts import PackedLine, PackedSource
@@ -293,7 +294,8 @@ class _BlockReader:
         --exclude='*.o'" / "will skip all files …"), joined into one prose block, when the display (up to three
         lines, indented deeper, empty lines around it) stands between that sentence and `text`, which goes on with it
         in lower case as deep as it; None when the blocks above are not such a sentence and display."""
-        texts = [i for i, (_, lines) in enumerate(self.blocks) if lines][-2:]
+        # the last two blocks with lines, found from the end (a long text has thousands of blocks above)
+        texts = list(islice((i for i in reversed(range(len(self.blocks))) if self.blocks[i][1]), 2))[::-1]
         if len(texts) < 2 or texts[1] == len(self.blocks) - 1:
             return None
         (kind, lines), (display_kind, display) = self.blocks[texts[0]], self.blocks[texts[1]]
