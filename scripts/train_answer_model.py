@@ -173,7 +173,7 @@ def collect_dev(settings: Settings, embedder_cache: Path, prefilter: int) -> lis
     """The natural-question dev set's records, for validation only (never fitted on)."""
     from pipeline.evaluate import questions as dev
 
-    return collect_items(dev.load_items(dev.QUESTIONS), lambda name: dev._doc_path(name, dev.QUESTIONS.parent),
+    return collect_items(dev.load_items(dev.QUESTIONS), lambda name: dev.doc_path(name, dev.QUESTIONS.parent),
                          settings, embedder_cache, prefilter, lambda item: -1)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from pipeline import Settings, build_engine
 from pipeline.evaluate import data
 from pipeline.evaluate.common import request
-from pipeline.evaluate.questions import _doc_path, score_item
+from pipeline.evaluate.questions import doc_path, score_item
 from pipeline.evaluate.squad import contains_gold, pooled
 
 from .pairs import SQUAD2_DEV_SPLIT
@@ -105,7 +105,7 @@ def asked_questions(files: list[Path], min_support: float | None = None) -> list
     engine = build_engine()
     settings = Settings(min_reader=1e-6, **({} if min_support is None else {"min_support": min_support}))
     return [{"set": path.stem, **_product_row(item, trace)} for path in files
-            for item, trace in asked_in(engine, path, settings, lambda name, path=path: _doc_path(name, path.parent))]
+            for item, trace in asked_in(engine, path, settings, lambda name, path=path: doc_path(name, path.parent))]
 
 
 def curve(rows: list[dict], min_support: float) -> list[dict]:

@@ -51,7 +51,7 @@ def load_items(path: Path) -> list[dict]:
     return items
 
 
-def _doc_path(name: str, data_dir: Path) -> Path:
+def doc_path(name: str, data_dir: Path) -> Path:
     """`pdfs/...` is relative to the eval folder, `sample_docs/...` to the repository root."""
     return REPO_ROOT / name if name.startswith("sample_docs") else data_dir.parent / name
 
@@ -106,7 +106,7 @@ def evaluate(path: Path = QUESTIONS, limit: int | None = None, settings: Setting
     for index, item in enumerate(items, 1):
         key = tuple(item["docs"])
         if key not in corpora:
-            corpora[key] = engine.corpus(engine.parse_paths([_doc_path(d, path.parent) for d in key]))
+            corpora[key] = engine.corpus(engine.parse_paths([doc_path(d, path.parent) for d in key]))
         corpus = corpora[key]
         generator = generator_factory(corpus) if generator_factory else None
         started = time.perf_counter()
