@@ -30,7 +30,9 @@ WRAPPED_LINES = 2  # at most this many lines of wrapped cell text between two ro
 
 
 def is_table_row(text: str) -> bool:
-    return text.count("\t") >= 2 or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3) or bool(_BARE_TABLE.match(text))
+    # TABs before a line's first text indent it ("\t\tgit://… master" under a command); a row with an empty first
+    # cell ("\tQ1\tQ2") still has a TAB between texts.
+    return (text.count("\t") >= 2 and "\t" in text.lstrip(" \t")) or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3) or bool(_BARE_TABLE.match(text))
 
 
 def is_table_rule(text: str) -> bool:

@@ -129,3 +129,19 @@ def test_row_units_under_a_rule_answer_with_the_header_even_when_packed_without_
         n=1, source_id="doc", version=None, page=None, start_line=4, end_line=4, support_span=False, dated="",
         sibling_group="", lines=(PackedLine(number=4, text=WORDY[3]),), heading=heading_above(WORDY, 3)))
     assert [(u.kind, u.names_columns, u.header) for u in alone] == [("row", False, WORDY[0])]
+
+
+def test_tabs_that_only_indent_a_line_make_no_table_row():
+    # "\t\tgit://… master" continues a command and util-linux's "\t\t-h, --help  display usage" lists an option:
+    # read as rows, they were cited under a header of unrelated lines far above.
+    from pipeline.text.tables import is_table_row
+
+    assert not is_table_row("\t\tgit://github.com/apenwarr/git-subtree.git master")
+    assert not is_table_row("\t\t\t The \"Artistic License\"")
+    assert is_table_row("\tQ1\tQ2")  # a header row whose first cell is empty
+    assert is_table_row("Dinghy\tunder 6 m\t8 euros")
+    lines = ["A short list of examples:", "", "\t\tUsing a number as an option. See '-<number>' in 'more'."]
+    units = units_of(PackedSource(
+        n=1, source_id="doc", version=None, page=None, start_line=1, end_line=3, support_span=False, dated="",
+        sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines))))
+    assert [u.kind for u in units if u.start_line == 3] == ["sentence", "sentence"]
