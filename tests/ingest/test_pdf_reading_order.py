@@ -147,3 +147,22 @@ def test_a_compound_broken_at_its_own_hyphen_keeps_it_in_the_answer_and_is_quote
     assert "by radio to the weather service" in trace.answer.answer
     (citation,) = trace.answer.citations
     assert citation.verified and "well-\nknown" in citation.quote and "ra-\ndio" in citation.quote
+
+
+def test_numbered_headings_side_by_side_do_not_join_two_columns_into_rows():
+    # "I.  NETWORKS" beside "A.  Swift": the numbers are narrow parts, so that band alone shows no columns; the
+    # gutter the columns below show splits it, a full-width line above ends the columns, and a left column's ragged
+    # lines running on after the right column ends stay with it.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Abstract: early networks joined stations by wire and later moved every link to radio.",
+                     fontsize=10)
+    for x, text in ((72, "I."), (90, "NETWORKS"), (317, "A."), (335, "Swift")):
+        page.insert_text((x, 92), text, fontsize=10)
+    assert page.insert_textbox(pymupdf.Rect(72, 100, 295, 330), LEFT, fontsize=10) >= 0
+    assert page.insert_textbox(pymupdf.Rect(317, 100, 540, 330), RIGHT, fontsize=10) >= 0
+    texts = _texts(parse_pdf(doc.tobytes(), "columns.pdf").pages[0])
+    assert not any("\t" in text for text in texts)
+    left, right = texts.index("I. NETWORKS"), texts.index("A. Swift")
+    assert texts[0].startswith("Abstract") and left == 1 and texts[-1] == "program is built."
+    assert " ".join(texts[left + 1:right]) == LEFT.replace("  ", " ")

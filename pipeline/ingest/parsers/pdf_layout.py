@@ -32,6 +32,7 @@ How a page becomes lines
 
 from __future__ import annotations
 
+import bisect
 import re
 from array import array
 from collections.abc import Mapping
@@ -57,6 +58,7 @@ TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 #: Separator between table cells / widely spaced pieces of one line.
 CELL_SEPARATOR = "\t"
 _MIN_GUTTER = 5.0  # points: a narrower vertical gap is never a column gutter
+_PROSE_WORDS = 5  # a line of this many words is running text, no table cell
 _CELL_GAP = 1.0  # × line height: a wider gap between two words is a cell boundary
 _HEADING_SIZE = 1.15  # × the page's median line size: a line this much larger is a heading (if short)
 _HEADING_WORDS = 12
@@ -241,12 +243,16 @@ class _Layout:
     def _merge_bands(self, bands: list[list[_Atom]]):
         """Join consecutive bands whose columns line up; yield (atoms, column intervals|None)."""
         merged: list[tuple[list[_Atom], list[tuple[float, float]]]] = []
-        for band in bands:
-            parts = self.columns(band)
+        found = [self.columns(band) for band in bands]
+        gutters = _narrowest([(_extent(left)[1], _extent(right)[0]) for parts in found if parts and all(map(_prose, parts))
+                              for left, right in zip(parts, parts[1:])])
+        for band, parts in zip(bands, found):
+            parts = parts or _split_at_gutters(band, gutters)
             intervals = [_extent(p) for p in parts] if parts else [_extent(band)]
             if merged:
                 previous_atoms, previous = merged[-1]
-                if len(previous) >= 2 or len(intervals) >= 2:
+                spans = [_crosses(*iv[0], gutter) for iv in (previous, intervals) if len(iv) == 1 for gutter in gutters]
+                if (len(previous) >= 2 or len(intervals) >= 2) and not any(spans):  # a full-width line ends columns
                     wide, narrow = (previous, intervals) if len(previous) >= len(intervals) else (intervals, previous)
                     mapping = _match(narrow, wide)
                     if mapping is not None:
@@ -258,6 +264,45 @@ class _Layout:
                         continue
             merged.append((band, intervals))
         return [(atoms, intervals if len(intervals) >= 2 else None) for atoms, intervals in merged]
+
+
+def _prose(part: list[_Atom]) -> bool:
+    """Running text: a line of several words. Table columns of labels ("[aps]", "[10pt], [11pt]") beside their
+    descriptions show no gutter of the page's text columns."""
+    return any(len(atom.words) >= _PROSE_WORDS for atom in part)
+
+
+def _narrowest(gutters: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Overlapping gaps between columns narrowed to what they share: the gutter is where no band's text reaches (a
+    left column's short last line leaves a wider gap than its full lines)."""
+    narrowed: list[tuple[float, float]] = []
+    for g0, g1 in sorted(gutters):
+        if narrowed and g0 < narrowed[-1][1]:
+            narrowed[-1] = (max(narrowed[-1][0], g0), min(narrowed[-1][1], g1))
+        else:
+            narrowed.append((g0, g1))
+    return narrowed
+
+
+def _crosses(x0: float, x1: float, gutter: tuple[float, float]) -> bool:
+    """Reaches across the gutter's middle (a ragged line of a column may end inside the gutter)."""
+    middle = (gutter[0] + gutter[1]) / 2
+    return x0 < middle - 1 and x1 > middle + 1
+
+
+def _split_at_gutters(band: list[_Atom], gutters: list[tuple[float, float]]) -> list[list[_Atom]] | None:
+    """A band that is no columns by itself ("I.  FIRST-LEVEL HEADING:" beside "A.  Second-level heading": the
+    numbers are narrow parts) split at the gutters other bands of the region show, where none of its atoms crosses
+    one; None when it has no such gutter."""
+    free = sorted({(gutter[0] + gutter[1]) / 2 for gutter in gutters
+                   if not any(_crosses(atom.x0, atom.x1, gutter) for atom in band)})
+    if not free:
+        return None
+    parts: list[list[_Atom]] = [[] for _ in range(len(free) + 1)]
+    for atom in band:
+        parts[bisect.bisect(free, atom.x0)].append(atom)
+    parts = [part for part in parts if part]
+    return parts if len(parts) >= 2 else None
 
 
 def _match(narrow, wide) -> list[int] | None:
