@@ -166,3 +166,18 @@ def test_numbered_headings_side_by_side_do_not_join_two_columns_into_rows():
     left, right = texts.index("I. NETWORKS"), texts.index("A. Swift")
     assert texts[0].startswith("Abstract") and left == 1 and texts[-1] == "program is built."
     assert " ".join(texts[left + 1:right]) == LEFT.replace("  ", " ")
+
+
+def test_a_running_head_over_columns_stays_whole():
+    # "Proposed Rules" over the first column and "Federal Register" over the last, set apart from the columns: split
+    # at the columns' gutters, its right part was read as the top of the last column, mid-page.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 40), "Proposed Rules", fontsize=10)
+    page.insert_text((400, 40), "Federal Register", fontsize=10)
+    assert page.insert_textbox(pymupdf.Rect(72, 70, 295, 330), LEFT, fontsize=10) >= 0
+    assert page.insert_textbox(pymupdf.Rect(317, 70, 540, 330), RIGHT, fontsize=10) >= 0
+    page.insert_text((72, 360), "A note across both columns, so that no one gutter divides the whole page.", fontsize=10)
+    texts = _texts(parse_pdf(doc.tobytes(), "columns.pdf").pages[0])
+    assert texts[0] == "Proposed Rules\tFederal Register"
+    assert texts[-2:] == ["program is built.", "A note across both columns, so that no one gutter divides the whole page."]

@@ -244,10 +244,12 @@ class _Layout:
         """Join consecutive bands whose columns line up; yield (atoms, column intervals|None)."""
         merged: list[tuple[list[_Atom], list[tuple[float, float]]]] = []
         found = [self.columns(band) for band in bands]
-        gutters = _narrowest([(_extent(left)[1], _extent(right)[0]) for parts in found if parts and all(map(_prose, parts))
+        in_prose = [bool(parts) and all(map(_prose, parts)) for parts in found]
+        gutters = _narrowest([(_extent(left)[1], _extent(right)[0]) for parts, prose in zip(found, in_prose) if prose
                               for left, right in zip(parts, parts[1:])])
-        for band, parts in zip(bands, found):
-            parts = parts or _split_at_gutters(band, gutters)
+        splittable = _within_columns(bands, in_prose)
+        for band, parts, split in zip(bands, found, splittable):
+            parts = parts or (_split_at_gutters(band, gutters) if split else None)
             intervals = [_extent(p) for p in parts] if parts else [_extent(band)]
             if merged:
                 previous_atoms, previous = merged[-1]
@@ -288,6 +290,27 @@ def _crosses(x0: float, x1: float, gutter: tuple[float, float]) -> bool:
     """Reaches across the gutter's middle (a ragged line of a column may end inside the gutter)."""
     middle = (gutter[0] + gutter[1]) / 2
     return x0 < middle - 1 and x1 > middle + 1
+
+
+def _within_columns(bands: list[list[_Atom]], in_prose: list[bool]) -> list[bool]:
+    """The bands from the first with columns of running text to the last, and those that close up to them (a gap
+    less than a line's height): a page's running head over its columns ("Proposed Rules" … "Federal Register") sits
+    apart from them, and must stay whole to be known as the running head."""
+    with_columns = [i for i, prose in enumerate(in_prose) if prose]
+    inside = [bool(with_columns) and with_columns[0] <= i <= with_columns[-1] for i in range(len(bands))]
+    if not with_columns:
+        return inside
+    line = sorted(atom.y1 - atom.y0 for band in bands for atom in band)[sum(map(len, bands)) // 2]
+    gap = [max(a.y1 for a in upper) for upper in bands]
+    for i in range(with_columns[0] - 1, -1, -1):  # upwards from the first band with columns
+        if min(a.y0 for a in bands[i + 1]) - gap[i] >= line:
+            break
+        inside[i] = True
+    for i in range(with_columns[-1] + 1, len(bands)):  # downwards from the last
+        if min(a.y0 for a in bands[i]) - gap[i - 1] >= line:
+            break
+        inside[i] = True
+    return inside
 
 
 def _split_at_gutters(band: list[_Atom], gutters: list[tuple[float, float]]) -> list[list[_Atom]] | None:
