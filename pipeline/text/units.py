@@ -138,8 +138,7 @@ _CAPITALS_TITLE = re.compile(r"^[A-Z][A-Z0-9]*+(?:[ -][A-Z0-9]++){0,4}$")
 def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: bool = False) -> list[tuple[str, list[PackedLine]]]:
     """Group lines into (kind, lines) blocks: prose, item, heading, code, row or header-row (above a Markdown rule)."""
     adornments = adornment_lines([line.text for line in lines]) if plain_text else frozenset()
-    reader = _BlockReader(plain_text, starts_in_code, frozenset(lines[i].number for i in adornments),
-                          _two_cell_rows(lines))
+    reader = _BlockReader(plain_text, starts_in_code, frozenset(lines[i].number for i in adornments))
     for line in lines:
         reader.read(line)
     # An indented literal block is code to the units (a command shown after "… then you can run:"), unless it
@@ -149,33 +148,12 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
             for kind, block in reader.blocks if block and kind not in ("directive", "code-directive")]
 
 
-_TWO_CELLS = re.compile(r"^[ \t]*[^\t]*\S[^\t]*\t+[^\t]*\S[^\t]*$")
-_TWO_CELL_RUN = 3  # consecutive lines of two cells that make a table (one alone is a line with a wide gap)
-
-
-def _two_cell_rows(lines: tuple[PackedLine, ...]) -> frozenset[int]:
-    """The lines in runs of at least three that each hold two cells ("docfiles<TAB>安装文档文件," under "sys_bin<TAB>…"):
-    a table of keys and descriptions. Its rows end in commas or nothing, so as prose they ran into one sentence."""
-    rows: set[int] = set()
-    run: list[int] = []
-    for line in (*lines, None):
-        if line is not None and _TWO_CELLS.match(line.text):
-            run.append(line.number)
-            continue
-        if len(run) >= _TWO_CELL_RUN:
-            rows.update(run)
-        run = []
-    return frozenset(rows)
-
-
 class _BlockReader:
     """The blocks of lines read so far, one line at a time; each step says whether it took the line."""
 
-    def __init__(self, plain_text: bool, starts_in_code: bool, adornments: frozenset[int] = frozenset(),
-                 two_cell_rows: frozenset[int] = frozenset()):
+    def __init__(self, plain_text: bool, starts_in_code: bool, adornments: frozenset[int] = frozenset()):
         self.plain_text = plain_text
         self.adornments = adornments  # the numbers of the lines that are a title's rule, though they look like fences
-        self.two_cell_rows = two_cell_rows  # the numbers of the lines that are rows of a table of two columns
         self.blocks: list[tuple[str, list[PackedLine]]] = []
         self.in_code = plain_text and starts_in_code
         if self.in_code:
@@ -280,8 +258,7 @@ class _BlockReader:
     def _table_row(self, line: PackedLine) -> bool:
         text = line.text
         last_kind, last_lines = self.blocks[-1] if self.blocks else ("blank", [])
-        if (is_table_row(text) or line.number in self.two_cell_rows
-                or (last_kind == "row" and names_columns(text) and names_columns(last_lines[0].text))):
+        if is_table_row(text) or (last_kind == "row" and names_columns(text) and names_columns(last_lines[0].text)):
             self.blocks.append(("row", [line]))  # a lower header row may have two cells ("START\tEND" under "DATES")
             return True
         return False

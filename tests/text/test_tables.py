@@ -145,17 +145,3 @@ def test_tabs_that_only_indent_a_line_make_no_table_row():
         n=1, source_id="doc", version=None, page=None, start_line=1, end_line=3, support_span=False, dated="",
         sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines))))
     assert [u.kind for u in units if u.start_line == 3] == ["sentence", "sentence"]
-
-
-def test_a_run_of_two_cell_lines_is_a_table_of_rows():
-    # A PDF's table of keys and descriptions ("docfiles<TAB>安装文档文件,"): its rows end in commas or nothing, so read
-    # as prose the whole table was one sentence. One such line alone is a line with a wide gap, not a table.
-    lines = ["表2: tlmgr option 的部分可用选项", "autobackup\t升级操作是否备份,", "backupdir\t备份文件的位置,",
-             "docfiles\t安装文档文件,", "sys_bin\t通过path 操作链接到的可执行文件的目录", "一个常见option 的用法是它可以在安装以后改变设置.",
-             "It is now necessary to use \\maketitle.\tThe", "interface changed."]
-    units = units_of(PackedSource(
-        n=1, source_id="doc", version=None, page=3, start_line=1, end_line=len(lines), support_span=False, dated="",
-        sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines))))
-    rows = [u.quote for u in units if u.kind == "row"]
-    assert rows == lines[1:5]
-    assert not any(u.kind == "row" and u.start_line >= 6 for u in units)
