@@ -181,3 +181,27 @@ def test_a_running_head_over_columns_stays_whole():
     texts = _texts(parse_pdf(doc.tobytes(), "columns.pdf").pages[0])
     assert texts[0] == "Proposed Rules\tFederal Register"
     assert texts[-2:] == ["program is built.", "A note across both columns, so that no one gutter divides the whole page."]
+
+
+def test_numbered_headings_are_headings_though_a_wide_gap_follows_their_number():
+    # LaTeX sets a quad after a section's number ("2.1<TAB>General Information"); a bold subsection right under a
+    # larger section heading with a word in a plain font ("llncs" in typewriter) stands apart from body text too.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _write(page, 100, [("2", "hebo")], size=12)
+    _write(page, 100, [("Working with the ", "hebo"), ("llncs", "cour"), (" Class", "hebo")], x=100, size=12)
+    _write(page, 118, [("2.1", "hebo")])
+    _write(page, 118, [("General Information", "hebo")], x=100)
+    for index, text in enumerate(["The class is an extension of the standard article class, so you may use all",
+                                  "article commands in your manuscript. It adjusts the layout to the standard.",
+                                  "Copy the class file to a directory that is searched by the typesetting system."]):
+        _write(page, 134 + 12 * index, [(text, "helv")])
+    page = parse_pdf(doc.tobytes(), "sections.pdf").pages[0]
+    assert _headings(page) == ["2\tWorking with the llncs Class", "2.1\tGeneral Information"]
+
+
+def test_tex_bold_extended_fonts_are_bold():
+    from pipeline.ingest.parsers.pdf_fonts import _BOLD_NAME
+
+    assert all(_BOLD_NAME.search(name) for name in ("ABCDEF+CMBX12", "CMSSBX10", "SFBX1200", "CMBXTI10"))
+    assert not any(_BOLD_NAME.search(name) for name in ("CMR10", "CMTT10", "ECRM1000", "Times-Roman"))

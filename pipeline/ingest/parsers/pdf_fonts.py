@@ -2,7 +2,7 @@
 ("3.2 Swift" in bold 10 pt over 10 pt body text), which the word list does not carry.
 
 A span is bold when MuPDF flags it bold (from the font's descriptor or name) or its font's name says so
-("Helvetica-Bold", "ABCDEF+Arial-BoldMT", "…-Black", "…-Semibold"). The span dictionary costs a few times the
+("Helvetica-Bold", "ABCDEF+Arial-BoldMT", "…-Black", "…-Semibold", TeX's "CMBX12"). The span dictionary costs a few times the
 word list, so it is read only on a page whose fonts include one named bold.
 """
 
@@ -12,7 +12,8 @@ import re
 
 import pymupdf
 
-_BOLD_NAME = re.compile(r"bold|black|heavy|demi", re.IGNORECASE)  # "Semibold" and "Demibold" too
+# "Semibold" and "Demibold" too; TeX's bold extended fonts say it as "bx": "ABCDEF+CMBX12", "CMSSBX10", "SFBX1200".
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|(?:^|\+)(?:cm|sf|ec|lm)[a-z]{0,3}bx(?:ti|sl)?\d", re.IGNORECASE)
 _BOLD_FLAG = pymupdf.TEXT_FONT_BOLD
 
 

@@ -58,6 +58,8 @@ TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 #: Separator between table cells / widely spaced pieces of one line.
 CELL_SEPARATOR = "\t"
 _MIN_GUTTER = 5.0  # points: a narrower vertical gap is never a column gutter
+# A heading's number before the wide gap that follows it: "2.1", "3.", "IV.", "A.", "第3 节".
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-Z]\.|第\s*\d{1,2}\s*[章节])\t")
 _PROSE_WORDS = 5  # a line of this many words is running text, no table cell
 _CELL_GAP = 1.0  # × line height: a wider gap between two words is a cell boundary
 _HEADING_SIZE = 1.15  # × the page's median line size: a line this much larger is a heading (if short)
@@ -474,6 +476,7 @@ def _with_tables(page: pymupdf.Page, atoms: list[_Atom], budget: TableBudget) ->
 
 
 def _short_title(text: str) -> bool:
+    text = _SECTION_NUMBER.sub("", text, count=1)  # "2.1<TAB>General Information": LaTeX sets a quad after the number
     return (len(text.split()) <= _HEADING_WORDS and CELL_SEPARATOR not in text
             and not text.rstrip().endswith((".", ",", ";", "?", "!")))
 
@@ -547,7 +550,7 @@ class _PageBuilder:
                   if size >= _HEADING_SIZE * body and _short_title(self.texts[number - 1])}
         bold = {number for run in self._bold_runs() if len(run) <= _HEADING_LINES
                 and all(_short_title(self.texts[number - 1]) for number in run)
-                and self._stands_apart_in_bold(run[0], run[-1]) for number in run}
+                and self._stands_apart_in_bold(run[0], run[-1], larger) for number in run}
         return tuple(sorted(larger | bold))
 
     def _bold_runs(self) -> list[list[int]]:
@@ -560,11 +563,12 @@ class _PageBuilder:
                 runs.append([number])
         return runs
 
-    def _stands_apart_in_bold(self, first: int, last: int) -> bool:
+    def _stands_apart_in_bold(self, first: int, last: int, headings: set[int]) -> bool:
         """Bold lines are a heading only over body text: the next line is not bold, not a table row and does not go
         on with a lower-case word ("the **first rule**" wrapped onto a line of its own, "is …"); and the line above
         them in their column, if any, is not an unfinished sentence running into them (a bold phrase inside a
-        paragraph). A bold lead-in on a paragraph's own line ("Note: …") is not wholly bold; a table's bold header
+        paragraph) but a heading set larger ("2.1 General Information" under "2 Working with the llncs Document
+        Class", whose typewriter "llncs" is not bold) or a sentence's end. A bold lead-in on a paragraph's own line ("Note: …") is not wholly bold; a table's bold header
         row is split into cells or is a found table's row."""
         if last >= len(self.lines) or last + 1 in self.bold or not self._is_text_line(last + 1):
             return False
@@ -572,7 +576,7 @@ class _PageBuilder:
         if CELL_SEPARATOR in following or following[:1].islower():
             return False
         above = self._line_above(first)
-        return above is None or above in self.bold or _ends_sentence(self.texts[above - 1])
+        return above is None or above in self.bold or above in headings or _ends_sentence(self.texts[above - 1])
 
     def _is_text_line(self, number: int) -> bool:
         return number in self.boxes
