@@ -198,6 +198,10 @@ def test_a_value_question_needs_a_unit_with_the_value():
     # A list item's number is not an amount.
     assert not holds_wanted_value("How much does the new software cost?", "(1) Installing updated flight control software.")
     assert holds_wanted_value("How much does the new software cost?", "(1) Installing the software costs $85.")
+    # Nor is a PDF section's number before the gap LaTeX sets after it.
+    question = "Which version of the llncs class are these instructions for?"
+    assert not holds_wanted_value(question, "2.2\tHow to Use the llncs Document Class The class is invoked by …")
+    assert holds_wanted_value(question, "llncs, Version 2.22, Sep 05, 2022")
     # "when" that only joins a clause does not ask for a date.
     assert holds_wanted_value("Who was king when the Normans took Bari?", "Robert Guiscard led the Normans.")
     # A docket number or a part code is not the date or amount asked for; a currency or a time still is.
