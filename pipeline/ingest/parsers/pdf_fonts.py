@@ -2,8 +2,8 @@
 ("3.2 Swift" in bold 10 pt over 10 pt body text), which the word list does not carry.
 
 A span is bold when MuPDF flags it bold (from the font's descriptor or name) or its font's name says so
-("Helvetica-Bold", "ABCDEF+Arial-BoldMT", "…-Black", "…-Semibold", TeX's "CMBX12"). The span dictionary costs a few times the
-word list, so it is read only on a page whose fonts include one named bold.
+("Helvetica-Bold", "ABCDEF+Arial-BoldMT", "…-Black", "…-Semibold", TeX's "CMBX12"). The span dictionary costs a
+few times the word list, so it is read only on a page whose fonts include one named bold.
 """
 
 from __future__ import annotations

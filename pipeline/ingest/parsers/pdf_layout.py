@@ -13,7 +13,10 @@ How a page becomes lines
   2. otherwise horizontal cuts split it into bands read top to bottom. Consecutive bands whose
      columns line up (each column of one overlaps exactly one column of the other) are merged
      first, so a multi-column stretch interrupted by aligned gaps, or a column that runs longer
-     than its neighbours, is still read column by column;
+     than its neighbours, is still read column by column. A band whose pieces are too narrow to be
+     columns by themselves (a section's number beside its heading, in both columns) is split at the
+     gutters the region's bands of running text show, unless it stands apart above or below them (a
+     running head); a line reaching across a gutter's middle ends a run of columns;
   3. a region with no cut is a leaf: its atoms are grouped into rows (vertical overlap ≥ half
      the smaller height) and each row is one `Line`, pieces ordered left to right.
   So narrow table cells never become "columns": a table row reads as one line.
@@ -246,10 +249,10 @@ class _Layout:
         """Join consecutive bands whose columns line up; yield (atoms, column intervals|None)."""
         merged: list[tuple[list[_Atom], list[tuple[float, float]]]] = []
         found = [self.columns(band) for band in bands]
-        in_prose = [bool(parts) and all(map(_prose, parts)) for parts in found]
-        gutters = _narrowest([(_extent(left)[1], _extent(right)[0]) for parts, prose in zip(found, in_prose) if prose
-                              for left, right in zip(parts, parts[1:])])
-        splittable = _within_columns(bands, in_prose)
+        prose_columns = [parts if parts and all(map(_prose, parts)) else [] for parts in found]
+        gutters = _narrowest([(_extent(left)[1], _extent(right)[0])
+                              for parts in prose_columns for left, right in zip(parts, parts[1:])])
+        splittable = _within_columns(bands, [bool(parts) for parts in prose_columns])
         for band, parts, split in zip(bands, found, splittable):
             parts = parts or (_split_at_gutters(band, gutters) if split else None)
             intervals = [_extent(p) for p in parts] if parts else [_extent(band)]
@@ -303,13 +306,14 @@ def _within_columns(bands: list[list[_Atom]], in_prose: list[bool]) -> list[bool
     if not with_columns:
         return inside
     line = sorted(atom.y1 - atom.y0 for band in bands for atom in band)[sum(map(len, bands)) // 2]
-    gap = [max(a.y1 for a in upper) for upper in bands]
+    tops = [min(atom.y0 for atom in band) for band in bands]
+    bottoms = [max(atom.y1 for atom in band) for band in bands]
     for i in range(with_columns[0] - 1, -1, -1):  # upwards from the first band with columns
-        if min(a.y0 for a in bands[i + 1]) - gap[i] >= line:
+        if tops[i + 1] - bottoms[i] >= line:
             break
         inside[i] = True
     for i in range(with_columns[-1] + 1, len(bands)):  # downwards from the last
-        if min(a.y0 for a in bands[i]) - gap[i - 1] >= line:
+        if tops[i] - bottoms[i - 1] >= line:
             break
         inside[i] = True
     return inside
@@ -568,8 +572,8 @@ class _PageBuilder:
         on with a lower-case word ("the **first rule**" wrapped onto a line of its own, "is …"); and the line above
         them in their column, if any, is not an unfinished sentence running into them (a bold phrase inside a
         paragraph) but a heading set larger ("2.1 General Information" under "2 Working with the llncs Document
-        Class", whose typewriter "llncs" is not bold) or a sentence's end. A bold lead-in on a paragraph's own line ("Note: …") is not wholly bold; a table's bold header
-        row is split into cells or is a found table's row."""
+        Class", whose typewriter "llncs" is not bold) or a sentence's end. A bold lead-in on a paragraph's own line
+        ("Note: …") is not wholly bold; a table's bold header row is split into cells or is a found table's row."""
         if last >= len(self.lines) or last + 1 in self.bold or not self._is_text_line(last + 1):
             return False
         following = self.texts[last]
