@@ -205,3 +205,21 @@ def test_tex_bold_extended_fonts_are_bold():
 
     assert all(_BOLD_NAME.search(name) for name in ("ABCDEF+CMBX12", "CMSSBX10", "SFBX1200", "CMBXTI10"))
     assert not any(_BOLD_NAME.search(name) for name in ("CMR10", "CMTT10", "ECRM1000", "Times-Roman"))
+
+
+def test_a_table_of_labels_and_wordy_descriptions_stays_rows():
+    # Its description column is running text, its label column is not: the band of a label wide enough to look like a
+    # column ("[superscriptaddress]", read apart from its description as before) shows no gutter of text columns, so
+    # the other rows keep their labels ("[aps]<TAB>American Physical Society styling …").
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows = [("[aps]", "American Physical Society styling, the default for all journals."),
+            ("[aip]", "American Institute of Physics styling for the journals it publishes."),
+            ("[superscriptaddress]", "Associate authors with affiliations via superscript numbers."),
+            ("[twocolumn]", "Two-column formatting of the body text on every page.")]
+    for index, (label, description) in enumerate(rows):
+        page.insert_text((72, 100 + 14 * index), label, fontsize=10)
+        page.insert_text((200, 100 + 14 * index), description, fontsize=10)
+    page.insert_text((72, 170), "A note across the whole width of the page, under the table, ends the options.", fontsize=10)
+    texts = _texts(parse_pdf(doc.tobytes(), "options.pdf").pages[0])
+    assert all(f"{label}\t{description}" in texts for label, description in rows if label != "[superscriptaddress]")
