@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from pipeline.lang.negation import ANSWER_NEGATES, NEGATED_QUESTION
+from pipeline.lang.text import SECTION_NUMBER
 
 _I = re.IGNORECASE
 
@@ -115,8 +116,8 @@ _ASKS_WHEN = re.compile(r"^\W*(?:since |until |till |from )?when\b(?![^?]*,)|\bw
 
 # "(2)", "2)", "2. ", and a PDF's section number before the wide gap after it ("2.2<TAB>How to Use …"; a line of
 # cells, "13.48<TAB>SUPPLIES<TAB>…", opens with a value).
-_ENUMERATOR = re.compile(r"\(\d{1,2}\)|(?:^|(?<=\s))\d{1,2}\)|^\s*\d{1,2}[.)]\s"
-                         r"|^\s*\d{1,2}(?:\.\d{1,2}){0,3}\.?\t(?=[A-Z][^\t\n]*(?:\n|$))")
+_ENUMERATOR = re.compile(r"\(\d{1,2}\)|(?:^|(?<=\s))\d{1,2}\)|^\s*\d{1,2}[.)]\s|"
+                         + SECTION_NUMBER + r"(?=[A-Z][^\t\n]*(?:\n|$))")
 
 
 _VALUE_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|\w+teenth|\w+tieth|\w+th) (?:century|centuries|decade|year)s?\b"

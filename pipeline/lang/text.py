@@ -19,6 +19,11 @@ _SPACE = re.compile(r"\s+")
 LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[a-zà-öø-ÿ])")
 
 
+# A section's number before the wide gap a PDF sets after it ("2.1<TAB>General Information", "IV.<TAB>…", "第3 节<TAB>…"):
+# no value and no sentence of the heading it numbers (the PDF parser's headings, the value checks).
+SECTION_NUMBER = r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-Z]\.|第\s*\d{1,2}\s*[章节])\t"
+
+
 # The same break with the word parts around it: the letters before the hyphen, the letters after the line break.
 _BREAK = re.compile(r"([^\W\d_]+)-[ \t]*\n[ \t]*([a-zà-öø-ÿ][^\W\d_]*)")
 _WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")

@@ -55,14 +55,14 @@ from pipeline.ingest.parsers.pdf_guard import check_page_content
 from pipeline.ingest.parsers.pdf_tables import TableBudget, TableRows, find_tables
 from pipeline.ingest.parsers.pdf_info import document_info, with_info_title
 from pipeline.ingest.parsers.pdf_ocr import OcrBudget
+from pipeline.lang.text import SECTION_NUMBER
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 #: Separator between table cells / widely spaced pieces of one line.
 CELL_SEPARATOR = "\t"
 _MIN_GUTTER = 5.0  # points: a narrower vertical gap is never a column gutter
-# A heading's number before the wide gap that follows it: "2.1", "3.", "IV.", "A.", "第3 节".
-_SECTION_NUMBER = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-Z]\.|第\s*\d{1,2}\s*[章节])\t")
+_SECTION_NUMBER = re.compile(SECTION_NUMBER)
 _PROSE_WORDS = 5  # a line of this many words is running text, no table cell
 _CELL_GAP = 1.0  # × line height: a wider gap between two words is a cell boundary
 _HEADING_SIZE = 1.15  # × the page's median line size: a line this much larger is a heading (if short)
