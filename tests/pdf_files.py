@@ -40,3 +40,30 @@ def ask_pdf(engine, data: bytes, name: str, question: str):
     """The trace of `question` asked of a corpus of this one file."""
     corpus = engine.corpus([engine.parse(data, name)])
     return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+
+
+ABSTRACT = ("Harbour cranes rust where salt spray meets worn paint. We inspected forty cranes over two winters and "
+            "report which coatings held and which failed, with the cost of each repair.")
+BODY = ("The inspections took place at three ports on the north coast. Each crane was climbed twice a year, and every "
+        "patch of rust larger than a hand was photographed and measured.")
+
+
+def title_page(pages_after: tuple[str, ...] | list[str] = ()) -> bytes:
+    """A paper's first page: a title in 18 pt over two lines, two lines of authors with their marks, an institution,
+    an address, a mail address and a date, then the abstract and a numbered section; then a page for each of
+    `pages_after`."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 70), "Salt, Paint and Steel: A Survey of", fontsize=18)
+    page.insert_text((72, 94), "Corrosion on Harbour Cranes", fontsize=18)
+    for y, text in ((124, "Maria Lindqvist1, Tomas Berg2 and Aino Virtanen1"), (138, "Kenji Watanabe2"),
+                    (156, "1Nordic Institute of Marine Engineering"), (170, "2Port Authority of Tromsø, Norway"),
+                    (184, "lindqvist@nime.example.org"), (202, "March 14, 2023")):
+        page.insert_text((72, y), text, fontsize=10)
+    page.insert_text((72, 232), "Abstract", fontsize=12)
+    assert page.insert_textbox(pymupdf.Rect(72, 240, 520, 300), ABSTRACT, fontsize=10) >= 0
+    page.insert_text((72, 320), "1 Inspections", fontsize=12)
+    assert page.insert_textbox(pymupdf.Rect(72, 328, 520, 400), BODY, fontsize=10) >= 0
+    for text in pages_after:
+        assert doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 700), text, fontsize=10) >= 0
+    return doc.tobytes()

@@ -22,6 +22,8 @@ import numpy as np
 from pipeline.core.contracts import Candidate, Request, Retrieval, Settings, TableComparison
 from pipeline.core.policy import ineligibility, superseded_by
 from pipeline.index.corpus import Corpus
+from pipeline.ingest.metadata import document_names
+from pipeline.lang.document_fields import asked_particulars
 from pipeline.lang.comparisons import superlative
 from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
 from pipeline.retrieve.scores import Scores, score_collection
@@ -95,6 +97,24 @@ def _compare_tables(corpus: Corpus, request: Request, scores: Scores, ranked: _R
         parent = corpus.chunks[scores.rows[position]].parent
         if parent.page == comparison.page and parent.start_line <= comparison.line <= parent.end_line:
             return comparison, int(position)
+    return None
+
+
+def _title_page(corpus: Corpus, request: Request, scores: Scores, ranked: _Ranked) -> int | None:
+    """For "Who wrote this guide?" (`lang.document_fields`), the position of the opening window of the asked document:
+    the best-ranked eligible one the question names, or, for "this paper", the best-ranked. Its title block answers,
+    and it shares no word with the question."""
+    asked = asked_particulars(request.question)
+    if asked is None or not len(ranked.order):
+        return None
+    usable = ranked.order[ranked.eligible[ranked.order]]
+    documents = dict.fromkeys(int(ranked.source[p]) for p in usable[:COMPARED_DOCUMENTS_FROM])
+    for source in documents:
+        if not asked.about(document_names(corpus.documents[corpus.source_order[source]])):
+            continue
+        openings = [int(p) for p in usable[ranked.source[usable] == source]
+                    if (chunk := corpus.chunks[scores.rows[p]]).kind == "window" and chunk.parent.page in (None, 1)]
+        return min(openings, key=lambda p: corpus.chunks[scores.rows[p]].start, default=None)
     return None
 
 
@@ -190,6 +210,9 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
     if compared:
         notes.append(f"{compared[0].describe()} — the chunk holding that row is selected first")
     hits = _select(ranked, settings, compared[1] if compared else None)
+    if (title_page := _title_page(corpus, request, scores, ranked)) is not None and title_page not in hits:
+        notes.append("the question asks about the document itself: its opening is selected as well")
+        hits = [title_page, *hits]
     sibling_of = _siblings(corpus, ranked, hits, notes) if hits else {}
     chosen = hits + list(sibling_of)
     superseded = _superseded(corpus, ranked, chosen, notes)

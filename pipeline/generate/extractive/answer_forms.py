@@ -1,6 +1,6 @@
 """Answer forms: units whose form answers the question's form, whatever the scorer thinks of their words.
 
-"What is X?" is answered by the unit that defines X (a sentence, a footnote of X's mark, X spelled out); a question
+"Who wrote this guide?" is answered by the lines of its title block that name the authors; "What is X?" by the unit that defines X (a sentence, a footnote of X's mark, X spelled out); a question
 for several things by the whole list that holds the best item; a superlative question by the table row retrieval
 compared to hold the most; a question naming a row and a column by that row (the lookup is in `tables.named_row`).
 """
@@ -8,9 +8,11 @@ compared to hold the most; a question naming a row and a column by that row (the
 from __future__ import annotations
 
 from pipeline.core.contracts import Context
+from pipeline.lang.document_fields import asked_particulars
 from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
 from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.text.footnotes import marks_of, opens_note
+from pipeline.text.title_block import title_block
 from pipeline.text.units import Unit, exact_between, joined, units_of
 
 SUMMARY_LENGTH = 600  # code points: a summary answer runs on over whole sentences up to about this long
@@ -139,3 +141,30 @@ def rows_best_first(context: Context, scored: list) -> list[Unit]:
     rest = [u for source in context.sources for u in units_of(source)
             if u.kind == "row" and (source.n, u.start_line) not in seen]
     return rows + rest
+
+
+def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
+    """For "Who wrote this guide?", "What date is printed on the manuscript?": the lines of the asked document's title
+    block that give the asked particulars (`text.title_block`), with how they were found; None when the question asks
+    for none, names another document, or the title block is not packed or does not give them (the question is then
+    answered as any other)."""
+    asked = asked_particulars(context.question)
+    if asked is None:
+        return None
+    for source_id in dict.fromkeys(source.source_id for source in context.sources):  # in rank order
+        sources = [source for source in context.sources if source.source_id == source_id]
+        if not asked.about(sources[0].names):
+            continue
+        block = next((found for source in sources if (found := title_block(source)) is not None), None)
+        if block is None:
+            return None
+        units = list({u.start_line: u for field in asked.fields for u in block.units(field)}.values())
+        if not units:
+            return None
+        first, last = block.span()
+        lines = ", ".join(str(u.start_line) if u.start_line == u.end_line else f"{u.start_line}-{u.end_line}" for u in units)
+        where = f"page {block.source.page}, " if block.source.page else ""
+        asked_for = " and ".join(asked.fields)
+        return units, (f"document particulars: the question asks for the {asked_for} of {source_id}; its title block "
+                       f"({where}lines {first}-{last}) gives the {asked_for} on line{'s' if len(units) > 1 else ''} {lines}")
+    return None

@@ -21,6 +21,7 @@ from pipeline.generate.extractive.answer_forms import (
     compared_row,
     definition_first,
     first_defining,
+    particulars_units,
     rows_best_first,
     source_text,
     summary_units,
@@ -253,7 +254,11 @@ class LocalExtractive:
 
     def _whole_answer(self, context: Context) -> Proposal | None:
         """An answer the evidence's form gives before any unit is scored: a document's summary for "What is this
-        about?", the row a table comparison chose (computed over the whole table; a tie abstains)."""
+        about?", the title block's lines for "Who wrote this paper?", the row a table comparison chose (computed over the
+        whole table; a tie abstains)."""
+        if (particulars := particulars_units(context)) is not None:
+            units, how = particulars
+            return self._answer(units, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
         if asks_about_document(context.question) and (summary := summary_units(context)) is not None:
             units, how = summary
             return self._answer(units, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})

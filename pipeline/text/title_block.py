@@ -1,0 +1,160 @@
+"""The title block of a document's first page: its title, then the short lines under it that name the authors, their
+institutions, addresses, a date and a version, up to where the text begins.
+
+    Manuscript Title:                          ← title (heading lines)
+    with Forced Linebreak∗
+    Ann Author† and Second Author‡             ← author
+    Authors' institution and/or address        ← affiliation
+    (Dated: August 10, 2010)                   ← date
+    An article usually includes an abstract…   ← the text begins: the block ends above it
+
+Each line is told by its form alone (`line_role`): a date, a version, a mail or web address, an institution or
+place, or a line of personal names (capitalised names with their footnote marks, "and" or commas between; a Chinese
+name of two to four characters). A line that is none of these is left out of every answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.lang.text import SECTION_NUMBER
+from pipeline.text.units import Unit
+
+MAX_BLOCK_LINES = 24  # a title page's particulars fit well within this; a longer run is text
+MAX_TITLE_LINES = 4
+TITLE_WITHIN = 3  # the title opens within the page's first lines (a slide's navigation bar may come first)
+MAX_TITLE_WORDS = 20  # a title line is a heading: its small words do not make it text
+MAX_LINE_WORDS = 12  # a longer line is text, not a particular
+
+_I = re.IGNORECASE
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_FULL_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\s+\d{{4}}\b"
+                        rf"|\b{_MONTH}\s+\d{{4}}\b|\b\d{{4}}\s*[./-]\s*\d{{1,2}}\s*[./-]\s*\d{{1,2}}\b"
+                        r"|\b\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{4}\b|\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?", _I)
+_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])")
+_VERSION = re.compile(r"\bv(?:ersion)?\.?\s*\d+(?:\.\d+)*[a-z]?\b|\brev(?:ision)?\.?\s*\d|版本|第\s*\d+\s*版", _I)
+_CONTACT = re.compile(r"@|https?://|www\.|\bE-?mail\b|\bTel\b|电话|邮箱", _I)
+_INSTITUTION = re.compile(
+    r"\b(?:universit\w*|institut\w*|college|school|department|dept|facult\w*|laborator\w*|lab|cent(?:er|re)|society|"
+    r"association|inc|ltd|llc|gmbh|corporation|corp|company|foundation|academy|research|group|press|publish\w*|"
+    r"council|agency|authority|office|ministry|bureau|hospital|collaboration|consortium|address|road|street|avenue|suite|box)\b"
+    r"|大学|学院|研究所|研究院|实验室|公司|中心|协会|学会|出版社|委员会", _I)
+# A name's own words: capitalised (with an accent, a hyphen or an apostrophe), an initial, or a particle.
+_NAME_WORD = re.compile(r"(?:[A-Z][a-z\u00c0-\u024f'’]+(?:-[A-Z][a-z\u00c0-\u024f'’]+)?|[A-Z]\.(?:-?[A-Z]\.)*|"
+                        r"van|von|der|den|de|da|di|du|la|le|bin|al|y)")
+_MARKS = re.compile(r"[\d*∗†‡§¶‖#⋆⋄♯♭,;]+|\(\s*\)")
+_SEPARATORS = re.compile(r"\t|\s*,\s*|\s+and\s+|\s*&\s*|\s*[，、；]\s*")
+_NOT_FIRST_NAMES = frozenset("The A An Of For On In And Our Your Its".split())  # "The Kumquat Consortium"
+_CHINESE_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
+_NOT_CHINESE_NAMES = frozenset("目录 摘要 前言 简介 概述 引言 说明 附录 版本 日期 作者 致谢 正文 序言 译者".split())
+# Where the text begins: an abstract, contents, a numbered section, 第 1 节.
+_TEXT_BEGINS = re.compile(rf"{SECTION_NUMBER}|^\s*(?:abstract|summary|contents|table of contents|introduction|keywords|"
+                          r"摘要|目录|引言|前言|第\s*\d+\s*[章节])\b", _I | re.MULTILINE)
+
+
+def line_role(text: str) -> str:
+    """What a line under a title is: "date", "version", "contact", "affiliation", "author", or "" (none of these)."""
+    if _VERSION.search(text):
+        return "version"
+    if _FULL_DATE.search(text):
+        return "date"
+    if _CONTACT.search(text):
+        return "contact"
+    if _INSTITUTION.search(text):
+        return "affiliation"
+    if _names_only(text):
+        return "author"
+    if _YEAR.search(text):
+        return "date"
+    return ""
+
+
+def _names_only(text: str) -> bool:
+    """Is the line personal names and nothing else ("Jens Gramm1<TAB>Tzvika Hartman2", "Ann Author† and Second
+    Author‡", "李清")? Each name is two to five words, all of them a name's."""
+    parts = [part.strip() for part in _SEPARATORS.split(text.strip()) if part and part.strip()]
+    parts = [_MARKS.sub("", part).strip() for part in parts]
+    parts = [part for part in parts if part]
+    if not parts:
+        return False
+    if all(_CHINESE_NAME.fullmatch(part) and part not in _NOT_CHINESE_NAMES for part in parts):
+        return True
+    for part in parts:
+        words = part.split()
+        if not 2 <= len(words) <= 5 or not all(_NAME_WORD.fullmatch(word) for word in words):
+            return False
+        if not words[0][0].isupper() or not words[-1][0].isupper() or words[0] in _NOT_FIRST_NAMES:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class TitleBlock:
+    """A first page's title lines and the particulars' lines under them (each with its role)."""
+
+    source: PackedSource
+    title: tuple[PackedLine, ...]
+    lines: tuple[tuple[PackedLine, str], ...]
+
+    def units(self, role: str) -> list[Unit]:
+        """The lines of a role as units to quote (the title: its lines as one), in reading order."""
+        if role == "title":
+            first, last = self.title[0], self.title[-1]
+            return [Unit(self.source, first.number, last.number, "\n".join(line.text for line in self.title), kind="span")]
+        wanted = ("date", "version") if role == "date" else (role,)
+        found = [line for line, found_role in self.lines if found_role in wanted]
+        if role == "date":  # "2022/07/14<TAB>v3.1" is a version line that dates it; a full date beats a bare year
+            found = [line for line in found if _FULL_DATE.search(line.text)] or [
+                line for line in found if _YEAR.search(line.text) and _line_role_is(line, "date")]
+        return [Unit(self.source, line.number, line.number, line.text, kind="span") for line in found]
+
+    def span(self) -> tuple[int, int]:
+        last = self.lines[-1][0] if self.lines else self.title[-1]
+        return self.title[0].number, last.number
+
+
+def _line_role_is(line: PackedLine, role: str) -> bool:
+    return line_role(line.text) == role
+
+
+def title_block(source: PackedSource) -> TitleBlock | None:
+    """The title block a packed source opens with, when it opens a document's first page with a title; else None."""
+    if source.page not in (None, 1) or source.start_line > TITLE_WITHIN:
+        return None
+    lines = [line for line in source.lines if not line.furniture and line.text.strip()]
+    start = next((i for i, line in enumerate(lines[:TITLE_WITHIN]) if line.role == "heading"), None)
+    if (start is None or _TEXT_BEGINS.search(lines[start].text) or len(lines[start].text.split()) > MAX_TITLE_WORDS
+            or not _WORDED.search(lines[start].text)):  # "47698": a page number set large is no title
+        return None
+    title = [lines[start]]
+    for line in lines[start + 1 : start + MAX_TITLE_LINES]:
+        # "Instructions for Using Springer's llncs Class for" / "Computer Science Proceedings Papers": a title line
+        # that breaks off after a small word goes on in the next, whatever that looks like.
+        goes_on = _BREAKS_OFF.search(title[-1].text) is not None
+        if line.role != "heading" or (line_role(line.text) and not goes_on) or _TEXT_BEGINS.search(line.text):
+            break
+        title.append(line)
+    particulars: list[tuple[PackedLine, str]] = []
+    for line in lines[start + len(title) : start + MAX_BLOCK_LINES]:
+        if _TEXT_BEGINS.search(line.text) or _is_text(line.text):
+            break
+        particulars.append((line, line_role(line.text)))
+    return TitleBlock(source, tuple(title), tuple(particulars))
+
+
+def _is_text(text: str) -> bool:
+    """A line of running text: more words than a particular has, a sentence's small words ("This is the REVTEX 4.1
+    Command and Options Sum-"), a word broken at its end, or in Chinese a long run ending a sentence."""
+    words = text.split()
+    small = sum(word.casefold() in _SMALL_WORDS for word in words)
+    return (len(words) > MAX_LINE_WORDS or (len(words) >= 7 and small >= 3) or (len(words) > 5 and _WORD_BROKEN.search(text))
+            or (len(text) > 30 and text.rstrip().endswith(("。", "：")))) is True
+
+
+_WORDED = re.compile(r"[^\W\d_]{3}|[\u4e00-\u9fff]{2}")
+_SMALL_WORDS = frozenset("a an the of for to in on at by with and or is are was be this that it its as from".split())
+_BREAKS_OFF = re.compile(r"\b(?:a|an|the|of|for|to|in|on|at|by|with|and|or|from|under|into|via|using)\s*$|[:–—-]\s*$", _I)
+_WORD_BROKEN = re.compile(r"[a-z]-\s*$")

@@ -1,0 +1,49 @@
+""""Who wrote this paper?", "What is its date?": answered from the title block of the document's first page (its
+opening is selected though it shares no word with the question), each line cited and verified; a question naming
+another thing, or a title block without the particular, is answered as any other question."""
+
+from __future__ import annotations
+
+from pipeline import REQUEST_DATE, Request, Settings
+from tests.pdf_files import title_page
+
+
+def _ask(engine, corpus, question):
+    return engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+
+
+def test_the_title_block_answers_who_wrote_the_paper_its_title_and_its_date(logic_engine):
+    corpus = logic_engine.corpus([logic_engine.parse(title_page(), "crane-survey.pdf")])
+    authors = _ask(logic_engine, corpus, "Who wrote this paper?")
+    assert authors.answer.status == "answered", authors.explanation
+    assert [(c.page, c.start_line, c.end_line) for c in authors.answer.citations] == [(1, 3, 3), (1, 4, 4)]
+    assert authors.answer.answer.split() == ("Maria Lindqvist1, Tomas Berg2 and Aino Virtanen1 [crane-survey:p1:3] "
+                                             "Kenji Watanabe2 [crane-survey:p1:4]").split()
+    assert all(c.verified for c in authors.answer.citations)
+    assert "document particulars" in authors.proposal.note and "lines 1-8" in authors.proposal.note
+    title = _ask(logic_engine, corpus, "What is the title of this paper?")
+    assert title.answer.answer == "Salt, Paint and Steel: A Survey of Corrosion on Harbour Cranes [crane-survey:p1:1-2]"
+    assert title.answer.citations[0].verified
+    dated = _ask(logic_engine, corpus, "When was this paper published?")
+    assert [c.quote for c in dated.answer.citations] == ["March 14, 2023"]
+    named = _ask(logic_engine, corpus, "Who wrote the crane survey?")  # names the document: its id holds "crane survey"
+    assert [c.start_line for c in named.answer.citations] == [3, 4]
+
+
+def test_a_question_about_something_else_or_a_missing_particular_is_answered_as_any_other(logic_engine):
+    corpus = logic_engine.corpus([logic_engine.parse(title_page(), "crane-survey.pdf")])
+    version = _ask(logic_engine, corpus, "Which version of the survey does this paper describe?")
+    assert "document particulars" not in (version.proposal.note or "")  # the title block gives no version
+    other = _ask(logic_engine, corpus, "Who wrote the paint standard?")
+    assert other.proposal is None or "document particulars" not in (other.proposal.note or "")
+    assert not any(c.quote.startswith("Maria Lindqvist") for c in other.answer.citations)
+
+
+def test_the_opening_is_selected_though_other_chunks_match_the_question_s_words_better(logic_engine):
+    data = title_page(pages_after=["Who wrote the paper on cranes? The paper was wrote up by the port office, and this "
+                                   "paper cites every paper the office wrote." for _ in range(3)])
+    corpus = logic_engine.corpus([logic_engine.parse(data, "crane-survey.pdf")])
+    trace = logic_engine.ask(corpus, Request(question="Who wrote this paper?", date=REQUEST_DATE), Settings(top_k=2))
+    assert "the question asks about the document itself: its opening is selected as well" in trace.retrieval.notes
+    assert [c.parent.page for c in trace.retrieval.selected][0] == 1
+    assert [c.start_line for c in trace.answer.citations] == [3, 4]

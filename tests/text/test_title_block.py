@@ -1,0 +1,71 @@
+"""A first page's title block: the title's heading lines, then lines told by their form alone (authors, institutions,
+places, addresses, a date, a version) up to where the text begins."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.text.title_block import line_role, title_block
+
+
+def opening(*lines: tuple[str, str], page: int | None = 1, start: int = 1) -> PackedSource:
+    packed = tuple(PackedLine(number=start + i, text=text, role=role) for i, (text, role) in enumerate(lines))
+    return PackedSource(n=1, source_id="doc", version=None, page=page, start_line=start, end_line=start + len(lines) - 1,
+                        support_span=False, dated="", sibling_group="", lines=packed)
+
+
+@pytest.mark.parametrize(("line", "role"), [
+    ("Jens Gramm1\tTzvika Hartman2\tTill Nierhoff3", "author"),
+    ("Ann Author† and Second Author‡", "author"),
+    ("G.K.M. Tobin∗", "author"),
+    ("李清", "author"),
+    ("2Bar-Ilan University, Ramat-Gan, Israel", "affiliation"),
+    ("The Kumquat Consortium", "affiliation"),
+    ("(Dated: August 10, 2010)", "date"),
+    ("2021.05.06", "date"),
+    ("llncs, Version 2.22, Sep 05, 2022", "version"),
+    ("2022/07/14\tv3.1∗", "version"),
+    ("†syvshc@foxmail.com", "contact"),
+    ("Christchurch, New Zealand", ""),
+    ("This line break forced with \\\\", ""),
+    ("目录", ""),
+])
+def test_a_line_under_a_title_is_told_by_its_form(line, role):
+    assert line_role(line) == role
+
+
+def test_the_block_runs_from_the_title_to_where_the_text_begins():
+    block = title_block(opening(
+        ("Introduction\tBad News\tSummary", ""),  # a slide's navigation bar before the title
+        ("Instructions for Using the Class for", "heading"),
+        ("Computer Science Proceedings Papers", "heading"),  # the title goes on after "for", names or not
+        ("Ann Author† and Second Author‡", ""),
+        ("Authors’ institution and/or address", ""),
+        ("(Dated: August 10, 2010)", ""),
+        ("This is the summary of the class. It details usage for many of", ""),
+        ("Delta Author", ""),
+    ))
+    assert [u.quote for u in block.units("title")] == [
+        "Instructions for Using the Class for\nComputer Science Proceedings Papers"]
+    assert [u.quote for u in block.units("author")] == ["Ann Author† and Second Author‡"]  # not below the text's start
+    assert [(u.start_line, u.quote) for u in block.units("date")] == [(6, "(Dated: August 10, 2010)")]
+    assert block.units("version") == [] and block.span() == (2, 6)
+
+
+def test_a_full_date_is_preferred_to_a_bare_year_and_a_version_line_can_date_the_document():
+    block = title_block(opening(("A Talk", "heading"), ("Workshop on Algorithms, 2006", ""), ("March 3, 2006", "")))
+    assert [u.quote for u in block.units("date")] == ["March 3, 2006"]
+    dated = title_block(opening(("xpinyin 宏包", "heading"), ("李清", ""), ("2022/07/14\tv3.1∗", "")))
+    assert [u.quote for u in dated.units("date")] == [u.quote for u in dated.units("version")] == ["2022/07/14\tv3.1∗"]
+
+
+@pytest.mark.parametrize("source", [
+    opening(("Some Title", "heading"), page=2),  # not the first page
+    opening(("Some Title", "heading"), start=40),  # not the page's opening
+    opening(("A plain first line", ""), ("Another line", ""), ("And a third", ""), ("Late Heading", "heading")),
+    opening(("1\tInstallation", "heading"), ("Copy the file to a directory.", "")),  # a numbered section is text
+    opening(("47698", "heading"), ("Federal Register", "")),  # a page number set large
+])
+def test_no_title_block_without_a_title_heading_at_the_top_of_the_first_page(source):
+    assert title_block(source) is None
