@@ -157,14 +157,14 @@ _COMPOUNDS = BoundedCache(4096)  # by document digest and broken word
 
 
 def _packed_line(page, number: int, text: str) -> PackedLine:
-    """A packed line, with what the parser knows it is (a table's header or body row, a heading)."""
-    if not page.tables and not page.headings:
+    """A packed line, with what the parser knows it is (a table's header or body row, a heading, code)."""
+    if not page.tables and not page.headings and not page.code:
         return PackedLine(number=number, text=text, furniture=number in page.furniture)
     table = page.table_of(number)
     if table is not None:
         role, header = ("row", known_header(page, number) or "") if number in table.rows else ("header", "")
     else:
-        role, header = ("heading" if number in page.headings else ""), ""
+        role, header = ("heading" if number in page.headings else "code" if number in page.code else ""), ""
     return PackedLine(number=number, text=text, furniture=number in page.furniture, role=role, header=header)
 
 

@@ -176,12 +176,17 @@ class _BlockReader:
         self._text(line)
 
     def _known(self, line: PackedLine) -> bool:
-        """A line the parser says is a table's header or body row, or a heading (its font set it apart): its own
-        block, whatever its words look like ("USAGE\tCHAR(1)\tHow it is used" is a row, not a header)."""
-        kind = {"header": "header-row", "row": "data-row", "heading": "heading"}.get(line.role)
+        """A line the parser says is a table's header or body row, a heading (its font set it apart) or code (set in
+        typewriter; a listing's lines are one block): its own block, whatever its words look like
+        ("USAGE\tCHAR(1)\tHow it is used" is a row, not a header)."""
+        kind = {"header": "header-row", "row": "data-row", "heading": "heading", "code": "code"}.get(line.role)
         if kind is None:
             return False
-        self.blocks.append((kind, [line]))
+        last = self.blocks[-1] if self.blocks else None
+        if kind == "code" and last is not None and last[0] == "code" and last[1] and last[1][-1].role == "code":
+            last[1].append(line)  # a listing's next line
+        else:
+            self.blocks.append((kind, [line]))
         return True
 
     def _blank(self, line: PackedLine) -> bool:

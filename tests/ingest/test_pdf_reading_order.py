@@ -223,3 +223,34 @@ def test_a_table_of_labels_and_wordy_descriptions_stays_rows():
     page.insert_text((72, 170), "A note across the whole width of the page, under the table, ends the options.", fontsize=10)
     texts = _texts(parse_pdf(doc.tobytes(), "options.pdf").pages[0])
     assert all(f"{label}\t{description}" in texts for label, description in rows if label != "[superscriptaddress]")
+
+
+def _listing() -> bytes:
+    """A paragraph ending with a colon over a two-line listing in Courier; a URL in Courier wrapped onto a line of its
+    own inside a paragraph; a description of a page margin after the listing."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "To build the application, run these commands in a terminal:", fontsize=10)
+    page.insert_text((72, 114), "pdflatex MyInvention", fontsize=10, fontname="cour")
+    page.insert_text((72, 128), "% set the margin of the page \\setlength{\\oddsidemargin}{1in}", fontsize=10, fontname="cour")
+    page.insert_text((72, 142), "The patent office requires a top margin of at least 2 cm on every page and", fontsize=10)
+    page.insert_text((72, 156), "the forms are published at the office's site", fontsize=10)
+    page.insert_text((72, 170), "https://forms.example.org/patents/", fontsize=10, fontname="cour")
+    page.insert_text((72, 184), "for anyone to read. Each sheet is numbered at its foot.", fontsize=10)
+    page.insert_text((72, 198), "A closing sentence of plain body text sets the usual size of the page.", fontsize=10)
+    return doc.tobytes()
+
+
+def test_lines_set_in_typewriter_are_code_unless_they_go_on_with_a_sentence():
+    page = parse_pdf(_listing(), "listing.pdf").pages[0]
+    assert [page.lines[n - 1].text for n in page.code] == [
+        "pdflatex MyInvention", "% set the margin of the page \\setlength{\\oddsidemargin}{1in}"]
+
+
+def test_a_listing_answers_how_do_i_with_its_introduction_and_nothing_else(engine):
+    how = ask_pdf(engine, _listing(), "patent.pdf", "How do I build the application?")
+    assert how.answer.status == "answered", how.explanation
+    assert how.answer.citations[0].quote.endswith("pdflatex MyInvention\n% set the margin of the page "
+                                                  "\\setlength{\\oddsidemargin}{1in}")
+    margin = ask_pdf(engine, _listing(), "patent.pdf", "What margin does the patent office require?")
+    assert not any("oddsidemargin" in c.quote for c in margin.answer.citations)

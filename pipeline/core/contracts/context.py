@@ -13,7 +13,7 @@ class PackedLine(Frozen):
     text: str
     furniture: bool = False  # a running head/foot or page number: kept for its address, never quoted
     # What the parser knows the line is (`Page.tables`, `Page.headings`): "header" (a table's header row), "row" (a
-    # table's body row), "heading"; "" when it does not say (units then tell rows and headers by their words).
+    # table's body row), "heading", "code" (a PDF's listing); "" when it does not say (units then tell rows and headers by their words).
     role: str = ""
     header: str = ""  # a known body row's column names, one per TAB (a stacked header combined): context, never cited
 

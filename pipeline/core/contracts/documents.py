@@ -153,6 +153,7 @@ class Page(Frozen):
     furniture: tuple[int, ...] = ()  # numbers of running heads/feet and page numbers (layout, never quoted)
     tables: tuple[PageTable, ...] = ()  # the tables the parser found (none: rows are told by their tabs)
     headings: tuple[int, ...] = ()  # numbers of lines the parser knows are headings (set apart by their font)
+    code: tuple[int, ...] = ()  # numbers of lines the parser knows are code (a PDF's listing, set in typewriter)
     ocr: bool = False  # the lines were recognised by OCR from the page's image (a scanned page), not read from text
 
     def table_of(self, number: int) -> PageTable | None:

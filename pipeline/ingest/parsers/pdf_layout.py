@@ -50,7 +50,7 @@ from pipeline.core.limits import PdfLimits, megabytes
 from pipeline.ingest.document import sha256
 from pipeline.ingest.furniture import running_lines
 from pipeline.ingest.metadata import check_cards_against_pages, meta_from_mapping
-from pipeline.ingest.parsers.pdf_fonts import bold_lines, uses_bold_font
+from pipeline.ingest.parsers.pdf_fonts import styled_lines, uses_styled_font
 from pipeline.ingest.parsers.pdf_guard import check_page_content
 from pipeline.ingest.parsers.pdf_tables import TableBudget, TableRows, find_tables
 from pipeline.ingest.parsers.pdf_info import document_info, with_info_title
@@ -159,12 +159,13 @@ def _short(error: Exception) -> str:
 class _Atom:
     """One MuPDF line: its words [(x0, y0, x1, y1, text)] and their union box."""
 
-    __slots__ = ("x0", "y0", "x1", "y1", "words", "vertical", "table", "bold")
+    __slots__ = ("x0", "y0", "x1", "y1", "words", "vertical", "table", "bold", "mono")
 
     def __init__(self, words: list[tuple[float, float, float, float, str]], table: TableRows | None = None,
-                 bold: bool = False):
+                 bold: bool = False, mono: bool = False):
         self.words = words
         self.bold = bold  # every word set in a bold font (`pdf_fonts`)
+        self.mono = mono  # every word set in a typewriter font
         self.table = table  # a ruled table the finder read: laid out as one block, expanded into its rows
         if table is not None:
             self.x0, self.y0, self.x1, self.y1 = table.bbox
@@ -399,9 +400,10 @@ def _clean(text: str) -> str:
 
 def _page_atoms(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[_Atom]:
     bold: set[tuple[int, int]] = set()
-    if textpage is None and uses_bold_font(page):  # (an OCR text page has no fonts to weigh)
+    mono: set[tuple[int, int]] = set()
+    if textpage is None and uses_styled_font(page):  # (an OCR text page has no fonts to weigh)
         textpage = page.get_textpage(flags=TEXT_FLAGS)
-        bold = bold_lines(textpage)
+        bold, mono = styled_lines(textpage)
     raw = page.get_text("words", flags=TEXT_FLAGS, textpage=textpage)
     if not raw:
         return []
@@ -423,12 +425,12 @@ def _page_atoms(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) ->
             words.append((x0, y0, x1, y1, text))
     atoms = []
     for key, words in lines.items():
-        atom = _Atom(words, bold=key in bold)
+        atom = _Atom(words, bold=key in bold, mono=key in mono)
         # Taller than 1.5 of its first word: the words may sit on different rows.
         if len(words) > 1 and not atom.vertical and atom.y1 - atom.y0 > 1.5 * (words[0][3] - words[0][1]):
             pieces = _split_rows(words)
             if len(pieces) > 1:
-                atoms.extend(_Atom(piece, bold=atom.bold) for piece in pieces)
+                atoms.extend(_Atom(piece, bold=atom.bold, mono=atom.mono) for piece in pieces)
                 continue
         atoms.append(atom)
     return atoms
@@ -475,7 +477,7 @@ def _with_tables(page: pymupdf.Page, atoms: list[_Atom], budget: TableBudget) ->
         if len(outside) == len(atom.words):
             kept.append(atom)
         elif outside:
-            kept.append(_Atom(outside, bold=atom.bold))
+            kept.append(_Atom(outside, bold=atom.bold, mono=atom.mono))
     return kept + [_Atom([], table=table) for table in tables]
 
 
@@ -498,7 +500,7 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
             builder.add_row(row)
     return _make_page({"number": number, "text": "\n".join(builder.texts), "lines": tuple(builder.lines),
                        "width": width, "height": height, "furniture": (), "tables": tuple(builder.tables),
-                       "headings": builder.headings(), "ocr": ocr})
+                       "headings": (headings := builder.headings()), "code": builder.code(headings), "ocr": ocr})
 
 
 class _PageBuilder:
@@ -512,6 +514,7 @@ class _PageBuilder:
         self.sizes: list[float] = []  # per line of text (not of a table): its words' median height, ~ its font size
         self.size_lines: list[int] = []
         self.bold: set[int] = set()  # lines of text set wholly in a bold font
+        self.mono: set[int] = set()  # lines of text set wholly in a typewriter font
         self.boxes: dict[int, tuple[float, float, float, float]] = {}  # per line of text: its box
 
     def add_row(self, row: list[_Atom]) -> None:
@@ -541,6 +544,8 @@ class _PageBuilder:
             self.boxes[len(self.lines)] = (box.x0, box.y0, box.x1, box.y1)
             if all(atom.bold for atom in row):
                 self.bold.add(len(self.lines))
+            if all(atom.mono for atom in row):
+                self.mono.add(len(self.lines))
 
     def headings(self) -> tuple[int, ...]:
         """Short lines, not ending a sentence, set apart by their font: a heading, never part of the sentence before
@@ -556,6 +561,21 @@ class _PageBuilder:
                 and all(_short_title(self.texts[number - 1]) for number in run)
                 and self._stands_apart_in_bold(run[0], run[-1], larger) for number in run}
         return tuple(sorted(larger | bold))
+
+    def code(self, headings: tuple[int, ...]) -> tuple[int, ...]:
+        """Lines set wholly in a typewriter font, not headings: a listing, unless its first line goes on with a
+        sentence the line above it leaves unfinished (a URL or a command wrapped onto a line of its own inside a
+        paragraph: "… available at http://authors.aps.org/" over "revtex4/.")."""
+        code: list[int] = []
+        for number in sorted(self.mono.difference(headings)):
+            if code and code[-1] == number - 1:
+                code.append(number)
+                continue
+            above = self._line_above(number)
+            if (above is None or above in self.mono or above in headings
+                    or self.texts[above - 1].rstrip().endswith((".", "?", "!", ":", "。", "：", "？", "！"))):
+                code.append(number)
+        return tuple(code)
 
     def _bold_runs(self) -> list[list[int]]:
         """The bold lines of text in runs of lines one under the other (a heading wrapped onto two lines)."""
