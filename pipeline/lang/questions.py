@@ -244,6 +244,34 @@ def holds_wanted_value(question: str, text: str, money_asked: bool | None = None
     return any(t in found for t in wanted) or bool(_VALUE_WORDS.search(text))
 
 
+# "What URL …?", "What is the e-mail address of the list?", "… and what is their phone number?": an address of a kind
+# with a form of its own, which the answer must hold ("The \\setfloatlink command causes the title of the video to be a
+# hyperlink to the indicated URL" holds none). "Which website …?" may be answered by a name ("CTAN"), so it is not one.
+_ASKS_ADDRESS = {
+    "web address": re.compile(r"\burls?\b|\bweb\s*address(?:es)?\b|网址|源地址", _I),
+    "e-mail address": re.compile(r"\be-?mail\s+address(?:es)?\b|\bwhere\s+(?:do|can|should|would)\s+(?:i|we|you)\s+"
+                                 r"(?:e-?mail|send\s+(?:an\s+)?e-?mail)\b|邮箱地址|电子邮件地址", _I),
+    "phone number": re.compile(r"\b(?:tele)?phone\s+numbers?\b|\bfax\s+numbers?\b|电话号码", _I),
+}
+_ADDRESS = {
+    "web address": re.compile(r"[a-z][a-z0-9+.-]*://\S|\bwww\.\S|\b[\w-]+(?:\.[\w-]+)+/|\b[\w-]+(?:\.[\w-]+)*\."
+                              r"(?:org|com|net|edu|gov|int|io|dev|info|cn|de|uk|fr|jp|eu|nz|au|ca|us)\b", _I),
+    "e-mail address": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*|\b[\w.+-]+\s*(?:\(at\)|\[at\]|\bat\b)\s*[\w-]+\s*"
+                                 r"(?:\(dot\)|\[dot\]|\.)\s*\w+", _I),
+    "phone number": re.compile(r"\+?\(?\d[\d\s().–-]{5,}\d"),
+}
+
+
+def asked_address(question: str) -> str | None:
+    """The kind of address a question asks for ("web address", "e-mail address", "phone number"), or None."""
+    return next((kind for kind, pattern in _ASKS_ADDRESS.items() if pattern.search(question)), None)
+
+
+def holds_address(kind: str, text: str) -> bool:
+    """Does `text` hold an address of `kind` (a URL or domain name, a mail address, a phone number)?"""
+    return _ADDRESS[kind].search(text) is not None
+
+
 # "What are the dependencies?", "Which steps …", "List the …", "有哪些": the question asks for several things.
 ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+(?:are|were)\b|^\W*(?:what|which)\s+(?:[\w-]+\s)?[\w-]+s\s+(?:are|were|do|does|did|must|should|can)\b"
                            r"|\blist\b|\bname (?:all|the)\b|有哪些|哪些", re.IGNORECASE)

@@ -472,7 +472,7 @@ def _units_of(source: PackedSource) -> tuple[Unit, ...]:
     reader = _UnitReader(source)
     for kind, block in _blocks(source.lines, plain_text=source.page is None, starts_in_code=source.in_code):
         reader.read(kind, block)
-    units = reader.units + reader.introduced_lists()
+    units = reader.units + reader.introduced_lists() + _described_commands(reader.units)
     if source.continues:  # the first sentence finishes one begun on the previous page: scored with its start
         first = next((line.number for line in source.lines if line.text.strip() and not line.furniture), None)
         units = [replace(u, section=source.continues) if u.kind == "sentence" and u.start_line == first else u
@@ -642,6 +642,28 @@ def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | No
             or not _only_layout_between(source, before.end_line, block[0].number)):
         return [code]
     return [code, _from_intro(source, before, block[-1].number, kind="code")]
+
+
+MAX_DESCRIBED_LINES = 3  # a command reference's entry: a command or two over its description
+
+
+def _described_commands(units: list[Unit]) -> list[Unit]:
+    """A PDF's command set in typewriter, no sentence introducing it, followed right under it by a sentence that
+    describes it ("\\begin{turnpage}" over "Rotate a table or figure by 90 degrees (landscape mode)."): the two as one
+    code unit, as a command reference reads them (the sentence alone stays a unit too)."""
+    def opens_as_code(unit: Unit) -> bool:
+        return unit.source.lines[unit.start_line - unit.source.start_line].role == "code"
+
+    commands = [u for u in units if u.kind == "code" and u.source.page is not None]
+    introduced = {u.end_line for u in commands if not opens_as_code(u)}  # code with the sentence that introduces it
+    sentences = {u.start_line: u for u in reversed(units) if u.kind == "sentence"}  # the first sentence on a line
+    found = []
+    for code in commands:
+        after = sentences.get(code.end_line + 1)
+        if (after is not None and opens_as_code(code) and code.end_line not in introduced
+                and code.end_line - code.start_line < MAX_DESCRIBED_LINES and after.quote[:1].isupper()):
+            found.append(Unit(code.source, code.start_line, after.end_line, exact_between(code, after), kind="code"))
+    return found
 
 
 def _only_layout_between(source: PackedSource, after: int, before: int) -> bool:

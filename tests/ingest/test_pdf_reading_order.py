@@ -254,3 +254,19 @@ def test_a_listing_answers_how_do_i_with_its_introduction_and_nothing_else(engin
                                                   "\\setlength{\\oddsidemargin}{1in}")
     margin = ask_pdf(engine, _listing(), "patent.pdf", "What margin does the patent office require?")
     assert not any("oddsidemargin" in c.quote for c in margin.answer.citations)
+
+
+def test_a_command_over_its_description_answers_how_do_i_with_it(engine):
+    # A command reference: the command in typewriter, its description on the line under it, no sentence before.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Tables and figures can be placed in several ways.", fontsize=10)
+    page.insert_text((72, 114), "\\begin{turnpage}", fontsize=10, fontname="cour")
+    page.insert_text((72, 128), "Rotate a table or figure by 90 degrees into landscape mode.", fontsize=10)
+    page.insert_text((72, 142), "\\listoftables", fontsize=10, fontname="cour")
+    page.insert_text((72, 156), "Print a list of the tables with their page numbers.", fontsize=10)
+    trace = ask_pdf(engine, doc.tobytes(), "commands.pdf", "How do I rotate a table into landscape?")
+    assert trace.answer.status == "answered", trace.explanation
+    (citation,) = trace.answer.citations
+    assert citation.quote == "\\begin{turnpage}\nRotate a table or figure by 90 degrees into landscape mode."
+    assert trace.proposal.reader_score is not None  # the reader read the description

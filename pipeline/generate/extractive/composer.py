@@ -35,8 +35,11 @@ from pipeline.lang.opposites import antonym_instead, opposed_word
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
+    asks_procedure,
     VALUE_TYPES,
+    asked_address,
     found_types,
+    holds_address,
     holds_wanted_value,
     new_numerals,
     states_count,
@@ -111,11 +114,28 @@ def with_what_follows(best: Unit, question: str = "") -> Unit:
     return joined(best, after)
 
 
+def with_command_above(best: Unit, question: str) -> Unit:
+    """A how-do-I question answered by the sentence that describes a command set right above it ("\\begin{turnpage}"
+    over "Rotate a table or figure by 90 degrees …", a command reference) answers with the command."""
+    if best.kind != "sentence" or not asks_procedure(question):
+        return best
+    described = [u for u in units_of(best.source) if u.kind == "code" and u.end_line == best.end_line
+                 and u.start_line < best.start_line and u.quote.endswith(best.quote)
+                 and u.source.lines[u.start_line - u.source.start_line].role == "code"]
+    return min(described, key=lambda u: len(u.quote), default=best)
+
+
 def introduction(unit: Unit) -> Unit | None:
-    """The sentence a command or list unit opens with (the one that introduces it), if it opens with one."""
-    opening = [u for u in units_of(unit.source) if u.kind in READ_KINDS and u.start_line == unit.start_line
+    """The sentence a command or list unit opens with (the one that introduces it), if it opens with one; else the
+    sentence a command ends with (the one that describes it: "\\begin{turnpage}" over "Rotate a table …")."""
+    units = units_of(unit.source)
+    opening = [u for u in units if u.kind in READ_KINDS and u.start_line == unit.start_line
                and len(u.quote) < len(unit.quote) and unit.quote.startswith(u.quote)]
-    return max(opening, key=lambda u: len(u.quote), default=None)
+    if opening or unit.kind != "code":
+        return max(opening, key=lambda u: len(u.quote), default=None)
+    closing = [u for u in units if u.kind in READ_KINDS and u.end_line == unit.end_line and u.start_line > unit.start_line
+               and unit.quote.endswith(u.quote)]
+    return max(closing, key=lambda u: len(u.quote), default=None)
 
 
 def sentences_inside(unit: Unit) -> list[Unit]:
@@ -277,6 +297,12 @@ class LocalExtractive:
         question = context.question
         typed = [row for row in scored if _holds_value(question, row.unit)
                  or _holds_value(question, with_value(row.unit, question))]
+        # "What URL …?", "… what is their phone number?": only a unit holding such an address answers.
+        if (address := asked_address(question)) is not None and typed:
+            typed = [row for row in typed if holds_address(address, row.unit.quote)] or self._none_fits(
+                typed, f"the question asks for {'an' if address[0] in 'aeiou' else 'a'} {address} and no candidate unit holds one")
+            if isinstance(typed, Proposal):
+                return typed
         if not typed:
             wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
             return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
@@ -355,7 +381,8 @@ class LocalExtractive:
         else:
             best, narrowed, read = self._narrowed(question, best)
             chosen = best
-            best = with_antecedent(with_value(with_what_follows(best, question), question), question)
+            best = with_antecedent(with_value(with_what_follows(with_command_above(best, question), question), question),
+                                   question)
             if self.reader is not None and read is None and best.kind == "code":
                 # A command with the sentence that introduces it ("…as a tuple of both files' paths::"): the reader
                 # reads that sentence (it is not trained on code); a bare command stays unread.
