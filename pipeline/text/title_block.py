@@ -124,7 +124,10 @@ def title_block(source: PackedSource) -> TitleBlock | None:
     """The title block a packed source opens with, when it opens a document's first page with a title; else None."""
     if source.page not in (None, 1) or source.start_line > TITLE_WITHIN:
         return None
-    lines = [line for line in source.lines if not line.furniture and line.text.strip()]
+    # A paper's title repeats as the running head of its other pages ("The Name of the Title Is Hope"), so its line on
+    # the first page is marked as one: a heading among the first lines is still the title.
+    lines = [line for index, line in enumerate(source.lines) if line.text.strip()
+             and (not line.furniture or (index < TITLE_WITHIN and line.role == "heading"))]
     start = next((i for i, line in enumerate(lines[:TITLE_WITHIN]) if line.role == "heading"), None)
     if (start is None or _TEXT_BEGINS.search(lines[start].text) or len(lines[start].text.split()) > MAX_TITLE_WORDS
             or not _WORDED.search(lines[start].text)):  # "47698": a page number set large is no title

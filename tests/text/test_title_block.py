@@ -9,8 +9,9 @@ from pipeline.core.contracts import PackedLine, PackedSource
 from pipeline.text.title_block import line_role, title_block
 
 
-def opening(*lines: tuple[str, str], page: int | None = 1, start: int = 1) -> PackedSource:
-    packed = tuple(PackedLine(number=start + i, text=text, role=role) for i, (text, role) in enumerate(lines))
+def opening(*lines: tuple[str, str], page: int | None = 1, start: int = 1, furniture: tuple[int, ...] = ()) -> PackedSource:
+    packed = tuple(PackedLine(number=start + i, text=text, role=role, furniture=start + i in furniture)
+                   for i, (text, role) in enumerate(lines))
     return PackedSource(n=1, source_id="doc", version=None, page=page, start_line=start, end_line=start + len(lines) - 1,
                         support_span=False, dated="", sibling_group="", lines=packed)
 
@@ -69,3 +70,14 @@ def test_a_full_date_is_preferred_to_a_bare_year_and_a_version_line_can_date_the
 ])
 def test_no_title_block_without_a_title_heading_at_the_top_of_the_first_page(source):
     assert title_block(source) is None
+
+
+def test_a_title_repeated_as_the_running_head_of_other_pages_is_still_the_title():
+    # acmart's sample: the short title heads every page, so the parser marks its first-page line as a running head;
+    # a bold author's name further down is a heading too.
+    block = title_block(opening(("The Name of the Title Is Hope", "heading"),
+                                ("Ben Trovato∗\tLars Thørväld\tValerie Béranger", ""), ("G.K.M. Tobin∗", "heading"),
+                                ("trovato@corporation.com", ""), ("Page 7", ""), furniture=(1, 5)))
+    assert [u.quote for u in block.units("title")] == ["The Name of the Title Is Hope"]
+    assert [u.start_line for u in block.units("author")] == [2, 3]
+    assert all(line.number != 5 for line, _ in block.lines)  # a running foot further down stays out
