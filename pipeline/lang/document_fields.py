@@ -49,6 +49,23 @@ _ASKS: dict[str, re.Pattern] = {
         r"|(?:这份|这篇|本)[^？?]{0,20}(?:哪个|什么|哪一)版本", _I),
 }
 
+# "Which university is Till Tantau from?", "Where does Ann Author work?", "What is Jens Gramm's affiliation?": the
+# institution of an author the title block names (the name is read from the question).
+_ASKS_AFFILIATION = re.compile(
+    r"\b(?i:which\s+(?:university|institution|institute|organi[sz]ation|company|lab(?:oratory)?|school|college|department)"
+    r"\s+(?:is|was|are|were|does|did))\s+(?P<a>[A-Z][^?]{1,60}?)\s+(?i:from|at|with|affiliated\s+with|belong\s+to"
+    r"|work\s+(?:at|for))\s*\?"
+    r"|\b(?i:where\s+(?:does|do|did))\s+(?P<b>[A-Z][^?]{1,60}?)\s+(?i:work)\s*\?"
+    r"|\b(?i:what\s+is)\s+(?P<c>[A-Z][^?]{1,60}?)(?:'s|’s)\s+(?i:affiliation|institution|university)\s*\?"
+    r"|(?P<d>[^\s，,？?]{2,20}?)(?:来自|在)(?:哪个|哪所|什么)(?:大学|机构|单位|学校)")
+
+
+def asked_affiliation(question: str) -> str | None:
+    """The author whose institution a question asks for ("Till Tantau"), or None."""
+    found = _ASKS_AFFILIATION.search(question)
+    return next((name.strip() for name in found.groups() if name), None) if found else None
+
+
 # The first, earliest or last such thing is a history the first page does not tell ("When was xpinyin first
 # released?", 最早哪一年发布): its date line is the present version's.
 _HISTORY = re.compile(r"\b(?:first|earliest|original|initial(?:ly)?|previous|last|latest|next)\b|最早|首次|第一次|上一|最新", _I)

@@ -16,6 +16,7 @@ name of two to four characters). A line that is none of these is left out of eve
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from pipeline.core.contracts import PackedLine, PackedSource
@@ -46,6 +47,7 @@ _INSTITUTION = re.compile(
 _NAME_WORD = re.compile(r"(?:[A-Z][a-z\u00c0-\u024f'’]+(?:-[A-Z][a-z\u00c0-\u024f'’]+)?|[A-Z]\.(?:-?[A-Z]\.)*|"
                         r"van|von|der|den|de|da|di|du|la|le|bin|al|y)")
 _MARKS = re.compile(r"[\d*∗†‡§¶‖#⋆⋄♯♭,;]+|\(\s*\)")
+_LEADING_MARK = re.compile(r"^\s*(?:\d{1,2}|[*∗†‡§¶‖#⋆])(?=\D)")
 _SEPARATORS = re.compile(r"\t|\s*,\s*|\s+and\s+|\s*&\s*|\s*[，、；]\s*")
 _NOT_FIRST_NAMES = frozenset("The A An Of For On In And Our Your Its".split())  # "The Kumquat Consortium"
 _CHINESE_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
@@ -63,7 +65,7 @@ def line_role(text: str) -> str:
         return "date"
     if _CONTACT.search(text):
         return "contact"
-    if _INSTITUTION.search(text):
+    if _INSTITUTION.search(_LEADING_MARK.sub("", text)):  # "5Universität zu Lübeck": the author's mark 5 first
         return "affiliation"
     if _names_only(text):
         return "author"
@@ -111,9 +113,53 @@ class TitleBlock:
                 line for line in found if _YEAR.search(line.text) and _line_role_is(line, "date")]
         return [Unit(self.source, line.number, line.number, line.text, kind="span") for line in found]
 
+    def affiliation_of(self, name: str) -> list[Unit]:
+        """The lines that give the institution of the author `name` (as the question writes it): those opening with
+        the footnote mark after the name ("Till Tantau5" → "5Universität zu Lübeck, Germany"); else the institution
+        lines (each with the place line under it) between the name's line and the next line of names: all of them
+        for a line of one name, the k-th for the k-th name of a line of several when there are as many; none when
+        that cannot be told."""
+        folded = _folded(name)
+        found = next(((i, k, parts) for i, (line, role) in enumerate(self.lines) if role == "author"
+                      for parts in [[p for p in _SEPARATORS.split(line.text) if p.strip()]]
+                      for k, part in enumerate(parts) if folded and folded in _folded(part)), None)
+        if found is None:
+            return []
+        index, position, parts = found
+        mark = _TRAILING_MARK.search(parts[position].strip())
+        marked = [line for line, role in self.lines if mark is not None and role != "author"
+                  and line.text.lstrip().startswith(mark.group())
+                  and not line.text.lstrip()[len(mark.group()):][:1].isdigit()] if mark else []
+        if marked:
+            return self._as_units(marked)
+        groups: list[list[PackedLine]] = []  # an institution line with the place lines under it
+        for line, role in self.lines[index + 1:]:
+            if role in ("author", "date", "version"):
+                break
+            if role == "affiliation":
+                groups.append([line])
+            elif groups and role == "" and _PLACE.fullmatch(line.text.strip()):
+                groups[-1].append(line)
+        if len(parts) == 1 or len(groups) == 1:  # one author (with all these institutions), or one for all
+            return self._as_units([line for group in groups for line in group])
+        return self._as_units(groups[position]) if len(groups) == len(parts) else []
+
+    def _as_units(self, lines: list[PackedLine]) -> list[Unit]:
+        return [Unit(self.source, line.number, line.number, line.text, kind="span") for line in lines]
+
     def span(self) -> tuple[int, int]:
         last = self.lines[-1][0] if self.lines else self.title[-1]
         return self.title[0].number, last.number
+
+
+_TRAILING_MARK = re.compile(r"(?:\d{1,2}|[*∗†‡§¶‖#⋆]+)$")
+_PLACE = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*(?:,\s*[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*){1,3}")  # "Christchurch, New Zealand"
+
+
+def _folded(text: str) -> str:
+    """A name compared as people write it: case, accents, marks and spacing folded."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return " ".join("".join(c for c in decomposed if c.isalpha() or c.isspace()).split())
 
 
 def _line_role_is(line: PackedLine, role: str) -> bool:

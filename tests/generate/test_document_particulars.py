@@ -28,6 +28,8 @@ def test_the_title_block_answers_who_wrote_the_paper_its_title_and_its_date(logi
     assert [c.quote for c in dated.answer.citations] == ["March 14, 2023"]
     named = _ask(logic_engine, corpus, "Who wrote the crane survey?")  # names the document: its id holds "crane survey"
     assert [c.start_line for c in named.answer.citations] == [3, 4]
+    institution = _ask(logic_engine, corpus, "Which institution is Kenji Watanabe from?")
+    assert [c.quote for c in institution.answer.citations] == ["2Port Authority of Tromsø, Norway"]
 
 
 def test_a_question_about_something_else_or_a_missing_particular_is_answered_as_any_other(logic_engine):

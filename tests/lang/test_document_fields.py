@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.lang.document_fields import asked_particulars
+from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 
 
 @pytest.mark.parametrize(("question", "fields"), [
@@ -53,3 +53,15 @@ def test_the_document_asked_about_is_the_one_the_question_names_or_this_one():
     this = asked_particulars("Who wrote this paper?")
     assert this.subject == () and this.about("anything at all")
     assert not asked_particulars("Who wrote natbib?").about("revtex aps sample")
+
+
+@pytest.mark.parametrize(("question", "author"), [
+    ("Which university is Till Tantau from?", "Till Tantau"),
+    ("Where does Ann Author work?", "Ann Author"),
+    ("What is Jens Gramm's affiliation?", "Jens Gramm"),
+    ("李清来自哪个单位？", "李清"),
+    ("Which company is the largest?", None),
+    ("Where does the money go?", None),
+])
+def test_a_question_for_an_author_s_institution_names_the_author(question, author):
+    assert asked_affiliation(question) == author

@@ -81,3 +81,17 @@ def test_a_title_repeated_as_the_running_head_of_other_pages_is_still_the_title(
     assert [u.quote for u in block.units("title")] == ["The Name of the Title Is Hope"]
     assert [u.start_line for u in block.units("author")] == [2, 3]
     assert all(line.number != 5 for line, _ in block.lines)  # a running foot further down stays out
+
+
+def test_an_author_s_institution_is_found_by_the_mark_after_the_name_or_under_the_name_s_line():
+    marked = title_block(opening(("On SNP Blocks", "heading"), ("Jens Gramm1\tTill Tantau2", ""),
+                                 ("1Universität Tübingen, Germany", ""), ("2Universität zu Lübeck, Germany", "")))
+    assert [u.quote for u in marked.affiliation_of("Till Tantau")] == ["2Universität zu Lübeck, Germany"]
+    assert [u.quote for u in marked.affiliation_of("till tantau")] == ["2Universität zu Lübeck, Germany"]
+    assert marked.affiliation_of("Someone Else") == []
+    columns = title_block(opening(("The Name of the Title", "heading"), ("Aparna Patel\tHuifen Chan", ""),
+                                  ("Rajiv Gandhi University", ""), ("Doimukh, Arunachal Pradesh, India", ""),
+                                  ("Tsinghua University", ""), ("Haidian Qu, Beijing Shi, China", ""),
+                                  ("Delta Author", ""), ("Third institution", "")))
+    assert [u.quote for u in columns.affiliation_of("Huifen Chan")] == ["Tsinghua University", "Haidian Qu, Beijing Shi, China"]
+    assert [u.quote for u in columns.affiliation_of("Delta Author")] == ["Third institution"]

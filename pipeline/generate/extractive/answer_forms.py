@@ -8,7 +8,7 @@ compared to hold the most; a question naming a row and a column by that row (the
 from __future__ import annotations
 
 from pipeline.core.contracts import Context
-from pipeline.lang.document_fields import asked_particulars
+from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
 from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.text.footnotes import marks_of, opens_note
@@ -148,6 +148,8 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
     block that give the asked particulars (`text.title_block`), with how they were found; None when the question asks
     for none, names another document, or the title block is not packed or does not give them (the question is then
     answered as any other)."""
+    if (author := asked_affiliation(context.question)) is not None:
+        return _affiliation_units(context, author)
     asked = asked_particulars(context.question)
     if asked is None:
         return None
@@ -167,4 +169,19 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
         asked_for = " and ".join(asked.fields)
         return units, (f"document particulars: the question asks for the {asked_for} of {source_id}; its title block "
                        f"({where}lines {first}-{last}) gives the {asked_for} on line{'s' if len(units) > 1 else ''} {lines}")
+    return None
+
+
+def _affiliation_units(context: Context, author: str) -> tuple[list[Unit], str] | None:
+    """For "Which university is Till Tantau from?": the lines of the first title block packed that names the author
+    and gives an institution for them."""
+    for source in context.sources:
+        block = title_block(source)
+        units = block.affiliation_of(author) if block is not None else []
+        if units:
+            first, last = block.span()
+            lines = ", ".join(str(u.start_line) for u in units)
+            return units, (f"document particulars: the question asks for the institution of {author}; the title block "
+                           f"of {source.source_id} (lines {first}-{last}) names them and gives it on line"
+                           f"{'s' if len(units) > 1 else ''} {lines}")
     return None
