@@ -119,20 +119,38 @@ class TitleBlock:
         lines (each with the place line under it) between the name's line and the next line of names: all of them
         for a line of one name, the k-th for the k-th name of a line of several when there are as many; none when
         that cannot be told."""
-        folded = _folded(name)
-        found = next(((i, k, parts) for i, (line, role) in enumerate(self.lines) if role == "author"
-                      for parts in [[p for p in _SEPARATORS.split(line.text) if p.strip()]]
-                      for k, part in enumerate(parts) if folded and folded in _folded(part)), None)
+        found = self._named(name)
         if found is None:
             return []
         index, position, parts = found
         mark = _TRAILING_MARK.search(parts[position].strip())
-        marked = [line for line, role in self.lines if mark is not None and role != "author"
-                  and line.text.lstrip().startswith(mark.group())
-                  and not line.text.lstrip()[len(mark.group()):][:1].isdigit()] if mark else []
+        marked = self._marked(mark.group()) if mark is not None else []
         if marked:
             return self._as_units(marked)
-        groups: list[list[PackedLine]] = []  # an institution line with the place lines under it
+        groups = self._institutions_under(index)
+        if len(parts) == 1 or len(groups) == 1:  # one author (with all these institutions), or one for all
+            return self._as_units([line for group in groups for line in group])
+        return self._as_units(groups[position]) if len(groups) == len(parts) else []
+
+    def _named(self, name: str) -> tuple[int, int, list[str]] | None:
+        """The author line naming `name`: its index among the block's lines, the name's place on it, its names."""
+        folded = _folded(name)
+        for index, (line, role) in enumerate(self.lines):
+            parts = [part for part in _SEPARATORS.split(line.text) if part.strip()] if role == "author" else []
+            for position, part in enumerate(parts):
+                if folded and folded in _folded(part):
+                    return index, position, parts
+        return None
+
+    def _marked(self, mark: str) -> list[PackedLine]:
+        """The lines, not of names, that open with an author's footnote mark ("5…", not "51…")."""
+        return [line for line, role in self.lines if role != "author" and line.text.lstrip().startswith(mark)
+                and not line.text.lstrip()[len(mark):][:1].isdigit()]
+
+    def _institutions_under(self, index: int) -> list[list[PackedLine]]:
+        """The institution lines, each with the place lines under it, from the line after `index` to the next line
+        of names, a date or a version."""
+        groups: list[list[PackedLine]] = []
         for line, role in self.lines[index + 1:]:
             if role in ("author", "date", "version"):
                 break
@@ -140,9 +158,7 @@ class TitleBlock:
                 groups.append([line])
             elif groups and role == "" and _PLACE.fullmatch(line.text.strip()):
                 groups[-1].append(line)
-        if len(parts) == 1 or len(groups) == 1:  # one author (with all these institutions), or one for all
-            return self._as_units([line for group in groups for line in group])
-        return self._as_units(groups[position]) if len(groups) == len(parts) else []
+        return groups
 
     def _as_units(self, lines: list[PackedLine]) -> list[Unit]:
         return [Unit(self.source, line.number, line.number, line.text, kind="span") for line in lines]

@@ -177,7 +177,9 @@ def _affiliation_units(context: Context, author: str) -> tuple[list[Unit], str] 
     and gives an institution for them."""
     for source in context.sources:
         block = title_block(source)
-        units = block.affiliation_of(author) if block is not None else []
+        if block is None:
+            continue
+        units = block.affiliation_of(author)
         if units:
             first, last = block.span()
             lines = ", ".join(str(u.start_line) for u in units)

@@ -297,12 +297,10 @@ class LocalExtractive:
         question = context.question
         typed = [row for row in scored if _holds_value(question, row.unit)
                  or _holds_value(question, with_value(row.unit, question))]
-        # "What URL …?", "… what is their phone number?": only a unit holding such an address answers.
-        if (address := asked_address(question)) is not None and typed:
-            typed = [row for row in typed if holds_address(address, row.unit.quote)] or self._none_fits(
-                typed, f"the question asks for {'an' if address[0] in 'aeiou' else 'a'} {address} and no candidate unit holds one")
-            if isinstance(typed, Proposal):
-                return typed
+        addressed = self._with_address(question, typed) if typed else typed
+        if isinstance(addressed, Proposal):
+            return addressed
+        typed = addressed
         if not typed:
             wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
             return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
@@ -328,6 +326,15 @@ class LocalExtractive:
         stating = [row for row in named if states_extreme(row.unit.quote)]
         return stating or self._none_fits(named, "the question asks which is the most or the least, no candidate unit "
                                                  "says so and no table comparison was possible")
+
+    def _with_address(self, question: str, typed: list) -> list | Proposal:
+        """"What URL …?", "… what is their phone number?": only the units holding such an address, or the abstention
+        saying none does."""
+        if (address := asked_address(question)) is None:
+            return typed
+        article = "an" if address[0] in "aeiou" else "a"
+        return [row for row in typed if holds_address(address, row.unit.quote)] or self._none_fits(
+            typed, f"the question asks for {article} {address} and no candidate unit holds one")
 
     def _not_opposed(self, question: str, named: list) -> list | Proposal:
         """The units that do not speak only of the opposite of what the question asks. "How do I download a file?"
