@@ -53,8 +53,9 @@ _NOT_FIRST_NAMES = frozenset("The A An Of For On In And Our Your Its".split())  
 _CHINESE_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
 _NOT_CHINESE_NAMES = frozenset("目录 摘要 前言 简介 概述 引言 说明 附录 版本 日期 作者 致谢 正文 序言 译者".split())
 # Where the text begins: an abstract, contents, a numbered section, 第 1 节.
+# A label stands alone or before a colon: "Introduction to Algorithms" is a title.
 _TEXT_BEGINS = re.compile(rf"{SECTION_NUMBER}|^\s*(?:abstract|summary|contents|table of contents|introduction|keywords|"
-                          r"摘要|目录|引言|前言|第\s*\d+\s*[章节])\b", _I | re.MULTILINE)
+                          r"index terms)[ ]*(?:[:.—–\t-]|$)|^\s*(?:摘要|目录|引言|前言|第\s*\d+\s*[章节])", _I | re.MULTILINE)
 
 
 def line_role(text: str) -> str:

@@ -67,6 +67,7 @@ def test_a_full_date_is_preferred_to_a_bare_year_and_a_version_line_can_date_the
     opening(("A plain first line", ""), ("Another line", ""), ("And a third", ""), ("Late Heading", "heading")),
     opening(("1\tInstallation", "heading"), ("Copy the file to a directory.", "")),  # a numbered section is text
     opening(("47698", "heading"), ("Federal Register", "")),  # a page number set large
+    opening(("Abstract", "heading"), ("We study cranes.", "")),
 ])
 def test_no_title_block_without_a_title_heading_at_the_top_of_the_first_page(source):
     assert title_block(source) is None
@@ -95,3 +96,10 @@ def test_an_author_s_institution_is_found_by_the_mark_after_the_name_or_under_th
                                   ("Delta Author", ""), ("Third institution", "")))
     assert [u.quote for u in columns.affiliation_of("Huifen Chan")] == ["Tsinghua University", "Haidian Qu, Beijing Shi, China"]
     assert [u.quote for u in columns.affiliation_of("Delta Author")] == ["Third institution"]
+
+
+def test_a_title_that_opens_with_a_label_s_word_is_a_title():
+    block = title_block(opening(("Introduction to Harbour Cranes", "heading"), ("Maria Lindqvist", ""),
+                                ("Abstract: we study cranes.", "")))
+    assert [u.quote for u in block.units("title")] == ["Introduction to Harbour Cranes"]
+    assert [u.quote for u in block.units("author")] == ["Maria Lindqvist"] and block.span() == (1, 2)
