@@ -25,7 +25,8 @@ from pipeline.text.units import Unit
 
 MAX_BLOCK_LINES = 24  # a title page's particulars fit well within this; a longer run is text
 MAX_TITLE_LINES = 4
-TITLE_WITHIN = 3  # the title opens within the page's first lines (a slide's navigation bar may come first)
+TITLE_WITHIN = 6  # the title opens within the page's first lines: a slide's navigation bar, a proceedings' or a
+# journal's header ("Proceedings of the ASME 2023 …", "IMECE2023-XXXX") may come first
 MAX_TITLE_WORDS = 20  # a title line is a heading: its small words do not make it text
 MAX_LINE_WORDS = 12  # a longer line is text, not a particular
 
@@ -185,13 +186,15 @@ def _line_role_is(line: PackedLine, role: str) -> bool:
 
 def title_block(source: PackedSource) -> TitleBlock | None:
     """The title block a packed source opens with, when it opens a document's first page with a title; else None."""
-    if source.page not in (None, 1) or source.start_line > TITLE_WITHIN:
+    if source.page not in (None, 1) or source.start_line != 1:  # a window further down the page has no title
         return None
     # A paper's title repeats as the running head of its other pages ("The Name of the Title Is Hope"), so its line on
     # the first page is marked as one: a heading among the first lines is still the title.
     lines = [line for index, line in enumerate(source.lines) if line.text.strip()
              and (not line.furniture or (index < TITLE_WITHIN and line.role == "heading"))]
     start = next((i for i, line in enumerate(lines[:TITLE_WITHIN]) if line.role == "heading"), None)
+    if start is not None and any(_is_text(line.text) for line in lines[:start]):
+        return None  # a heading under running text is a section's
     if (start is None or _TEXT_BEGINS.search(lines[start].text) or len(lines[start].text.split()) > MAX_TITLE_WORDS
             or not _WORDED.search(lines[start].text)):  # "47698": a page number set large is no title
         return None

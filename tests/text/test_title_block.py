@@ -63,11 +63,13 @@ def test_a_full_date_is_preferred_to_a_bare_year_and_a_version_line_can_date_the
 
 @pytest.mark.parametrize("source", [
     opening(("Some Title", "heading"), page=2),  # not the first page
-    opening(("Some Title", "heading"), start=40),  # not the page's opening
-    opening(("A plain first line", ""), ("Another line", ""), ("And a third", ""), ("Late Heading", "heading")),
+    opening(("Some Title", "heading"), start=2),  # not the page's opening
+    opening(*[(f"Line {n}", "") for n in range(6)], ("Late Heading", "heading")),
     opening(("1\tInstallation", "heading"), ("Copy the file to a directory.", "")),  # a numbered section is text
     opening(("47698", "heading"), ("Federal Register", "")),  # a page number set large
     opening(("Abstract", "heading"), ("We study cranes.", "")),
+    opening(("Harbour cranes rust where salt spray meets worn paint and nobody repaints them.", ""),
+            ("Results", "heading")),  # a heading under running text is a section's
 ])
 def test_no_title_block_without_a_title_heading_at_the_top_of_the_first_page(source):
     assert title_block(source) is None
@@ -103,3 +105,15 @@ def test_a_title_that_opens_with_a_label_s_word_is_a_title():
                                 ("Abstract: we study cranes.", "")))
     assert [u.quote for u in block.units("title")] == ["Introduction to Harbour Cranes"]
     assert [u.quote for u in block.units("author")] == ["Maria Lindqvist"] and block.span() == (1, 2)
+
+
+def test_a_proceedings_header_may_stand_above_the_title():
+    block = title_block(opening(("Proceedings of the ASME 2023", ""), ("International Mechanical Engineering Congress", ""),
+                                ("IMECE2023", ""), ("October 29–November 2, 2023, New Orleans, LA", ""),
+                                ("A TEMPLATE FOR CONFERENCE PAPERS", "heading"),
+                                ("John H. Lienhard1,†,∗, Luis Hernández2,†", "heading"),
+                                ("1Massachusetts Institute of Technology, Cambridge, MA", ""), ("ABSTRACT", "heading")))
+    assert [u.quote for u in block.units("title")] == ["A TEMPLATE FOR CONFERENCE PAPERS"]
+    assert [u.start_line for u in block.units("author")] == [6]
+    assert [u.quote for u in block.affiliation_of("John H. Lienhard")] == [
+        "1Massachusetts Institute of Technology, Cambridge, MA"]
