@@ -15,6 +15,7 @@ selected or superseded one) become trace records.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from pipeline.core.contracts import Candidate, Request, Retrieval, Settings, Tab
 from pipeline.core.policy import ineligibility, superseded_by
 from pipeline.index.corpus import Corpus
 from pipeline.ingest.metadata import document_names
-from pipeline.lang.document_fields import asked_particulars
+from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.comparisons import superlative
 from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
 from pipeline.retrieve.scores import Scores, score_collection
@@ -102,20 +103,30 @@ def _compare_tables(corpus: Corpus, request: Request, scores: Scores, ranked: _R
 
 def _title_page(corpus: Corpus, request: Request, scores: Scores, ranked: _Ranked) -> int | None:
     """For "Who wrote this guide?" (`lang.document_fields`), the position of the opening window of the asked document:
-    the best-ranked eligible one the question names, or, for "this paper", the best-ranked. Its title block answers,
-    and it shares no word with the question."""
-    asked = asked_particulars(request.question)
-    if asked is None or not len(ranked.order):
+    the best-ranked eligible one the question names, or, for "this paper", the best-ranked; for "Which university is
+    Till Tantau from?", the best-ranked eligible document's whose opening names the author. Its title block answers,
+    and it shares few words or none with the question."""
+    asked, author = asked_particulars(request.question), asked_affiliation(request.question)
+    if (asked is None and author is None) or not len(ranked.order):
         return None
     usable = ranked.order[ranked.eligible[ranked.order]]
     documents = dict.fromkeys(int(ranked.source[p]) for p in usable[:COMPARED_DOCUMENTS_FROM])
     for source in documents:
-        if not asked.about(document_names(corpus.documents[corpus.source_order[source]])):
+        if asked is not None and not asked.about(document_names(corpus.documents[corpus.source_order[source]])):
             continue
         openings = [int(p) for p in usable[ranked.source[usable] == source]
                     if (chunk := corpus.chunks[scores.rows[p]]).kind == "window" and chunk.parent.page in (None, 1)]
-        return min(openings, key=lambda p: corpus.chunks[scores.rows[p]].start, default=None)
+        opening = min(openings, key=lambda p: corpus.chunks[scores.rows[p]].start, default=None)
+        # "Which university is Till Tantau from?": the opening that names the author
+        if author is None or (opening is not None and _names(corpus.chunks[scores.rows[opening]].text, author)):
+            return opening
     return None
+
+
+def _names(text: str, person: str) -> bool:
+    """Does `text` hold every word of a person's name (in any case; "Lienhard1": marks apart)?"""
+    words = set(re.findall(r"[^\W\d_]+", text.casefold()))
+    return all(word in words for word in re.findall(r"[^\W\d_]+", person.casefold()))
 
 
 def _select(ranked: _Ranked, settings: Settings, first: int | None = None) -> list[int]:

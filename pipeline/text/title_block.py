@@ -127,7 +127,7 @@ class TitleBlock:
         index, position, parts = found
         mark = _TRAILING_MARK.search(parts[position].strip())
         marked = self._marked(mark.group()) if mark is not None else []
-        if marked:
+        if marked or (mark is not None and mark.group().isdigit()):  # a number marks an institution; no line, none known
             return self._as_units(marked)
         groups = self._institutions_under(index)
         if len(parts) == 1 or len(groups) == 1:  # one author (with all these institutions), or one for all
@@ -136,11 +136,11 @@ class TitleBlock:
 
     def _named(self, name: str) -> tuple[int, int, list[str]] | None:
         """The author line naming `name`: its index among the block's lines, the name's place on it, its names."""
-        folded = _folded(name)
+        asked = _folded(name).split()  # "John Lienhard" names "John H. Lienhard1": each word, in any case or accent
         for index, (line, role) in enumerate(self.lines):
             parts = [part for part in _SEPARATORS.split(line.text) if part.strip()] if role == "author" else []
             for position, part in enumerate(parts):
-                if folded and folded in _folded(part):
+                if asked and all(word in _folded(part).split() for word in asked):
                     return index, position, parts
         return None
 
@@ -177,7 +177,7 @@ _PLACE = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*(?:,\s*[A-Z][\w'�
 def _folded(text: str) -> str:
     """A name compared as people write it: case, accents, marks and spacing folded."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return " ".join("".join(c for c in decomposed if c.isalpha() or c.isspace()).split())
+    return " ".join("".join(c if c.isalpha() or c.isspace() else " " for c in decomposed).split())
 
 
 def _line_role_is(line: PackedLine, role: str) -> bool:

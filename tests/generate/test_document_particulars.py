@@ -49,3 +49,13 @@ def test_the_opening_is_selected_though_other_chunks_match_the_question_s_words_
     assert "the question asks about the document itself: its opening is selected as well" in trace.retrieval.notes
     assert [c.parent.page for c in trace.retrieval.selected][0] == 1
     assert [c.start_line for c in trace.answer.citations] == [3, 4]
+
+
+def test_the_opening_that_names_an_author_is_selected_for_their_institution(logic_engine):
+    data = title_page(pages_after=["Kenji Watanabe measured the cranes of the institution's port; Kenji Watanabe wrote "
+                                   "that Watanabe's institution keeps its cranes well." for _ in range(3)])
+    corpus = logic_engine.corpus([logic_engine.parse(data, "crane-survey.pdf")])
+    trace = logic_engine.ask(corpus, Request(question="Which institution is Kenji Watanabe from?", date=REQUEST_DATE),
+                             Settings(top_k=2))
+    assert "the question asks about the document itself: its opening is selected as well" in trace.retrieval.notes
+    assert [c.quote for c in trace.answer.citations] == ["2Port Authority of Tromsø, Norway"]

@@ -117,3 +117,5 @@ def test_a_proceedings_header_may_stand_above_the_title():
     assert [u.start_line for u in block.units("author")] == [6]
     assert [u.quote for u in block.affiliation_of("John H. Lienhard")] == [
         "1Massachusetts Institute of Technology, Cambridge, MA"]
+    assert block.affiliation_of("John Lienhard") == block.affiliation_of("John H. Lienhard")  # without the initial
+    assert block.affiliation_of("Luis Hernandez") == []  # his number 2 marks no line here: not the MIT line
