@@ -35,7 +35,7 @@ _ASKS: dict[str, re.Pattern] = {
         rf"\bwhat(?:'s|\s+is|\s+was)\s+the\s+(?:full\s+|exact\s+)?(?:title|name)\s+of\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,3}}?{_DOCUMENT}\b"
         rf"|\bwhat\s+is\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,3}}?{_DOCUMENT}\s+(?:called|titled|named)\b"
         rf"|\bwhat(?:'s|\s+is)\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,3}}?{_DOCUMENT}(?:'s|’s)\s+(?:full\s+)?title\b"
-        r"|(?:标题|题目)是什么|叫什么(?:名字)?", _I),
+        r"|(?:标题|题目)是什么|(?:这份|这篇|这本|本)[^？?]{0,20}叫什么(?:名字)?", _I),
     "date": re.compile(
         r"\bwhat\s+date\s+(?:is|was)\s+(?:printed|given|shown|written|stated|on)\b"
         rf"|\bwhat\s+date\s+(?:does|did)\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,4}}?{_DOCUMENT}\s+(?:carry|have|bear|show|give)\b"
@@ -100,8 +100,16 @@ class AskedParticulars:
         "lexgrog 现在的命令行前端", a part of lexgrog's page); a question naming nothing asks about "this" document."""
         folded = names.casefold()
         if self.subject:
-            return 2 * sum(_SPACED.sub(" ", word.casefold()) in folded for word in self.subject) >= len(self.subject)
+            return 2 * sum(_named_in(_SPACED.sub(" ", word.casefold()), folded) for word in self.subject) >= len(self.subject)
         return self.refers
+
+
+def _named_in(word: str, names: str) -> bool:
+    """A word of the question among a document's names: as a whole word ("R" is not in "crane report"), or, in
+    Chinese, anywhere."""
+    if not word.isascii():
+        return word in names
+    return re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", names) is not None
 
 
 def asked_particulars(question: str) -> AskedParticulars | None:

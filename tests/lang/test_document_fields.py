@@ -53,6 +53,7 @@ def test_the_document_asked_about_is_the_one_the_question_names_or_this_one():
     this = asked_particulars("Who wrote this paper?")
     assert this.subject == () and this.about("anything at all")
     assert not asked_particulars("Who wrote natbib?").about("revtex aps sample")
+    assert not asked_particulars("Who wrote the R manual?").about("crane report")  # a whole word, not a letter of one
 
 
 @pytest.mark.parametrize(("question", "author"), [

@@ -1,8 +1,9 @@
 """Answer forms: units whose form answers the question's form, whatever the scorer thinks of their words.
 
-"Who wrote this guide?" is answered by the lines of its title block that name the authors; "What is X?" by the unit that defines X (a sentence, a footnote of X's mark, X spelled out); a question
-for several things by the whole list that holds the best item; a superlative question by the table row retrieval
-compared to hold the most; a question naming a row and a column by that row (the lookup is in `tables.named_row`).
+"Who wrote this guide?" is answered by the lines of its title block that name the authors; "What is X?" by the unit
+that defines X (a sentence, a footnote of X's mark, X spelled out); a question for several things by the whole list
+that holds the best item; a superlative question by the table row retrieval compared to hold the most; a question
+naming a row and a column by that row (the lookup is in `tables.named_row`).
 """
 
 from __future__ import annotations
