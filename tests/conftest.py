@@ -166,7 +166,9 @@ def upload_and_ask(engine, path, topic: str, question: str) -> tuple[list, dict,
     with serve_app(create_app(shared)) as url:
         config = json.load(urllib.request.urlopen(url + "config"))
         file_types = [c["props"]["file_types"] for c in config["components"] if c.get("props", {}).get("file_types")]
-        client = Client(url, verbose=False)
+        # gradio_client posts the file with httpx's 5 s default: on a loaded machine (the whole suite, 2 cores) the
+        # server may take longer to answer; this test checks what the app does, not how fast.
+        client = Client(url, verbose=False, httpx_kwargs={"timeout": 120})
         added = client.predict([handle_file(str(path))], "v1", topic, "", "", "", api_name="/upload")
         trace = client.predict(question, REQUEST_DATE.isoformat(), topic, "", 5, 0.3, 0.8, 6000, 200,
                                "before_cutoff", "hybrid", api_name="/ask")
