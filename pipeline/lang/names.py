@@ -96,6 +96,12 @@ def _fold(text: str) -> str:
     return re.sub(r"[‐‑‒–—−]", "-", "".join(ch for ch in decomposed if not unicodedata.combining(ch)))
 
 
+def name_words(text: str) -> list[str]:
+    """A person's name as compared word by word: case, accents and dashes folded, footnote marks and punctuation apart
+    ("John H. Lienhard1,†" → john, h, lienhard; "Hernández" → hernandez)."""
+    return re.findall(r"[^\W\d_]+", _fold(text))
+
+
 def unmentioned_names(names: list[str], text: str) -> list[str]:
     """The names of `names` that `text` does not mention. A name is mentioned when one of its words (not a
     mere qualifier like "Great" or "New") starts a word of the text, its last letters free: "Normans" by

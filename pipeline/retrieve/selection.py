@@ -15,7 +15,6 @@ selected or superseded one) become trace records.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +25,7 @@ from pipeline.index.corpus import Corpus
 from pipeline.ingest.metadata import document_names
 from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.comparisons import superlative
+from pipeline.lang.names import name_words
 from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
 from pipeline.retrieve.scores import Scores, score_collection
 from pipeline.retrieve.table_compare import compare, document_tables
@@ -124,9 +124,9 @@ def _title_page(corpus: Corpus, request: Request, scores: Scores, ranked: _Ranke
 
 
 def _names(text: str, person: str) -> bool:
-    """Does `text` hold every word of a person's name (in any case; "Lienhard1": marks apart)?"""
-    words = set(re.findall(r"[^\W\d_]+", text.casefold()))
-    return all(word in words for word in re.findall(r"[^\W\d_]+", person.casefold()))
+    """Does `text` hold every word of a person's name (as `lang.names.name_words` compares them)?"""
+    words = set(name_words(text))
+    return all(word in words for word in name_words(person))
 
 
 def _select(ranked: _Ranked, settings: Settings, first: int | None = None) -> list[int]:

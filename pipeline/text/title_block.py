@@ -16,10 +16,11 @@ name of two to four characters). A line that is none of these is left out of eve
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from pipeline.core.contracts import PackedLine, PackedSource
+from pipeline.lang.names import name_words
+from pipeline.lang.questions import holds_address
 from pipeline.lang.text import SECTION_NUMBER
 from pipeline.text.units import Unit
 
@@ -38,7 +39,7 @@ _FULL_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|
                         r"|\b\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{4}\b|\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?", _I)
 _YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])")
 _VERSION = re.compile(r"\bv(?:ersion)?\.?\s*\d+(?:\.\d+)*[a-z]?\b|\brev(?:ision)?\.?\s*\d|版本|第\s*\d+\s*版", _I)
-_CONTACT = re.compile(r"@|https?://|www\.|\bE-?mail\b|\bTel\b|电话|邮箱", _I)
+_CONTACT_LABEL = re.compile(r"\bE-?mail\b|\bTel\b|电话|邮箱", _I)
 _INSTITUTION = re.compile(
     r"\b(?:universit\w*|institut\w*|college|school|department|dept|facult\w*|laborator\w*|lab|cent(?:er|re)|society|"
     r"association|inc|ltd|llc|gmbh|corporation|corp|company|foundation|academy|research|group|press|publish\w*|"
@@ -65,7 +66,7 @@ def line_role(text: str) -> str:
         return "version"
     if _FULL_DATE.search(text):
         return "date"
-    if _CONTACT.search(text):
+    if _CONTACT_LABEL.search(text) or holds_address("e-mail address", text) or holds_address("web address", text):
         return "contact"
     if _INSTITUTION.search(_LEADING_MARK.sub("", text)):  # "5Universität zu Lübeck": the author's mark 5 first
         return "affiliation"
@@ -108,12 +109,12 @@ class TitleBlock:
         if role == "title":
             first, last = self.title[0], self.title[-1]
             return [Unit(self.source, first.number, last.number, "\n".join(line.text for line in self.title), kind="span")]
-        wanted = ("date", "version") if role == "date" else (role,)
-        found = [line for line, found_role in self.lines if found_role in wanted]
-        if role == "date":  # "2022/07/14<TAB>v3.1" is a version line that dates it; a full date beats a bare year
-            found = [line for line in found if _FULL_DATE.search(line.text)] or [
-                line for line in found if _YEAR.search(line.text) and _line_role_is(line, "date")]
-        return [Unit(self.source, line.number, line.number, line.text, kind="span") for line in found]
+        if role != "date":
+            return self._as_units([line for line, found_role in self.lines if found_role == role])
+        # "2022/07/14<TAB>v3.1" is a version line that dates it; a full date beats a bare year
+        dated = [line for line, found_role in self.lines if found_role in ("date", "version")
+                 and _FULL_DATE.search(line.text)]
+        return self._as_units(dated or [line for line, found_role in self.lines if found_role == "date"])
 
     def affiliation_of(self, name: str) -> list[Unit]:
         """The lines that give the institution of the author `name` (as the question writes it): those opening with
@@ -136,11 +137,11 @@ class TitleBlock:
 
     def _named(self, name: str) -> tuple[int, int, list[str]] | None:
         """The author line naming `name`: its index among the block's lines, the name's place on it, its names."""
-        asked = _folded(name).split()  # "John Lienhard" names "John H. Lienhard1": each word, in any case or accent
+        asked = name_words(name)  # "John Lienhard" names "John H. Lienhard1": each word, in any case or accent
         for index, (line, role) in enumerate(self.lines):
             parts = [part for part in _SEPARATORS.split(line.text) if part.strip()] if role == "author" else []
             for position, part in enumerate(parts):
-                if asked and all(word in _folded(part).split() for word in asked):
+                if asked and all(word in name_words(part) for word in asked):
                     return index, position, parts
         return None
 
@@ -174,14 +175,6 @@ _TRAILING_MARK = re.compile(r"(?:\d{1,2}|[*∗†‡§¶‖#⋆]+)$")
 _PLACE = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*(?:,\s*[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*){1,3}")  # "Christchurch, New Zealand"
 
 
-def _folded(text: str) -> str:
-    """A name compared as people write it: case, accents, marks and spacing folded."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return " ".join("".join(c if c.isalpha() or c.isspace() else " " for c in decomposed).split())
-
-
-def _line_role_is(line: PackedLine, role: str) -> bool:
-    return line_role(line.text) == role
 
 
 def title_block(source: PackedSource) -> TitleBlock | None:
