@@ -644,6 +644,11 @@ def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | No
     return [code, _from_intro(source, before, block[-1].number, kind="code")]
 
 
+def opens_as_code(unit: Unit) -> bool:
+    """Does the unit open on a line the parser knows is code (a PDF's typewriter line), not on its introduction?"""
+    return unit.source.lines[unit.start_line - unit.source.start_line].role == "code"
+
+
 MAX_DESCRIBED_LINES = 3  # a command reference's entry: a command or two over its description
 
 
@@ -651,9 +656,6 @@ def _described_commands(units: list[Unit]) -> list[Unit]:
     """A PDF's command set in typewriter, no sentence introducing it, followed right under it by a sentence that
     describes it ("\\begin{turnpage}" over "Rotate a table or figure by 90 degrees (landscape mode)."): the two as one
     code unit, as a command reference reads them (the sentence alone stays a unit too)."""
-    def opens_as_code(unit: Unit) -> bool:
-        return unit.source.lines[unit.start_line - unit.source.start_line].role == "code"
-
     commands = [u for u in units if u.kind == "code" and u.source.page is not None]
     introduced = {u.end_line for u in commands if not opens_as_code(u)}  # code with the sentence that introduces it
     sentences = {u.start_line: u for u in reversed(units) if u.kind == "sentence"}  # the first sentence on a line

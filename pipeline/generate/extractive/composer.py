@@ -49,7 +49,7 @@ from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.tables import asked_cells, asked_unit, named_row
-from pipeline.text.units import Unit, introduces, join_lines, joined, units_of
+from pipeline.text.units import Unit, introduces, join_lines, joined, opens_as_code, units_of
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
@@ -120,8 +120,7 @@ def with_command_above(best: Unit, question: str) -> Unit:
     if best.kind != "sentence" or not asks_procedure(question):
         return best
     described = [u for u in units_of(best.source) if u.kind == "code" and u.end_line == best.end_line
-                 and u.start_line < best.start_line and u.quote.endswith(best.quote)
-                 and u.source.lines[u.start_line - u.source.start_line].role == "code"]
+                 and u.start_line < best.start_line and u.quote.endswith(best.quote) and opens_as_code(u)]
     return min(described, key=lambda u: len(u.quote), default=best)
 
 
