@@ -19,7 +19,8 @@ _I = re.IGNORECASE
 _DOCUMENT = (r"(?:document(?:ation)?|paper|report|file|pdf|text|article|guide|guideline|readme|manual|book|study|"
              r"instructions|introduction|manuscript|sample|template|slides|talk|presentation|publication|thesis|"
              r"handbook|tutorial|notes|note|specification|standard|memo|letter|brochure|leaflet|policy|proposal)")
-_REFERS = rf"\b(?:this|these|the)\s+(?:[\w.-]+\s+){{0,4}}?{_DOCUMENT}\b|这份|这篇|这本|本文|本手册|本文档|该文档"
+_REFERS = (rf"\b(?:this|these|the)\s+(?:[\w.-]+\s+){{0,4}}?{_DOCUMENT}\b|\bthis\s*[?？.!]?\s*$"  # "Who wrote this?"
+           r"|这份|这篇|这本|本文|本手册|本文档|该文档")
 
 FIELDS = ("title", "author", "date", "version")
 
@@ -45,6 +46,7 @@ _ASKS: dict[str, re.Pattern] = {
         r"|what\s+is\s+its\s+date\b|(?:这份|这篇|本|标题页|封面)[^？?]{0,20}(?:日期|哪天|什么时候写)", _I),
     "version": re.compile(
         rf"\b(?:which|what)\s+version\b[^?]{{0,60}}?\b(?:this|these)\s+(?:[\w.-]+\s+){{0,3}}?{_DOCUMENT}\b"
+        r"|\b(?:which|what)\s+version\b[^?]{0,60}?\b(?:does|do)\s+(?:this|these|it)\s+(?:describe|document|cover)\b"
         rf"|\bwhat\s+version\s+(?:is|of)\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,3}}?{_DOCUMENT}\b"
         r"|(?:这份|这篇|本)[^？?]{0,20}(?:哪个|什么|哪一)版本", _I),
 }

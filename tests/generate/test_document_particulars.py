@@ -36,6 +36,9 @@ def test_a_question_about_something_else_or_a_missing_particular_is_answered_as_
     corpus = logic_engine.corpus([logic_engine.parse(title_page(), "crane-survey.pdf")])
     version = _ask(logic_engine, corpus, "Which version of the survey does this paper describe?")
     assert "document particulars" not in (version.proposal.note or "")  # the title block gives no version
+    # a follow-up merged with the question before asks for both: the title alone does not answer it
+    merged = _ask(logic_engine, corpus, "What is the title of this paper which version does this paper describe?")
+    assert merged.proposal is None or "document particulars" not in (merged.proposal.note or "")
     other = _ask(logic_engine, corpus, "Who wrote the paint standard?")
     assert other.proposal is None or "document particulars" not in (other.proposal.note or "")
     assert not any(c.quote.startswith("Maria Lindqvist") for c in other.answer.citations)

@@ -22,6 +22,7 @@ from pipeline.lang.document_fields import asked_affiliation, asked_particulars
     ("What date is printed on the sample manuscript?", ("date",)),
     ("When was this report published?", ("date",)),
     ("Which version of the llncs class are these instructions for?", ("version",)),
+    ("Which version of the bundle does this describe?", ("version",)),
     ("Which version of xpinyin does this manual document, and what is its date?", ("date", "version")),
 ])
 def test_questions_for_a_document_s_particulars_are_recognised(question, fields):
@@ -50,6 +51,7 @@ def test_the_document_asked_about_is_the_one_the_question_names_or_this_one():
     assert asked_particulars("Who wrote the faillock.conf support?").about("faillock conf 5")
     # the subject of "现在的命令行前端" is a part of lexgrog's page, not the page
     assert not asked_particulars("lexgrog 现在的命令行前端是谁写的？").about("lexgrog 1")
+    assert asked_particulars("Who wrote this?").about("dccpaper")  # "this" alone is the document too
     this = asked_particulars("Who wrote this paper?")
     assert this.subject == () and this.about("anything at all")
     assert not asked_particulars("Who wrote natbib?").about("revtex aps sample")

@@ -161,9 +161,10 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
         block = next((found for source in sources if (found := title_block(source)) is not None), None)
         if block is None:
             return None
-        units = list({u.start_line: u for field in asked.fields for u in block.units(field)}.values())
-        if not units:
+        given = {field: block.units(field) for field in asked.fields}
+        if not all(given.values()):  # "What is the title … which version …?": the block must give all that is asked
             return None
+        units = list({u.start_line: u for field in asked.fields for u in given[field]}.values())
         first, last = block.span()
         lines = ", ".join(str(u.start_line) if u.start_line == u.end_line else f"{u.start_line}-{u.end_line}" for u in units)
         where = f"page {block.source.page}, " if block.source.page else ""
