@@ -128,6 +128,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def app_client(url: str, **options):
+    """A gradio_client for the app at `url`. gradio_client posts files with httpx's 5 s default: on a loaded
+    machine (the whole suite on 2 cores) a just-started server took longer to answer an upload in three CI runs;
+    the tests check what the app does, not how fast."""
+    from gradio_client import Client
+
+    return Client(url, verbose=False, httpx_kwargs={"timeout": 120}, **options)
+
+
 @contextlib.contextmanager
 def serve_app(app):
     """`app` served by uvicorn in a thread on a free port; yields its URL, stops it afterwards."""
@@ -156,7 +165,7 @@ def upload_and_ask(engine, path, topic: str, question: str) -> tuple[list, dict,
     import json
     import urllib.request
 
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
     from pipeline import Library
     from ui.app import create_app
@@ -166,9 +175,7 @@ def upload_and_ask(engine, path, topic: str, question: str) -> tuple[list, dict,
     with serve_app(create_app(shared)) as url:
         config = json.load(urllib.request.urlopen(url + "config"))
         file_types = [c["props"]["file_types"] for c in config["components"] if c.get("props", {}).get("file_types")]
-        # gradio_client posts the file with httpx's 5 s default: on a loaded machine (the whole suite, 2 cores) the
-        # server may take longer to answer; this test checks what the app does, not how fast.
-        client = Client(url, verbose=False, httpx_kwargs={"timeout": 120})
+        client = app_client(url)
         added = client.predict([handle_file(str(path))], "v1", topic, "", "", "", api_name="/upload")
         trace = client.predict(question, REQUEST_DATE.isoformat(), topic, "", 5, 0.3, 0.8, 6000, 200,
                                "before_cutoff", "hybrid", api_name="/ask")

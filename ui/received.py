@@ -50,10 +50,16 @@ def received_file(value) -> Path:
 
 def forget_file(path: Path) -> None:
     """Delete a received file once read: uploads are kept in the session's memory only (and Gradio's set of
-    received paths, which only grows, forgets it)."""
+    received paths, which only grows, forgets it). Gradio gives each upload a folder of its own; an empty one
+    goes too, else every upload would leave one behind for good."""
     try:
         path.unlink()
     except OSError:
         pass
+    if path.parent != upload_folder() and upload_folder() in path.parents:
+        try:
+            path.parent.rmdir()  # only when empty: another upload of the same bytes may share it
+        except OSError:
+            pass
     for received in _received_sets:
         received.discard(str(path))

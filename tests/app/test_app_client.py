@@ -6,11 +6,12 @@ import json
 import urllib.request
 
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 from gradio_client.exceptions import AppError
 
 from pipeline.evaluate.scenarios import SCENARIOS
 from ui.demos import DEMOS
+from tests.conftest import app_client
 
 DATE = "2026-09-14"
 DEFAULT_SETTINGS = (3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid")
@@ -37,7 +38,7 @@ def panels(client, groups="") -> str:
 
 @pytest.fixture
 def client(app_url):
-    return Client(app_url, verbose=False)
+    return app_client(app_url)
 
 
 def test_healthz(app_url):
@@ -127,7 +128,7 @@ def test_sessions_are_isolated(app_url, tmp_path):
     secret = tmp_path / "secret-memo.md"
     secret.write_text("---\nid: secret-memo\ntopic: travel\n---\n"
                       "The quokka allowance for Rottnest visits is 321 dollars.\n", "utf-8")
-    alice, bob = Client(app_url, verbose=False), Client(app_url, verbose=False)
+    alice, bob = app_client(app_url), app_client(app_url)
     report = upload(alice, secret)
     assert [d["source_id"] for d in report["added"]] == ["secret-memo"] and not report["errors"]
     trace = ask(alice, "quokka allowance Rottnest")

@@ -7,15 +7,15 @@ import re
 import time
 
 import pytest
-from gradio_client import Client
 from gradio_client.exceptions import AppError
 
 from tests.app.test_app_client import ask, check, panels, upload
+from tests.conftest import app_client
 
 
 @pytest.fixture
 def client(app_url):
-    return Client(app_url, verbose=False)
+    return app_client(app_url)
 
 
 def wait_until_ready(client, source_id: str, seconds: float = 120) -> None:

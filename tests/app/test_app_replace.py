@@ -8,6 +8,7 @@ import re
 import pytest
 
 from tests.app.test_app_browser import ask, browser, page, shot  # noqa: F401
+from tests.conftest import app_client
 
 V3 = ("---\nid: lighthouse\nversion: v3\ntopic: harbour\n---\nThe lighthouse tour costs 12 euros.\n"
       "Tours start at the north pier.\n")
@@ -58,9 +59,9 @@ def test_replace_an_upload_in_place_and_a_failed_replacement_keeps_the_previous_
 
 
 def test_replace_document_api_refuses_samples_and_keeps_upload_argument_order(app_url, tmp_path):
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     v3, v4 = tmp_path / "lighthouse.md", tmp_path / "lighthouse-2027.md"
     v3.write_text(V3, "utf-8")
     v4.write_text(V4, "utf-8")

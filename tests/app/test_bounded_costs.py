@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from tests.conftest import app_client
 
 
 def _upload(client, path):
@@ -19,8 +20,6 @@ def _upload(client, path):
 def test_uploads_are_refused_with_one_line_once_every_session_together_is_at_the_budget(app_url, tmp_path,
                                                                                        monkeypatch):
     """Four anonymous sessions took the server from 395 to 1,111 MiB: there was no budget across sessions."""
-    from gradio_client import Client
-
     from pipeline import limits
     from pipeline.ingest.budgets import text_cost, upload_budget
 
@@ -31,7 +30,7 @@ def test_uploads_are_refused_with_one_line_once_every_session_together_is_at_the
         documents.append(path)
     each = text_cost(documents[0].read_bytes())
     monkeypatch.setattr(limits, "UPLOAD_MEMORY_BYTES", upload_budget().held() + each + each // 2)
-    first, second = Client(app_url, verbose=False), Client(app_url, verbose=False)
+    first, second = app_client(app_url), app_client(app_url)
     assert _upload(first, documents[0])["added"]
     refused = _upload(second, documents[1])
     assert not refused["added"] and len(refused["errors"]) == 1
@@ -44,15 +43,13 @@ def test_uploads_are_refused_with_one_line_once_every_session_together_is_at_the
 def test_an_upload_is_refused_with_one_line_while_the_host_is_short_of_memory(app_url, tmp_path, monkeypatch):
     """The estimates price uploads only: with the reader and two parse workers, 8 sessions' 20-page PDFs took the
     server and its workers past the free host's 512 MiB, so what they measurably hold is checked too."""
-    from gradio_client import Client
-
     from pipeline import limits
     from pipeline.ingest.budgets import process_tree_pss
 
     path = tmp_path / f"host-{uuid.uuid4().hex[:6]}.md"
     path.write_text(f"---\nid: {path.stem}\n---\n" + "A line about the ferry timetable.\n" * 200)
     monkeypatch.setattr(limits, "HOST_MEMORY_BYTES", process_tree_pss() + limits.HOST_MEMORY_RESERVE_BYTES)
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     refused = _upload(client, path)
     assert not refused["added"] and len(refused["errors"]) == 1
     assert "the server is short of memory" in refused["errors"][0] and "\n" not in refused["errors"][0]
@@ -62,14 +59,12 @@ def test_an_upload_is_refused_with_one_line_while_the_host_is_short_of_memory(ap
 
 
 def test_one_session_may_not_hold_more_than_its_share(app_url, tmp_path, monkeypatch):
-    from gradio_client import Client
-
     from pipeline import limits
 
     monkeypatch.setattr(limits, "SESSION_MEMORY_BYTES", 2 * 2**20)
     path = tmp_path / f"share-{uuid.uuid4().hex[:6]}.md"
     path.write_text(f"---\nid: {path.stem}\n---\n" + "A line about the ferry timetable.\n" * 5000)  # ~5.5 MiB held
-    report = _upload(Client(app_url, verbose=False), path)
+    report = _upload(app_client(app_url), path)
     assert not report["added"] and "one session's uploads may hold 2 MiB" in report["errors"][0]
 
 
@@ -182,7 +177,7 @@ def test_a_spent_session_is_dropped_whole_not_kept_until_500_newer_ones(logic_en
 
 def test_replacing_an_upload_by_a_version_over_the_budget_is_refused_and_keeps_the_previous_one(app_url, tmp_path,
                                                                                                monkeypatch):
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
     from pipeline import limits
     from pipeline.ingest.budgets import text_cost
@@ -191,7 +186,7 @@ def test_replacing_an_upload_by_a_version_over_the_budget_is_refused_and_keeps_t
     small, large = tmp_path / f"{stem}.md", tmp_path / f"{stem}-2027.md"
     small.write_text(f"---\nid: {stem}\nversion: v1\n---\n" + "The ferry leaves at nine.\n" * 20)
     large.write_text(f"---\nid: {stem}\nversion: v2\n---\n" + "The ferry leaves at ten.\n" * 5000)
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     assert _upload(client, small)["added"]
     monkeypatch.setattr(limits, "SESSION_MEMORY_BYTES", text_cost(small.read_bytes()) * 3)
     with pytest.raises(Exception, match="one session's uploads may hold"):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_chunking import prose as big_text
-from tests.conftest import subprocess_env
+from tests.conftest import app_client, subprocess_env
 
 SECRET = "zebra-quartz-7731 is the server's secret text"
 
@@ -96,12 +96,12 @@ def test_a_forged_file_path_is_refused_and_its_text_never_reaches_the_collection
 
 
 def test_a_real_upload_through_gradio_client_still_works(app_url, tmp_path):
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
     document = tmp_path / "real-upload.md"
     document.write_text("---\nid: real-upload\ntopic: travel\n---\nThe parrot allowance is 3 birds.\n",
                         encoding="utf-8")
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     report = client.predict([handle_file(str(document))], "", "", "", "", "", api_name="/upload")
     assert [a["source_id"] for a in report["added"]] == ["real-upload"] and not report["errors"]
 
@@ -245,22 +245,20 @@ def test_healthz_reports_only_what_anyone_may_read(app_url, sample_documents):
 
 @pytest.mark.parametrize("variant", ["same-bytes", "same-id"])
 def test_an_upload_matching_a_restricted_document_does_not_reveal_it(app_url, tmp_path, variant):
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
     original = (Path(__file__).resolve().parents[2] / "sample_docs" / "corpus" / f"{RESTRICTED}.md").read_bytes()
     path = tmp_path / f"{RESTRICTED}.md"
     path.write_bytes(original if variant == "same-bytes"
                      else f"---\nid: {RESTRICTED}\n---\nA harmless note.\n".encode())
-    report = Client(app_url, verbose=False).predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
+    report = app_client(app_url).predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
     said = json.dumps(report["errors"])
     assert "already" not in said and RESTRICTED not in said
     assert [a["source_id"] for a in report["added"]] == [RESTRICTED]  # accepted like any new document
 
 
 def test_the_restricted_demo_uses_the_callers_declared_groups(app_url):
-    from gradio_client import Client
-
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     undeclared = client.predict("restricted-readable", api_name="/run_demo")
     assert RESTRICTED_TEXT not in json.dumps(undeclared) and RESTRICTED not in json.dumps(undeclared["answer"])
     assert undeclared["answer"]["status"] == "abstained"
@@ -348,12 +346,11 @@ def test_the_cli_refuses_bad_requests_with_one_line_and_exit_2(capsys, arguments
     ("date", "20260914", "not a date; use YYYY-MM-DD"),
 ])
 def test_the_api_caps_every_input(app_url, field, value, expected):
-    from gradio_client import Client
     from gradio_client.exceptions import AppError
 
     inputs = {"answer": "The lodging limit is 750 yuan. [travel-v2:1-3]", "groups": "", "date": "2026-09-14"}
     inputs[field] = value
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     with pytest.raises(AppError, match=expected):
         client.predict(inputs["answer"], "Beijing lodging", inputs["date"], "travel", inputs["groups"],
                        3, 0.6, 0.9, 1400, 200, "before_cutoff", "hybrid", api_name="/check_answer")
@@ -372,12 +369,12 @@ def test_uploads_and_answers_run_in_separate_bounded_pools(shared_samples):
 
 
 def test_a_session_upload_quota_is_enforced(app_url, tmp_path, monkeypatch):
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
     import ui.state
 
     monkeypatch.setattr(ui.state, "MAX_SESSION_BYTES", 1000)
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url)
     paths = []
     for name in ("quota-a", "quota-b"):
         path = tmp_path / f"{name}.md"
@@ -479,6 +476,7 @@ def test_a_received_upload_is_deleted_once_read_and_cannot_be_downloaded(app_url
     messages = queue_messages(app_url, "upload", [[received], "", "", "", "", "", None], f"s-{uuid.uuid4().hex[:8]}")
     assert any(m.get("msg") == "process_completed" and m.get("success") for m in messages)
     assert not Path(received["path"]).exists()
+    assert not Path(received["path"]).parent.exists()  # Gradio's folder for it too: one per upload would pile up
     response = httpx.get(f"{app_url}gradio_api/file={received['path']}", timeout=30)
     assert response.status_code >= 400 and b"should not be kept" not in response.content
 

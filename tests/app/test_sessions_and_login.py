@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from pipeline import Accounts, Incoming, Library, add_user
-from tests.conftest import serve_app
+from tests.conftest import app_client, serve_app
 
 RESTRICTED_LIBRARY = "board-minutes"
 SECRET_TEXT = "The board approved 4,812 new parrots."
@@ -66,9 +66,7 @@ def login(url: str, user: str, password: str) -> httpx.Response:
 
 
 def client(url: str, user: str, password: str):
-    from gradio_client import Client
-
-    return Client(url, auth=(user, password), verbose=False)
+    return app_client(url, auth=(user, password))
 
 
 # --------------------------------------------------------------------------- 6. sign-in

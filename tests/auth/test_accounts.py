@@ -7,7 +7,7 @@ import requests
 
 from pipeline import Accounts, InputError, add_user
 from pipeline.cli import main
-from tests.conftest import serve_app
+from tests.conftest import app_client, serve_app
 
 pytestmark = pytest.mark.slow  # argon2id hashes are slow on purpose
 
@@ -66,18 +66,14 @@ def signed_in_app(users_file, engine):
 
 
 def test_a_member_reads_the_restricted_document(signed_in_app):
-    from gradio_client import Client
-
-    client = Client(signed_in_app, auth=("alice", "alice-password-1"), verbose=False)
+    client = app_client(signed_in_app, auth=("alice", "alice-password-1"))
     trace = client.predict(*ASK, api_name="/ask")
     assert trace["answer"]["status"] == "answered" and trace["request"]["groups"] == ["executives"]
     assert trace["answer"]["citations"][0]["source_id"] == "executive-travel"
 
 
 def test_typed_groups_are_ignored_when_signed_in(signed_in_app):
-    from gradio_client import Client
-
-    client = Client(signed_in_app, auth=("bob", "bob-password-22"), verbose=False)
+    client = app_client(signed_in_app, auth=("bob", "bob-password-22"))
     trace = client.predict(*ASK, api_name="/ask")  # bob types "executives" but his account has no group
     assert trace["request"]["groups"] == [] and "executive-travel" not in str(trace)
     documents = client.predict("executives", api_name="/documents")
@@ -87,9 +83,7 @@ def test_typed_groups_are_ignored_when_signed_in(signed_in_app):
 
 
 def test_wrong_passwords_and_anonymous_calls_are_refused(signed_in_app):
-    from gradio_client import Client
-
     with pytest.raises(ValueError):
-        Client(signed_in_app, auth=("alice", "not-her-password"), verbose=False)
+        app_client(signed_in_app, auth=("alice", "not-her-password"))
     response = requests.post(signed_in_app + "gradio_api/call/ask", json={"data": ASK}, timeout=30)
     assert response.status_code == 401

@@ -17,6 +17,7 @@ import pytest
 import requests
 
 from pipeline import Incoming, InputError, Library, add_user
+from tests.conftest import app_client
 
 ROOT = Path(__file__).resolve().parents[2]
 MEMO = b"---\nid: harbour-dues\ntopic: port\n---\nHarbour dues are 12 euros per day for boats under ten metres.\n"
@@ -122,7 +123,7 @@ def _port() -> int:
 
 
 def test_two_app_processes_share_the_library_and_it_survives_a_restart(chroma_server, tmp_path):
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
     users = tmp_path / "users.yaml"
     add_user(users, "admin", "admin-password-1", ("library-admin",))
@@ -134,17 +135,17 @@ def test_two_app_processes_share_the_library_and_it_survives_a_restart(chroma_se
     first_port, second_port = _port(), _port()
     first, second = _serve(first_port, env), _serve(second_port, env)
     try:
-        admin = Client(f"http://127.0.0.1:{first_port}/", auth=("admin", "admin-password-1"), verbose=False)
+        admin = app_client(f"http://127.0.0.1:{first_port}/", auth=("admin", "admin-password-1"))
         report = admin.predict([handle_file(str(memo))], "", "", "", "", "", api_name="/add_to_library")
         assert report["added"] == ["harbour-dues"]
-        reader = Client(f"http://127.0.0.1:{second_port}/", auth=("reader", "reader-password-1"), verbose=False)
+        reader = app_client(f"http://127.0.0.1:{second_port}/", auth=("reader", "reader-password-1"))
         listed = {d["source_id"]: d["origin"] for d in reader.predict("", api_name="/documents")}
         assert listed.get("harbour-dues") == "library"  # the other process sees it
         with pytest.raises(Exception, match="only members of library-admin"):
             reader.predict([handle_file(str(memo))], "", "", "", "", "", api_name="/add_to_library")
         _stop(second)
         second = _serve(second_port, env)  # a restart keeps the library
-        reader = Client(f"http://127.0.0.1:{second_port}/", auth=("reader", "reader-password-1"), verbose=False)
+        reader = app_client(f"http://127.0.0.1:{second_port}/", auth=("reader", "reader-password-1"))
         trace = reader.predict("harbour dues per day for boats", "2026-09-14", "", "", 3, 0.6, 0.9, 1400, 200,
                                "before_cutoff", "hybrid", api_name="/ask")
         assert trace["answer"]["status"] == "answered", json.dumps(trace["answer"])
