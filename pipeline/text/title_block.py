@@ -50,7 +50,7 @@ _NAME_WORD = re.compile(r"(?:[A-Z][a-z\u00c0-\u024f'’]+(?:-[A-Z][a-z\u00c0-\u0
                         r"van|von|der|den|de|da|di|du|la|le|bin|al|y)")
 _MARKS = re.compile(r"[\d*∗†‡§¶‖#⋆⋄♯♭,;]+|\(\s*\)")
 _LEADING_MARK = re.compile(r"^\s*(?:\d{1,2}|[*∗†‡§¶‖#⋆])(?=\D)")
-_SEPARATORS = re.compile(r"\t|\s*,\s*|\s+and\s+|\s*&\s*|\s*[，、；]\s*")
+_SEPARATORS = re.compile(r"\t|\s*,\s*|(?:\s+|(?<=[*∗†‡§¶‖#⋆\d]))and\s+|\s*&\s*|\s*[，、；]\s*")
 _NOT_FIRST_NAMES = frozenset("The A An Of For On In And Our Your Its".split())  # "The Kumquat Consortium"
 _CHINESE_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
 _NOT_CHINESE_NAMES = frozenset("目录 摘要 前言 简介 概述 引言 说明 附录 版本 日期 作者 致谢 正文 序言 译者".split())

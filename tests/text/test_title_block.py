@@ -19,6 +19,9 @@ def opening(*lines: tuple[str, str], page: int | None = 1, start: int = 1, furni
 @pytest.mark.parametrize(("line", "role"), [
     ("Jens Gramm1\tTzvika Hartman2\tTill Nierhoff3", "author"),
     ("Ann Author† and Second Author‡", "author"),
+    ("First A. Author∗and Second B. Author∗", "author"),  # the mark set tight against "and"
+    ("Ann Author, Sandy Branderson and Second Author", "author"),
+    ("Ann Author and", ""),
     ("G.K.M. Tobin∗", "author"),
     ("李清", "author"),
     ("2Bar-Ilan University, Ramat-Gan, Israel", "affiliation"),
