@@ -32,6 +32,7 @@ from pipeline.generate.extractive.scoring import UnitVectors, scored_text, score
 from pipeline.lang.comparisons import states_extreme, superlative
 from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
 from pipeline.lang.opposites import antonym_instead, opposed_word
+from pipeline.lang.references import numbered_references
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
@@ -208,14 +209,18 @@ class LocalExtractive:
         if len(inside) < 2 or (not whole_list and any(ANAPHOR.match(u.quote.lstrip()) for u in inside[1:])):
             return best, "", None
         scores = [self._reader_score(question, unit) for unit in inside]
-        top = max(range(len(inside)), key=lambda i: scores[i])
+        # "Level 3 heading: …" is not the part that answers "How are level 2 headings formatted?", however it reads.
+        references = numbered_references(question)
+        candidates = [i for i, unit in enumerate(inside) if not _names_another(references, unit)] or range(len(inside))
+        top = max(candidates, key=lambda i: scores[i])
         part, part_score = inside[top], scores[top]
         alone = (part_score >= (self.reader_threshold or 0.0) and not ANAPHOR.match(part.quote.lstrip())
                  and not introduces(part) and not self._drops_asked_words(question, part, inside))
         if alone:
             others = max(score for i, score in enumerate(scores) if i != top)
+            naming = "" if len(candidates) == len(inside) else "; the parts naming another number are left aside"
             note = (f"; the reader ({self.reader.name}) finds its part {part.marker()} answers alone ({part_score:.2f}; "
-                    f"its other parts {others:.2f}), so only that is quoted")
+                    f"its other parts {others:.2f}){naming}, so only that is quoted")
             return part, note, (part, part_score) if whole_list else None
         if not whole_list:
             return best, "", None
@@ -318,6 +323,10 @@ class LocalExtractive:
             if isinstance(found, Proposal):
                 return found
             named = found
+        found = self._of_the_asked_number(question, named)
+        if isinstance(found, Proposal):
+            return found
+        named = found
         # "Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
         # ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not.
         if superlative(question) is None:
@@ -334,6 +343,16 @@ class LocalExtractive:
         article = "an" if address[0] in "aeiou" else "a"
         return [row for row in typed if holds_address(address, row.unit.quote)] or self._none_fits(
             typed, f"the question asks for {article} {address} and no candidate unit holds one")
+
+    def _of_the_asked_number(self, question: str, named: list) -> list | Proposal:
+        """The units that do not name the question's numbered thing only with other numbers ("Level 3 heading …" for
+        "How are level 2 headings formatted?"; `lang.references`)."""
+        references = numbered_references(question)
+        kept = [row for row in named if not _names_another(references, row.unit)]
+        if kept or not references:
+            return kept
+        asked = ", ".join(f"{r.label} {' or '.join(sorted(r.numbers))}" for r in references)
+        return self._none_fits(named, f"the question asks about {asked} and every candidate unit names another")
 
     def _not_opposed(self, question: str, named: list) -> list | Proposal:
         """The units that do not speak only of the opposite of what the question asks. "How do I download a file?"
@@ -428,6 +447,10 @@ def _row_and_column(row, columns: list[str]) -> str:
     if cells := asked_cells(row, columns):
         named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
     return named
+
+
+def _names_another(references: list, unit: Unit) -> bool:
+    return any(reference.named_otherwise(unit.quote) for reference in references)
 
 
 def _holds_value(question: str, unit: Unit) -> bool:
