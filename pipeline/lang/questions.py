@@ -272,6 +272,12 @@ def holds_address(kind: str, text: str) -> bool:
     return _ADDRESS[kind].search(text) is not None
 
 
+# "On which page is uninstalling described?", "Which section covers …?", 在第几页: the question asks where in the
+# document something is, which a table of contents' entry answers.
+ASKS_WHERE_IN_DOCUMENT = re.compile(r"\b(?:which|what)\s+(?:page|section|chapter|part|appendix)\b|\bpage\s+number\b"
+                                    r"|哪一?页|第几页|哪一?[章节部分]|第几[章节]|哪个附录", re.IGNORECASE)
+
+
 # "What are the dependencies?", "Which steps …", "List the …", "有哪些": the question asks for several things.
 ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+(?:are|were)\b|^\W*(?:what|which)\s+(?:[\w-]+\s)?[\w-]+s\s+(?:are|were|do|does|did|must|should|can)\b"
                            r"|\blist\b|\bname (?:all|the)\b|有哪些|哪些", re.IGNORECASE)

@@ -602,6 +602,19 @@ def _is_label_line(unit: Unit) -> bool:
             and _LABEL_VALUE.search(unit.quote) is not None)
 
 
+# A table of contents' entry: a title, dot leaders and a page number ("1.2 卸载TEX Live . . . . . 9", "Introduction
+# ........ iii"), or the leaders alone when the page number sits on the next line. A price list's leaders lead to a
+# price ("Coffee ........ $3.50"), not a page.
+_CONTENTS_ENTRY = re.compile(r"(?:\.\s?){5,}\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def is_contents_entry(unit: Unit) -> bool:
+    """Is the unit a table of contents' entry? It points to where the answer is; it does not say it, and it shares
+    every word of its section's title with a question about that section."""
+    lines = unit.source.lines[unit.start_line - unit.source.start_line: unit.end_line - unit.source.start_line + 1]
+    return any(_CONTENTS_ENTRY.search(line.text) for line in lines)  # the line: a sentence splitter cuts the leaders
+
+
 def introduces(unit: Unit) -> bool:
     """Does the unit end by announcing what follows ("You can install it with pip:", "例如：")?"""
     return unit.quote.rstrip().endswith((":", "："))

@@ -36,6 +36,7 @@ from pipeline.lang.references import numbered_references
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
+    ASKS_WHERE_IN_DOCUMENT,
     asks_procedure,
     VALUE_TYPES,
     asked_address,
@@ -50,7 +51,7 @@ from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.tables import asked_cells, asked_unit, named_row
-from pipeline.text.units import Unit, introduces, join_lines, joined, opens_as_code, units_of
+from pipeline.text.units import Unit, introduces, is_contents_entry, join_lines, joined, opens_as_code, units_of
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
@@ -299,6 +300,13 @@ class LocalExtractive:
         # A how-much/when question is answered only by a unit (with the value sentence after it)
         # that holds such a value: the sentence that names the thing is not the answer.
         question = context.question
+        # A table of contents' entry shares its section title's every word with the question and answers only where
+        # the section is.
+        if not ASKS_WHERE_IN_DOCUMENT.search(question):
+            scored = [row for row in scored if not is_contents_entry(row.unit)] or self._none_fits(
+                scored, "every candidate unit is an entry of a table of contents, which says where an answer is, not what")
+            if isinstance(scored, Proposal):
+                return scored
         typed = [row for row in scored if _holds_value(question, row.unit)
                  or _holds_value(question, with_value(row.unit, question))]
         addressed = self._with_address(question, typed) if typed else typed
