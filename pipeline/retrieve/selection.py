@@ -26,6 +26,7 @@ from pipeline.ingest.metadata import document_names
 from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.comparisons import superlative
 from pipeline.lang.names import name_words
+from pipeline.text.author_section import labels_authors
 from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
 from pipeline.retrieve.scores import Scores, score_collection
 from pipeline.retrieve.table_compare import compare, document_tables
@@ -101,26 +102,38 @@ def _compare_tables(corpus: Corpus, request: Request, scores: Scores, ranked: _R
     return None
 
 
-def _title_page(corpus: Corpus, request: Request, scores: Scores, ranked: _Ranked) -> int | None:
-    """For "Who wrote this guide?" (`lang.document_fields`), the position of the opening window of the asked document:
-    the best-ranked eligible one the question names, or, for "this paper", the best-ranked; for "Which university is
-    Till Tantau from?", the best-ranked eligible document's whose opening names the author. Its title block answers,
-    and it shares few words or none with the question."""
+def _asked_document(corpus: Corpus, request: Request, scores: Scores, ranked: _Ranked) -> dict[int, str]:
+    """For "Who wrote this guide?" (`lang.document_fields`), the positions of the asked document's opening window (the
+    best-ranked eligible document the question names, or, for "this paper", the best-ranked) and, for its author, of
+    the window where it labels its authors ("AUTHOR", "Authors:"; `text.author_section`); for "Which university is
+    Till Tantau from?", the best-ranked eligible document's opening that names the author. They answer, and share few
+    words or none with the question. Each position with what it is."""
     asked, author = asked_particulars(request.question), asked_affiliation(request.question)
     if (asked is None and author is None) or not len(ranked.order):
-        return None
+        return {}
     usable = ranked.order[ranked.eligible[ranked.order]]
     documents = dict.fromkeys(int(ranked.source[p]) for p in usable[:COMPARED_DOCUMENTS_FROM])
     for source in documents:
         if asked is not None and not asked.about(document_names(corpus.documents[corpus.source_order[source]])):
             continue
-        openings = [int(p) for p in usable[ranked.source[usable] == source]
-                    if (chunk := corpus.chunks[scores.rows[p]]).kind == "window" and chunk.parent.page in (None, 1)]
-        opening = min(openings, key=lambda p: corpus.chunks[scores.rows[p]].start, default=None)
-        # "Which university is Till Tantau from?": the opening that names the author
-        if author is None or (opening is not None and _names(corpus.chunks[scores.rows[opening]].text, author)):
-            return opening
-    return None
+        windows = [int(p) for p in usable[ranked.source[usable] == source] if corpus.chunks[scores.rows[p]].kind == "window"]
+        opening = min((p for p in windows if corpus.chunks[scores.rows[p]].parent.page in (None, 1)),
+                      key=lambda p: corpus.chunks[scores.rows[p]].start, default=None)
+        if author is not None:  # "Which university is Till Tantau from?": the opening that names the author
+            if opening is not None and _names(corpus.chunks[scores.rows[opening]].text, author):
+                return {opening: "its opening"}
+            continue
+        found = {} if opening is None else {opening: "its opening"}
+        if asked is not None and "author" in asked.fields and (section := _labels_authors(corpus, scores, windows)) is not None:
+            found.setdefault(section, "where it names its authors")
+        return found
+    return {}
+
+
+def _labels_authors(corpus: Corpus, scores: Scores, windows: list[int]) -> int | None:
+    """The window where the document labels its authors nearest the window's start (so the names follow in it)."""
+    labelled = [(found.start(), p) for p in windows if (found := labels_authors(corpus.chunks[scores.rows[p]].text))]
+    return min(labelled)[1] if labelled else None
 
 
 def _names(text: str, person: str) -> bool:
@@ -221,9 +234,10 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
     if compared:
         notes.append(f"{compared[0].describe()} — the chunk holding that row is selected first")
     hits = _select(ranked, settings, compared[1] if compared else None)
-    if (title_page := _title_page(corpus, request, scores, ranked)) is not None and title_page not in hits:
-        notes.append("the question asks about the document itself: its opening is selected as well")
-        hits = [title_page, *hits]
+    if added := {p: what for p, what in _asked_document(corpus, request, scores, ranked).items() if p not in hits}:
+        notes.append(f"the question asks about the document itself: {' and '.join(added.values())} "
+                     f"{'are' if len(added) > 1 else 'is'} selected as well")
+        hits = [*added, *hits]
     sibling_of = _siblings(corpus, ranked, hits, notes) if hits else {}
     chosen = hits + list(sibling_of)
     superseded = _superseded(corpus, ranked, chosen, notes)

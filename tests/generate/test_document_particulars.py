@@ -62,3 +62,40 @@ def test_the_opening_that_names_an_author_is_selected_for_their_institution(logi
                              Settings(top_k=2))
     assert "the question asks about the document itself: its opening is selected as well" in trace.retrieval.notes
     assert [c.quote for c in trace.answer.citations] == ["2Port Authority of Tromsø, Norway"]
+
+
+MANUAL = ("FROBNICATE(1)                 User Commands                FROBNICATE(1)\n\nNAME\n"
+          "       frobnicate - turn widgets into gadgets\n\nDESCRIPTION\n"
+          + "".join(f"       Option -{c} makes the gadget {c}-shaped and keeps the widget's colour and size.\n"
+                    for c in "abcdefghijklmnopqrstuvw")
+          + "\nAUTHOR\n       Written by Ann Example and Bob Sample.\n\nREPORTING BUGS\n       Mail the list.\n")
+
+
+def test_a_document_without_a_title_block_answers_from_where_it_labels_its_authors(logic_engine):
+    corpus = logic_engine.corpus([logic_engine.parse(MANUAL.encode(), "frobnicate-man.txt")])
+    trace = logic_engine.ask(corpus, Request(question="Who wrote frobnicate?", date=REQUEST_DATE), Settings(top_k=1))
+    assert "where it names its authors" in " ".join(trace.retrieval.notes)  # its words are not the question's
+    assert trace.answer.status == "answered", trace.explanation
+    assert [c.quote for c in trace.answer.citations] == ["       Written by Ann Example and Bob Sample."]
+    assert trace.answer.citations[0].verified and "under a label" in trace.proposal.note
+
+
+def test_an_author_label_is_a_line_of_its_own_or_ends_in_a_colon():
+    from pipeline.core.contracts import PackedLine, PackedSource
+    from pipeline.text.author_section import author_units
+
+    def source(text: str) -> PackedSource:
+        lines = tuple(PackedLine(number=i + 1, text=line) for i, line in enumerate(text.split("\n")))
+        return PackedSource(n=1, source_id="doc", version=None, page=None, start_line=1, end_line=len(lines),
+                            support_span=False, dated="", sibling_group="", lines=lines)
+
+    def quoted(text: str, question: str = "Who wrote it?") -> list[str]:
+        return [unit.quote for unit in author_units(source(text), question)]
+
+    assert quoted("Copyright 2021\n\n  Authors:\n\n      * Ann Example\n      * Bob Sample\n\nThis manual is free.") == [
+        "      * Ann Example\n      * Bob Sample"]
+    assert quoted("## Authors\n\nAnn Example <ann@example.org>\n") == ["Ann Example <ann@example.org>"]
+    assert quoted("Title\nAuthor: Ann Example\nDate: 2021") == ["Author: Ann Example"]
+    assert quoted("The author of the package wrote it in C.") == []  # a sentence, not a label
+    page = "AUTHOR\n       This manual page was written by Bob Sample for Debian.\n"
+    assert quoted(page) == [] and quoted(page, "Who wrote this manual page?") != []

@@ -12,6 +12,7 @@ from pipeline.core.contracts import Context
 from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
 from pipeline.lang.questions import ASKS_SEVERAL
+from pipeline.text.author_section import author_units
 from pipeline.text.footnotes import marks_of, opens_note
 from pipeline.text.title_block import title_block
 from pipeline.text.units import Unit, exact_between, joined, units_of
@@ -159,11 +160,9 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
         if not asked.about(sources[0].names):
             continue
         block = next((found for source in sources if (found := title_block(source)) is not None), None)
-        if block is None:
-            return None
-        given = {field: block.units(field) for field in asked.fields}
-        if not all(given.values()):  # "What is the title … which version …?": the block must give all that is asked
-            return None
+        given = {field: block.units(field) for field in asked.fields} if block is not None else {}
+        if not given or not all(given.values()):  # "What is the title … which version …?": the block must give all
+            return _author_section_units(context, sources, source_id) if asked.fields == ("author",) else None
         units = list({u.start_line: u for field in asked.fields for u in given[field]}.values())
         first, last = block.span()
         lines = ", ".join(str(u.start_line) if u.start_line == u.end_line else f"{u.start_line}-{u.end_line}" for u in units)
@@ -172,6 +171,19 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
         return units, (f"document particulars: the question asks for the {asked_for} of {source_id}; its title block "
                        f"({where}lines {first}-{last}) gives the {asked_for} on line{'s' if len(units) > 1 else ''} {lines}")
     return None
+
+
+def _author_section_units(context: Context, sources: list, source_id: str) -> tuple[list[Unit], str] | None:
+    """For "Who wrote the timeout utility?" of a document whose title block names no author: the lines under its
+    author label ("AUTHOR", "Authors:"; `text.author_section`), when packed."""
+    units = next((found for source in sources if (found := author_units(source, context.question))), None)
+    if units is None:
+        return None
+    unit = units[0]
+    where = f"page {unit.source.page}, " if unit.source.page else ""
+    span = str(unit.start_line) if unit.start_line == unit.end_line else f"{unit.start_line}-{unit.end_line}"
+    return units, (f"document particulars: the question asks for the author of {source_id}; it names its authors under "
+                   f"a label ({where}line{'s' if unit.start_line != unit.end_line else ''} {span})")
 
 
 def _affiliation_units(context: Context, author: str) -> tuple[list[Unit], str] | None:
