@@ -26,7 +26,7 @@ from pipeline.ingest.metadata import document_names
 from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.comparisons import superlative
 from pipeline.lang.names import name_words
-from pipeline.text.author_section import labels_authors
+from pipeline.text.labelled_fields import labels_field
 from pipeline.retrieve.fusion import ranks, reciprocal_rank_fusion
 from pipeline.retrieve.scores import Scores, score_collection
 from pipeline.retrieve.table_compare import compare, document_tables
@@ -105,7 +105,7 @@ def _compare_tables(corpus: Corpus, request: Request, scores: Scores, ranked: _R
 def _asked_document(corpus: Corpus, request: Request, scores: Scores, ranked: _Ranked) -> dict[int, str]:
     """For "Who wrote this guide?" (`lang.document_fields`), the positions of the asked document's opening window (the
     best-ranked eligible document the question names, or, for "this paper", the best-ranked) and, for its author, of
-    the window where it labels its authors ("AUTHOR", "Authors:"; `text.author_section`); for "Which university is
+    the window where it labels the asked particular ("AUTHOR", "Authors:", "Version:"; `text.labelled_fields`); for "Which university is
     Till Tantau from?", the best-ranked eligible document's opening that names the author. They answer, and share few
     words or none with the question. Each position with what it is."""
     asked, author = asked_particulars(request.question), asked_affiliation(request.question)
@@ -124,15 +124,17 @@ def _asked_document(corpus: Corpus, request: Request, scores: Scores, ranked: _R
                 return {opening: "its opening"}
             continue
         found = {} if opening is None else {opening: "its opening"}
-        if asked is not None and "author" in asked.fields and (section := _labels_authors(corpus, scores, windows)) is not None:
-            found.setdefault(section, "where it names its authors")
+        for field in asked.fields if asked is not None else ():
+            if field != "title" and (labelled := _labelled(corpus, scores, windows, field)) is not None:
+                found.setdefault(labelled, f"where it states its {'authors' if field == 'author' else field}")
         return found
     return {}
 
 
-def _labels_authors(corpus: Corpus, scores: Scores, windows: list[int]) -> int | None:
-    """The window where the document labels its authors nearest the window's start (so the names follow in it)."""
-    labelled = [(found.start(), p) for p in windows if (found := labels_authors(corpus.chunks[scores.rows[p]].text))]
+def _labelled(corpus: Corpus, scores: Scores, windows: list[int], field: str) -> int | None:
+    """The window where the document labels the field ("Authors:", "Version:") nearest the window's start (so the
+    value follows in it)."""
+    labelled = [(found.start(), p) for p in windows if (found := labels_field(corpus.chunks[scores.rows[p]].text, field))]
     return min(labelled)[1] if labelled else None
 
 

@@ -34,7 +34,7 @@ MAX_LINE_WORDS = 12  # a longer line is text, not a particular
 _I = re.IGNORECASE
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-_FULL_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\s+\d{{4}}\b"
+FULL_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\s+\d{{4}}\b"
                         rf"|\b{_MONTH}\s+\d{{4}}\b|\b\d{{4}}\s*[./-]\s*\d{{1,2}}\s*[./-]\s*\d{{1,2}}\b"
                         r"|\b\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{4}\b|\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?", _I)
 _YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])")
@@ -64,7 +64,7 @@ def line_role(text: str) -> str:
     """What a line under a title is: "date", "version", "contact", "affiliation", "author", or "" (none of these)."""
     if _VERSION.search(text):
         return "version"
-    if _FULL_DATE.search(text):
+    if FULL_DATE.search(text):
         return "date"
     if _CONTACT_LABEL.search(text) or holds_address("e-mail address", text) or holds_address("web address", text):
         return "contact"
@@ -113,7 +113,7 @@ class TitleBlock:
             return self._as_units([line for line, found_role in self.lines if found_role == role])
         # "2022/07/14<TAB>v3.1" is a version line that dates it; a full date beats a bare year
         dated = [line for line, found_role in self.lines if found_role in ("date", "version")
-                 and _FULL_DATE.search(line.text)]
+                 and FULL_DATE.search(line.text)]
         return self._as_units(dated or [line for line, found_role in self.lines if found_role == "date"])
 
     def affiliation_of(self, name: str) -> list[Unit]:

@@ -74,23 +74,23 @@ MANUAL = ("FROBNICATE(1)                 User Commands                FROBNICATE
 def test_a_document_without_a_title_block_answers_from_where_it_labels_its_authors(logic_engine):
     corpus = logic_engine.corpus([logic_engine.parse(MANUAL.encode(), "frobnicate-man.txt")])
     trace = logic_engine.ask(corpus, Request(question="Who wrote frobnicate?", date=REQUEST_DATE), Settings(top_k=1))
-    assert "where it names its authors" in " ".join(trace.retrieval.notes)  # its words are not the question's
+    assert "where it states its authors" in " ".join(trace.retrieval.notes)  # its words are not the question's
     assert trace.answer.status == "answered", trace.explanation
     assert [c.quote for c in trace.answer.citations] == ["       Written by Ann Example and Bob Sample."]
     assert trace.answer.citations[0].verified and "under a label" in trace.proposal.note
 
 
-def test_an_author_label_is_a_line_of_its_own_or_ends_in_a_colon():
+def test_a_label_is_a_line_of_its_own_or_ends_in_a_colon_and_its_value_has_the_field_s_form():
     from pipeline.core.contracts import PackedLine, PackedSource
-    from pipeline.text.author_section import author_units
+    from pipeline.text.labelled_fields import labelled_units
 
     def source(text: str) -> PackedSource:
         lines = tuple(PackedLine(number=i + 1, text=line) for i, line in enumerate(text.split("\n")))
         return PackedSource(n=1, source_id="doc", version=None, page=None, start_line=1, end_line=len(lines),
                             support_span=False, dated="", sibling_group="", lines=lines)
 
-    def quoted(text: str, question: str = "Who wrote it?") -> list[str]:
-        return [unit.quote for unit in author_units(source(text), question)]
+    def quoted(text: str, question: str = "Who wrote it?", field: str = "author") -> list[str]:
+        return [unit.quote for unit in labelled_units(source(text), field, question)]
 
     assert quoted("Copyright 2021\n\n  Authors:\n\n      * Ann Example\n      * Bob Sample\n\nThis manual is free.") == [
         "      * Ann Example\n      * Bob Sample"]
@@ -99,3 +99,8 @@ def test_an_author_label_is_a_line_of_its_own_or_ends_in_a_colon():
     assert quoted("The author of the package wrote it in C.") == []  # a sentence, not a label
     page = "AUTHOR\n       This manual page was written by Bob Sample for Debian.\n"
     assert quoted(page) == [] and quoted(page, "Who wrote this manual page?") != []
+    sidebar = "Version:\n3.3\nDate:\nNovember 23, 2020\nContact:\nelsarticle@stmdocs.in"
+    assert quoted(sidebar, field="version") == ["Version:\n3.3"]
+    assert quoted(sidebar, field="date") == ["Date:\nNovember 23, 2020"]
+    assert quoted("Date\n2020-11-23\n2021-01-05", field="date") == []  # a table's column, not a label
+    assert quoted("Version: see below", field="version") == []  # a version's value holds a number

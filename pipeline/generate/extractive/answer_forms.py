@@ -12,7 +12,7 @@ from pipeline.core.contracts import Context
 from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
 from pipeline.lang.questions import ASKS_SEVERAL
-from pipeline.text.author_section import author_units
+from pipeline.text.labelled_fields import labelled_units
 from pipeline.text.footnotes import marks_of, opens_note
 from pipeline.text.title_block import title_block
 from pipeline.text.units import Unit, exact_between, joined, units_of
@@ -162,7 +162,7 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
         block = next((found for source in sources if (found := title_block(source)) is not None), None)
         given = {field: block.units(field) for field in asked.fields} if block is not None else {}
         if not given or not all(given.values()):  # "What is the title … which version …?": the block must give all
-            return _author_section_units(context, sources, source_id) if asked.fields == ("author",) else None
+            return _labelled_units(context, sources, source_id, asked.fields)
         units = list({u.start_line: u for field in asked.fields for u in given[field]}.values())
         first, last = block.span()
         lines = ", ".join(str(u.start_line) if u.start_line == u.end_line else f"{u.start_line}-{u.end_line}" for u in units)
@@ -173,17 +173,23 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
     return None
 
 
-def _author_section_units(context: Context, sources: list, source_id: str) -> tuple[list[Unit], str] | None:
-    """For "Who wrote the timeout utility?" of a document whose title block names no author: the lines under its
-    author label ("AUTHOR", "Authors:"; `text.author_section`), when packed."""
-    units = next((found for source in sources if (found := author_units(source, context.question))), None)
-    if units is None:
+def _labelled_units(context: Context, sources: list, source_id: str, fields: tuple[str, ...]) -> tuple[list[Unit], str] | None:
+    """For "Who wrote the timeout utility?", "Which version does this manual describe?" of a document whose title block
+    does not give it: the lines where the document labels each asked particular ("AUTHOR", "Authors:", "Version:";
+    `text.labelled_fields`), when packed; None unless every one asked is found."""
+    if "title" in fields:  # a title is a title block's
         return None
-    unit = units[0]
-    where = f"page {unit.source.page}, " if unit.source.page else ""
-    span = str(unit.start_line) if unit.start_line == unit.end_line else f"{unit.start_line}-{unit.end_line}"
-    return units, (f"document particulars: the question asks for the author of {source_id}; it names its authors under "
-                   f"a label ({where}line{'s' if unit.start_line != unit.end_line else ''} {span})")
+    units: list[Unit] = []
+    for field in fields:
+        found = next((found for source in sources if (found := labelled_units(source, field, context.question))), None)
+        if found is None:
+            return None
+        units.extend(found)
+    spans = ", ".join((f"page {u.source.page} " if u.source.page else "") +
+                      (f"line {u.start_line}" if u.start_line == u.end_line else f"lines {u.start_line}-{u.end_line}")
+                      for u in units)
+    return units, (f"document particulars: the question asks for the {' and '.join(fields)} of {source_id}; it states "
+                   f"{'them' if len(fields) > 1 else 'it'} under a label ({spans})")
 
 
 def _affiliation_units(context: Context, author: str) -> tuple[list[Unit], str] | None:
