@@ -144,8 +144,19 @@ def _blocks(lines: tuple[PackedLine, ...], plain_text: bool, starts_in_code: boo
     # An indented literal block is code to the units (a command shown after "… then you can run:"), unless it
     # reads as prose (an RFC's definitions under "… as described in RFC 2119:").
     return [(("prose" if _reads_as_prose(block) else "code") if kind == "literal" else
-             "code" if kind == "directive-literal" else kind, block)
+             "code" if kind == "directive-literal" else
+             "heading" if plain_text and kind == "prose" and _numbered_title(block) else kind, block)
             for kind, block in reader.blocks if block and kind not in ("directive", "code-directive")]
+
+
+# A plain text's numbered section title standing alone ("3.3. Virtual packages for Python-version specific
+# dependencies¶", "2.1. Grants"): a number of sections, a capital, no sentence end, a few words.
+_NUMBERED_TITLE = re.compile(r"^\s{0,3}(?:\d{1,2}\.){1,4}\d{0,2}\.?\s+[A-Z\u4e00-\u9fff][^.!?。！？:;]*¶?\s*$")
+MAX_TITLE_WORDS = 12
+
+
+def _numbered_title(block: list[PackedLine]) -> bool:
+    return len(block) == 1 and len(block[0].text.split()) <= MAX_TITLE_WORDS and bool(_NUMBERED_TITLE.match(block[0].text))
 
 
 class _BlockReader:

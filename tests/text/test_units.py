@@ -99,3 +99,20 @@ def test_the_sentence_a_pdf_heading_opens_is_read_with_it_and_quoted_without_it(
     assert opened.opened_by == "Costs of Compliance" and opened.read() == f"Costs of Compliance\n{texts[3]}"
     assert all(not u.opened_by for u in sentences if u is not opened)  # the next sentence, the one above: no
     assert scored_text(opened).startswith("Costs of Compliance")  # the answer score reads the heading too
+
+
+def test_a_numbered_section_title_standing_alone_in_plain_text_is_a_heading():
+    units = units_of(_source([
+        "3.3. Virtual packages for Python-version specific dependencies¶",
+        "",
+        "The python3 package provides virtual packages for the supported versions.",
+        "",
+        "2.1. Grants",
+        "",
+        "3.5 million packages were built in 2020",  # no title: lower case after the number
+        "",
+        "1.1 Uninstall TeX Live on Windows",  # a short line the next does not continue
+        "To uninstall it, run the batch file.",
+    ]))
+    assert [u.start_line for u in units if u.kind == "heading"] == [1, 5, 9]
+    assert any(u.start_line == 7 and u.kind == "sentence" for u in units)
