@@ -42,12 +42,14 @@ _VERSION = re.compile(r"\bv(?:ersion)?\.?\s*\d+(?:\.\d+)*[a-z]?\b|\brev(?:ision)
 _CONTACT_LABEL = re.compile(r"\bE-?mail\b|\bTel\b|电话|邮箱", _I)
 _INSTITUTION = re.compile(
     r"\b(?:universit\w*|institut\w*|college|school|department|dept|facult\w*|laborator\w*|lab|cent(?:er|re)|society|"
-    r"association|inc|ltd|llc|gmbh|corporation|corp|company|foundation|academy|research|group|press|publish\w*|"
+    r"association|inc|ltd|llc|gmbh|b\.\s?v|plc|pvt|corporation|corp|company|foundations?|academy|research|group|press|publish\w*|"
     r"council|agency|authority|office|ministry|bureau|hospital|collaboration|consortium|address|road|street|avenue|suite|box)\b"
     r"|大学|学院|研究所|研究院|实验室|公司|中心|协会|学会|出版社|委员会", _I)
 # A name's own words: capitalised (with an accent, a hyphen or an apostrophe), an initial, or a particle.
 _NAME_WORD = re.compile(r"(?:[A-Z][a-z\u00c0-\u024f'’]+(?:-[A-Z][a-z\u00c0-\u024f'’]+)?|[A-Z]\.(?:-?[A-Z]\.)*|"
                         r"van|von|der|den|de|da|di|du|la|le|bin|al|y)")
+_INITIALS = re.compile(r"[A-Z]{2}")
+_LETTER = re.compile(r"[^\W\d_]")
 _MARKS = re.compile(r"[\d*∗†‡§¶‖#⋆⋄♯♭,;]+|\(\s*\)")
 _LEADING_MARK = re.compile(r"^\s*(?:\d{1,2}|[*∗†‡§¶‖#⋆])(?=\D)")
 _SEPARATORS = re.compile(r"\t|\s*,\s*|(?:\s+|(?<=[*∗†‡§¶‖#⋆\d]))and\s+|\s*&\s*|\s*[，、；]\s*")
@@ -89,7 +91,9 @@ def _names_only(text: str) -> bool:
         return True
     for part in parts:
         words = part.split()
-        if not 2 <= len(words) <= 5 or not all(_NAME_WORD.fullmatch(word) for word in words):
+        # "CV Radhakrishnan": initials without their full stops open a name
+        if not 2 <= len(words) <= 5 or not all(_NAME_WORD.fullmatch(word) or (i == 0 and _INITIALS.fullmatch(word))
+                                                for i, word in enumerate(words)):
             return False
         if not words[0][0].isupper() or not words[-1][0].isupper() or words[0] in _NOT_FIRST_NAMES:
             return False
@@ -128,8 +132,10 @@ class TitleBlock:
         index, position, parts = found
         mark = _TRAILING_MARK.search(parts[position].strip())
         marked = self._marked(mark.group()) if mark is not None else []
-        if marked or (mark is not None and mark.group().isdigit()):  # a number marks an institution; no line, none known
-            return self._as_units(marked)
+        if marked or (mark is not None and mark.group().isdigit() and len(parts) > 1):
+            return self._as_units(marked)  # a number marks an institution: with no line of its own, none is known
+        # ... unless the name stands alone on its line (elsarticle's "CV Radhakrishnan2" over his institution, the
+        # number a note's): the lines under it are its own.
         groups = self._institutions_under(index)
         if len(parts) == 1 or len(groups) == 1:  # one author (with all these institutions), or one for all
             return self._as_units([line for group in groups for line in group])
@@ -139,7 +145,8 @@ class TitleBlock:
         """The author line naming `name`: its index among the block's lines, the name's place on it, its names."""
         asked = name_words(name)  # "John Lienhard" names "John H. Lienhard1": each word, in any case or accent
         for index, (line, role) in enumerate(self.lines):
-            parts = [part for part in _SEPARATORS.split(line.text) if part.strip()] if role == "author" else []
+            # ("CV Rajagopal1,3": the 3 is his second mark, not a name)
+            parts = [part for part in _SEPARATORS.split(line.text) if _LETTER.search(part)] if role == "author" else []
             for position, part in enumerate(parts):
                 if asked and all(word in name_words(part) for word in asked):
                     return index, position, parts

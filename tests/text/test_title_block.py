@@ -22,6 +22,8 @@ def opening(*lines: tuple[str, str], page: int | None = 1, start: int = 1, furni
     ("First A. Author∗and Second B. Author∗", "author"),  # the mark set tight against "and"
     ("Ann Author, Sandy Branderson and Second Author", "author"),
     ("Ann Author and", ""),
+    ("CV Radhakrishnan2", "author"),  # initials without their full stops
+    ("IBM Watson", ""),
     ("G.K.M. Tobin∗", "author"),
     ("李清", "author"),
     ("2Bar-Ilan University, Ramat-Gan, Israel", "affiliation"),
@@ -122,3 +124,16 @@ def test_a_proceedings_header_may_stand_above_the_title():
         "1Massachusetts Institute of Technology, Cambridge, MA"]
     assert block.affiliation_of("John Lienhard") == block.affiliation_of("John H. Lienhard")  # without the initial
     assert block.affiliation_of("Luis Hernandez") == []  # his number 2 marks no line here: not the MIT line
+
+
+def test_each_author_on_a_line_of_their_own_over_their_institution():
+    # elsarticle's layout: the numbers after the names mark notes at the foot of the page, not institutions
+    block = title_block(opening(("This is a specimen title", "heading"), ("Jos Migchielsen1,∗", ""),
+                                ("Elsevier B.V., Radarweg 29, 1043 NX Amsterdam, The Netherlands", ""),
+                                ("CV Radhakrishnan2", ""), ("Sayahna Foundations, JWRA 34, Trivandrum 695014, India", ""),
+                                ("CV Rajagopal1,3", ""), ("STM Document Engineering Pvt Ltd., Trivandrum 695571, India", ""),
+                                ("Abstract", "heading")))
+    assert [u.start_line for u in block.units("author")] == [2, 4, 6]
+    assert [u.start_line for u in block.affiliation_of("Jos Migchielsen")] == [3]
+    assert [u.start_line for u in block.affiliation_of("CV Radhakrishnan")] == [5]
+    assert [u.start_line for u in block.affiliation_of("CV Rajagopal")] == [7]
