@@ -44,8 +44,9 @@ class NumberedReference:
     def named_otherwise(self, text: str) -> bool:
         """Does `text` name this kind of thing, only ever with other numbers?"""
         named = _numbers_named(self.label, text)
-        return bool(named) and None not in named and not any(_same(asked, number) for asked in self.numbers
-                                                             for number in named)
+        if not named or None in named:
+            return False
+        return not any(_same(asked, number) for asked in self.numbers for number in named if number is not None)
 
 
 def numbered_references(question: str) -> list[NumberedReference]:

@@ -161,7 +161,7 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
             continue
         block = next((found for source in sources if (found := title_block(source)) is not None), None)
         given = {field: block.units(field) for field in asked.fields} if block is not None else {}
-        if not given or not all(given.values()):  # "What is the title … which version …?": the block must give all
+        if block is None or not all(given.values()):  # "What is the title … which version …?": the block must give all
             return _labelled_units(context, sources, source_id, asked.fields)
         units = list({u.start_line: u for field in asked.fields for u in given[field]}.values())
         first, last = block.span()

@@ -296,52 +296,58 @@ class LocalExtractive:
         return self._answer([row], context.comparison.describe(), fields)
 
     def _gated(self, context: Context, scored: list) -> list | Proposal:
-        """The scored units that can answer the question's kind, or the abstention saying none can."""
-        # A how-much/when question is answered only by a unit (with the value sentence after it)
-        # that holds such a value: the sentence that names the thing is not the answer.
+        """The scored units that can answer the question's kind, or the abstention saying none can: each check in turn
+        keeps the units that pass it, and abstains naming itself when none does."""
+        rows = scored
+        for check in (self._not_contents, self._typed, self._named, self._not_opposed, self._of_the_asked_number,
+                      self._stating_extreme):
+            kept = check(context, rows)
+            if isinstance(kept, Proposal):
+                return kept
+            rows = kept
+        return rows
+
+    def _not_contents(self, context: Context, rows: list) -> list | Proposal:
+        """A table of contents' entry shares its section title's every word with the question and answers only where
+        the section is: no candidate, unless the question asks where."""
+        if ASKS_WHERE_IN_DOCUMENT.search(context.question):
+            return rows
+        return [row for row in rows if not is_contents_entry(row.unit)] or self._none_fits(
+            rows, "every candidate unit is an entry of a table of contents, which says where an answer is, not what")
+
+    def _typed(self, context: Context, rows: list) -> list | Proposal:
+        """A how-much/when question is answered only by a unit (with the value sentence after it) that holds such a
+        value: the sentence that names the thing is not the answer."""
         question = context.question
-        # A table of contents' entry shares its section title's every word with the question and answers only where
-        # the section is.
-        if not ASKS_WHERE_IN_DOCUMENT.search(question):
-            scored = [row for row in scored if not is_contents_entry(row.unit)] or self._none_fits(
-                scored, "every candidate unit is an entry of a table of contents, which says where an answer is, not what")
-            if isinstance(scored, Proposal):
-                return scored
-        typed = [row for row in scored if _holds_value(question, row.unit)
+        typed = [row for row in rows if _holds_value(question, row.unit)
                  or _holds_value(question, with_value(row.unit, question))]
-        addressed = self._with_address(question, typed) if typed else typed
-        if isinstance(addressed, Proposal):
-            return addressed
-        typed = addressed
-        if not typed:
-            wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
-            return self._none_fits(scored, f"the question asks for a {wanted} and no candidate unit holds one")
-        # A place or name the question gives must be in the cited source: the Beijing policy's limit shares 住宿 and
-        # 限额 with 上海的住宿限额 but does not answer it, nor does Shanghai's limit answer "… in Beijing?".
+        if typed:
+            return self._with_address(question, typed)
+        wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
+        return self._none_fits(rows, f"the question asks for a {wanted} and no candidate unit holds one")
+
+    def _named(self, context: Context, rows: list) -> list | Proposal:
+        """A place or name the question gives must be in the cited source: the Beijing policy's limit shares 住宿 and
+        限额 with 上海的住宿限额 but does not answer it, nor does Shanghai's limit answer "… in Beijing?"."""
+        question = context.question
         places, names = chinese_place_names(question), english_names(question)
-        texts = {source.n: source_text(source) for source in context.sources} if places or names else {}
-        named = [row for row in typed if all(place in texts[row.unit.source.n] for place in places)
-                 and not unmentioned_names(names, texts[row.unit.source.n])] if texts else typed
-        if not named:
-            given = places + names
-            return self._none_fits(typed, f"the question names {('、' if has_cjk(''.join(given)) else ', ').join(given)} "
-                                          "and no candidate unit's source mentions it")
-        if "yesno" not in wanted_types(question):
-            found = self._not_opposed(question, named)
-            if isinstance(found, Proposal):
-                return found
-            named = found
-        found = self._of_the_asked_number(question, named)
-        if isinstance(found, Proposal):
-            return found
-        named = found
-        # "Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
-        # ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not.
-        if superlative(question) is None:
-            return named
-        stating = [row for row in named if states_extreme(row.unit.quote)]
-        return stating or self._none_fits(named, "the question asks which is the most or the least, no candidate unit "
-                                                 "says so and no table comparison was possible")
+        if not places and not names:
+            return rows
+        texts = {source.n: source_text(source) for source in context.sources}
+        named = [row for row in rows if all(place in texts[row.unit.source.n] for place in places)
+                 and not unmentioned_names(names, texts[row.unit.source.n])]
+        given = places + names
+        return named or self._none_fits(rows, f"the question names {('、' if has_cjk(''.join(given)) else ', ').join(given)} "
+                                              "and no candidate unit's source mentions it")
+
+    def _stating_extreme(self, context: Context, rows: list) -> list | Proposal:
+        """"Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
+        ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not."""
+        if superlative(context.question) is None:
+            return rows
+        stating = [row for row in rows if states_extreme(row.unit.quote)]
+        return stating or self._none_fits(rows, "the question asks which is the most or the least, no candidate unit "
+                                                "says so and no table comparison was possible")
 
     def _with_address(self, question: str, typed: list) -> list | Proposal:
         """"What URL …?", "… what is their phone number?": only the units holding such an address, or the abstention
@@ -352,20 +358,23 @@ class LocalExtractive:
         return [row for row in typed if holds_address(address, row.unit.quote)] or self._none_fits(
             typed, f"the question asks for {article} {address} and no candidate unit holds one")
 
-    def _of_the_asked_number(self, question: str, named: list) -> list | Proposal:
+    def _of_the_asked_number(self, context: Context, named: list) -> list | Proposal:
         """The units that do not name the question's numbered thing only with other numbers ("Level 3 heading …" for
         "How are level 2 headings formatted?"; `lang.references`)."""
-        references = numbered_references(question)
+        references = numbered_references(context.question)
         kept = [row for row in named if not _names_another(references, row.unit)]
         if kept or not references:
             return kept
         asked = ", ".join(f"{r.label} {' or '.join(sorted(r.numbers))}" for r in references)
         return self._none_fits(named, f"the question asks about {asked} and every candidate unit names another")
 
-    def _not_opposed(self, question: str, named: list) -> list | Proposal:
+    def _not_opposed(self, context: Context, named: list) -> list | Proposal:
         """The units that do not speak only of the opposite of what the question asks. "How do I download a file?"
         is not answered by a unit about uploads (a yes/no question is: "Are dogs allowed?" — "Dogs are
         prohibited.")."""
+        question = context.question
+        if "yesno" in wanted_types(question):
+            return named
         kept, first_pair = [], None
         for row in named:
             pair = opposed_word(question, row.unit.quote) or antonym_instead(question, row.unit.quote)
