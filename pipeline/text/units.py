@@ -631,6 +631,17 @@ def introduces(unit: Unit) -> bool:
     return unit.quote.rstrip().endswith((":", "："))
 
 
+CODE_LABEL_WORDS = 8
+
+
+def labels_code(unit: Unit) -> bool:
+    """Is the unit a short line that says what the code under it does, without a colon ("Download a single file",
+    "Or an entire repository": a README's label over its example)?"""
+    text = unit.quote.strip()
+    return (unit.start_line == unit.end_line and unit.kind == "sentence" and len(text.split()) <= CODE_LABEL_WORDS
+            and not text.endswith((".", "!", "?", ";", "。", "！", "？", "；")))
+
+
 def _track_list(lists: list, open_list, kind: str, block: list[PackedLine], units: list[Unit]):
     """Lists introduced by a heading or a sentence ending in ":": a block adds its item to the list still
     open, or opens one (appended to `lists` as (intro unit, item blocks)). Returns the list open after it."""
@@ -662,7 +673,7 @@ def _from_intro(source: PackedSource, intro: Unit, last: int, kind: str) -> Unit
 def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | None) -> list[Unit]:
     """A code block, and the sentence that introduces it together with it ("… with pip:" + the command)."""
     code = Unit(source, block[0].number, block[-1].number, "\n".join(line.text for line in block), kind="code")
-    if (before is None or before.kind not in ("sentence", "item") or not introduces(before)
+    if (before is None or before.kind not in ("sentence", "item") or not (introduces(before) or labels_code(before))
             or not _only_layout_between(source, before.end_line, block[0].number)):
         return [code]
     return [code, _from_intro(source, before, block[-1].number, kind="code")]

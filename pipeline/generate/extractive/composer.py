@@ -51,7 +51,16 @@ from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.tables import asked_cells, asked_unit, named_row
-from pipeline.text.units import Unit, introduces, is_contents_entry, join_lines, joined, opens_as_code, units_of
+from pipeline.text.units import (
+    Unit,
+    introduces,
+    is_contents_entry,
+    join_lines,
+    joined,
+    labels_code,
+    opens_as_code,
+    units_of,
+)
 
 Generator = Callable[[Context], Proposal]
 PRODUCER = "local-extractive-v1"
@@ -102,7 +111,7 @@ def with_what_follows(best: Unit, question: str = "") -> Unit:
     """A unit that announces a list or a command ("中文句子使用全角标点，例如：") answers together with it; asked for
     several things, a sentence that only counts them ("操场的种类大约分成两种。") answers with the next sentence, which
     names them ("一种位于室内，一种位于室外。")."""
-    if introduces(best):
+    if introduces(best) or labels_code(best):
         following = [u for u in units_of(best.source) if u.kind in ("list", "code") and u.start_line == best.start_line
                      and u.end_line > best.end_line and u.quote.startswith(best.quote)]
         return max(following, key=lambda u: u.end_line, default=best)
