@@ -55,3 +55,4 @@ def test_the_section_answers_not_its_entry_in_the_contents(engine):
                        Request(question="How do I uninstall TeX Live on Windows?", date=REQUEST_DATE), Settings(min_reader=0))
     assert trace.answer.status == "answered", trace.explanation
     assert "uninst.bat" in trace.answer.answer and ". . ." not in trace.answer.answer
+

@@ -116,3 +116,11 @@ def test_a_numbered_section_title_standing_alone_in_plain_text_is_a_heading():
     ]))
     assert [u.start_line for u in units if u.kind == "heading"] == [1, 5, 9]
     assert any(u.start_line == 7 and u.kind == "sentence" for u in units)
+
+
+def test_a_short_line_over_a_code_block_labels_it():
+    lines = ["Download a single file", "", "```py", "hf_hub_download(repo_id='x/y', filename='config.json')", "```", "",
+             "The download is cached.", "", "```py", "print('not labelled: a sentence ends above')", "```"]
+    code = [(u.start_line, u.end_line) for u in units_of(_source(lines)) if u.kind == "code"]
+    assert (1, 5) in code  # the label with its example, as "… with pip:" over a command
+    assert (7, 11) not in code and (9, 11) in code

@@ -1,0 +1,19 @@
+"""A README labels its examples with a short line and no colon ("Download a single file" over its code): the line
+and its code answer a how-do-I question together, as "… with pip:" and its command do."""
+
+from __future__ import annotations
+
+from pipeline import REQUEST_DATE, Request, Settings
+from tests.conftest import corpus_of
+
+
+README = ("## Download files\n\nDownload a single file\n\n```py\nfrom hub import hf_hub_download\n\n"
+          "hf_hub_download(repo_id=\"acme/model\", filename=\"config.json\")\n```\n\nOr an entire repository\n\n```py\n"
+          "from hub import snapshot_download\n\nsnapshot_download(\"acme/model\")\n```\n")
+
+
+def test_a_label_over_an_example_answers_with_the_example(engine):
+    trace = engine.ask(corpus_of(engine, ("hub-readme.md", README)),
+                       Request(question="How do I download a whole repository?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "snapshot_download(" in trace.answer.answer  # not the label line alone
