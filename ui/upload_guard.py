@@ -19,6 +19,8 @@ import time
 from collections import OrderedDict, deque
 from pathlib import Path
 
+import anyio.to_thread
+
 from pipeline import limits, megabytes
 
 MAX_TRACKED_ADDRESSES = 10_000
@@ -66,7 +68,10 @@ class UploadGuard:
             return
         size = int(declared)
         client = scope.get("client")
-        refusal = self._admit(client[0] if client else "unknown", size)
+        # The walk over Gradio's folder runs in a worker thread: on the event loop it held every other request
+        # (page loads, /healthz, other users' questions) for as long as the folder took to read.
+        stored = await anyio.to_thread.run_sync(folder_bytes, Path(self.folder()))
+        refusal = self._admit(client[0] if client else "unknown", size, stored)
         if refusal is not None:
             await _answer(send, *refusal)
             return
@@ -76,8 +81,8 @@ class UploadGuard:
             with self._lock:
                 self._in_flight -= size
 
-    def _admit(self, address: str, size: int) -> tuple[int, str, float | None] | None:
-        """None, or (status, message, retry-after seconds) for a refusal."""
+    def _admit(self, address: str, size: int, stored: int) -> tuple[int, str, float | None] | None:
+        """None, or (status, message, retry-after seconds) for a refusal; `stored`: the bytes in Gradio's folder."""
         now = self.clock()
         with self._lock:
             sent = self._sent.setdefault(address, deque())
@@ -91,7 +96,7 @@ class UploadGuard:
                 return 429, f"too many uploads from your address; try again in {math.ceil(wait)} s", wait
             if size > limits.UPLOAD_RATE_BYTES:
                 return 413, f"an upload may send at most {megabytes(limits.UPLOAD_RATE_BYTES)} at once", None
-            used = folder_bytes(Path(self.folder())) + self._in_flight
+            used = stored + self._in_flight
             if used + size > limits.UPLOAD_FOLDER_MAX_BYTES:
                 return (507, f"the server's upload space is full ({megabytes(limits.UPLOAD_FOLDER_MAX_BYTES)} of files "
                              "waiting to be read); try again in a few minutes", 60)

@@ -138,6 +138,41 @@ def test_gradio_upload_route_is_held_to_a_rate_per_address(tmp_path, monkeypatch
     assert passed == ["10.0.0.1"] * 3 + ["10.0.0.2", "10.0.0.1"]
 
 
+def test_the_upload_folder_is_measured_off_the_event_loop(tmp_path, monkeypatch):
+    """Walking Gradio's folder reads every file's size: on the event loop it would hold every other request."""
+    import asyncio
+    import threading
+
+    import ui.upload_guard as guard_module
+
+    walked_in = []
+    real = guard_module.folder_bytes
+
+    def recording(folder):
+        walked_in.append(threading.current_thread())
+        return real(folder)
+
+    monkeypatch.setattr(guard_module, "folder_bytes", recording)
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"[]"})
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/gradio_api/upload", "client": ("10.0.0.9", 1),
+             "headers": [(b"content-length", b"10")]}
+    asyncio.run(guard_module.UploadGuard(app, folder=lambda: tmp_path)(scope, receive, send))
+    assert sent[0]["status"] == 200
+    assert walked_in and walked_in[0] is not threading.main_thread()
+
+
 def test_gradio_upload_route_needs_a_declared_size(app_url):
     import httpx
 
