@@ -78,6 +78,11 @@ class Unit:
     def marker(self) -> str:
         return citation_marker(self.source.source_id, self.source.page, self.start_line, self.end_line)
 
+    def lines(self) -> tuple[PackedLine, ...]:
+        """The packed lines it spans."""
+        first = self.source.start_line
+        return self.source.lines[self.start_line - first: self.end_line - first + 1]
+
 
 citation_marker = marker  # one marker format for every producer (citations.py)
 
@@ -622,8 +627,7 @@ _CONTENTS_ENTRY = re.compile(r"(?:\.\s?){5,}\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", r
 def is_contents_entry(unit: Unit) -> bool:
     """Is the unit a table of contents' entry? It points to where the answer is; it does not say it, and it shares
     every word of its section's title with a question about that section."""
-    lines = unit.source.lines[unit.start_line - unit.source.start_line: unit.end_line - unit.source.start_line + 1]
-    return any(_CONTENTS_ENTRY.search(line.text) for line in lines)  # the line: a sentence splitter cuts the leaders
+    return any(_CONTENTS_ENTRY.search(line.text) for line in unit.lines())  # the line: a sentence splitter cuts the leaders
 
 
 def introduces(unit: Unit) -> bool:
@@ -637,9 +641,8 @@ CODE_LABEL_WORDS = 8
 def labels_code(unit: Unit) -> bool:
     """Is the unit a short line that says what the code under it does, without a colon ("Download a single file",
     "Or an entire repository": a README's label over its example)?"""
-    text = unit.quote.strip()
-    return (unit.start_line == unit.end_line and unit.kind == "sentence" and len(text.split()) <= CODE_LABEL_WORDS
-            and not text.endswith((".", "!", "?", ";", "。", "！", "？", "；")))
+    return (unit.start_line == unit.end_line and unit.kind == "sentence" and len(unit.quote.split()) <= CODE_LABEL_WORDS
+            and not _ends_sentence(unit.quote))
 
 
 def _track_list(lists: list, open_list, kind: str, block: list[PackedLine], units: list[Unit]):
@@ -681,7 +684,7 @@ def _code_units(source: PackedSource, block: list[PackedLine], before: Unit | No
 
 def opens_as_code(unit: Unit) -> bool:
     """Does the unit open on a line the parser knows is code (a PDF's typewriter line), not on its introduction?"""
-    return unit.source.lines[unit.start_line - unit.source.start_line].role == "code"
+    return unit.lines()[0].role == "code"
 
 
 MAX_DESCRIBED_LINES = 3  # a command reference's entry: a command or two over its description
