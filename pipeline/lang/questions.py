@@ -129,8 +129,11 @@ _VALUE_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|\w+teenth|\w+ti
 
 # A code that mixes capitals and digits ("FAA–2020–0746", "2019–CE–012–AD", "A320") names a document, a
 # part or a model; its digits are not the amount or date a question asks for.
+# A quantity with its unit or magnitude in capitals is a value, not a code: 150K–300K, 16GB, 2.4GHz, 5MiB, 60W.
+_MEASURE = r"\d+(?:[.,]\d+)?(?:[kKMGTP]i?B|[kKMGTP]|[kMG]?Hz|[kmM]?W|mAh|V)"
 _IDENTIFIER = re.compile(
-    r"(?<!\S)(?!\d{1,2}(?:[AP]M|[AP]\.M\.)\b)(?=\S*[A-Z])(?=\S*\d)\w*[A-Z]\w*(?:[-–—/]\w+)*"  # FAA–2020–0746, A320 (not 9AM)
+    r"(?<!\S)(?!\d{1,2}(?:[AP]M|[AP]\.M\.)\b)(?!" + _MEASURE + r"(?:[-–—/]" + _MEASURE + r")*(?!\w))"
+    r"(?=\S*[A-Z])(?=\S*\d)\w*[A-Z]\w*(?:[-–—/]\w+)*"  # FAA–2020–0746, A320 (not 9AM)
     r"|(?<!\S)\d\w*(?:[-–—/]\w+)*[-–—/][A-Z]\w*"  # 2019–CE–012–AD
     r"|\b[A-Z]{2,5}\s\d+[-–]\d+(?:[-–]\d+)+")  # AD 2018–23–51 (a directive's number, not a date)
 

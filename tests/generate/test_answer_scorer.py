@@ -208,6 +208,10 @@ def test_a_value_question_needs_a_unit_with_the_value():
     docket = "Include Docket No. FAA–2020–0746; Product Identifier 2019–CE–012–AD in your comments."
     assert not holds_wanted_value("What's the deadline for sending comments to the FAA?", docket)
     assert not holds_wanted_value("How much does the A320 upgrade cost?", "The A320 upgrade is described below.")
+    # A quantity written with its magnitude or unit in capitals is a value, not a code.
+    assert holds_wanted_value("How much disk space does a format file take?",
+                              "Each format file takes up 150K–300K of disk space (depending on your TeX implementation).")
+    assert holds_wanted_value("How much memory does the build need?", "The build needs 16GB of memory.")
     assert holds_wanted_value("How much does the upgrade cost?", "The upgrade costs US$40 per seat.")
     assert holds_wanted_value("How much does the ferry to Zanzibar cost?", "The ferry to Zanzibar costs 99 shillings.")
     assert holds_wanted_value("What is the fee?", "The fee is 250 rupees.") and holds_wanted_value("Price?", "It is 40 kronor.")
