@@ -18,7 +18,9 @@ _I = re.IGNORECASE
 # What people call a document they ask about ("these instructions", "the sample manuscript", 这份简介).
 _DOCUMENT = (r"(?:document(?:ation)?|paper|report|file|pdf|text|article|guide|guideline|readme|manual|book|study|"
              r"instructions|introduction|manuscript|sample|template|slides|talk|presentation|publication|thesis|"
-             r"handbook|tutorial|notes|note|specification|standard|memo|letter|brochure|leaflet|policy|proposal)")
+             r"handbook|tutorial|notes|note|specification|standard|memo|letter|brochure|leaflet|policy|proposal|"
+             # what a package's own documentation calls the thing it documents ("Who wrote this class?")
+             r"package|class|bundle|library|module)")
 _REFERS = (rf"\b(?:this|these|the)\s+(?:[\w.-]+\s+){{0,4}}?{_DOCUMENT}\b|\bthis\s*[?？.!]?\s*$"  # "Who wrote this?"
            r"|这份|这篇|这本|本文|本手册|本文档|该文档")
 
@@ -26,7 +28,7 @@ FIELDS = ("title", "author", "date", "version")
 
 _ASKS: dict[str, re.Pattern] = {
     "author": re.compile(
-        r"\bwho\s+(?:wrote|writes|authored|created|developed|prepared|compiled|produced)\b"
+        r"\bwho\s+(?:wrote|writes|authored|created|developed|prepared|compiled|produced|maintains|maintained)\b"
         r"|\bwho(?:'s|’s|\s+is|\s+are|\s+was|\s+were)\s+(?:the\s+)?(?:authors?|writers?|creators?|developers?|maintainers?)\b"
         r"|\bwhich\s+(?:authors?|people|persons?)\s+(?:wrote|authored|prepared)\b"
         r"|^\W*(?:name|list)\s+the\s+authors?\b|\bwho\s+is\s+(?:this|the)\s+(?:[\w.-]+\s+){0,3}?by\s*\?"
@@ -76,7 +78,8 @@ _HISTORY = re.compile(r"\b(?:first|earliest|original|initial(?:ly)?|previous|las
 # document's subject.
 _FIELD_WORDS = frozenset(
     "who what which when whats is are was were the a an of this these that its it by on for in to does do did "
-    "wrote writes written authored created developed prepared compiled produced author authors writer writers "
+    "wrote writes written authored created developed prepared compiled produced maintains maintained author authors "
+    "writer writers "
     "creator creators developer developers maintainer maintainers name names list title called titled named full "
     "exact date printed given shown stated dated published issued released signed version describe describes "
     "documents document cover covers page and any".split())

@@ -56,6 +56,10 @@ def test_the_document_asked_about_is_the_one_the_question_names_or_this_one():
     assert this.subject == () and this.about("anything at all")
     assert not asked_particulars("Who wrote natbib?").about("revtex aps sample")
     assert not asked_particulars("Who wrote the R manual?").about("crane report")  # a whole word, not a letter of one
+    # a package's manual calls it a class, a package or a bundle; whoever maintains it wrote it
+    for question in ("Who wrote this class?", "Who maintains this package?"):
+        asked = asked_particulars(question)
+        assert asked.fields == ("author",) and asked.subject == () and asked.about("h2020proposal")
 
 
 @pytest.mark.parametrize(("question", "author"), [
