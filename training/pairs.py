@@ -242,13 +242,36 @@ def negated_claim(claim: str) -> str | None:
     return claim[: m.end()] + " not" + claim[m.end():]
 
 
-def squad11(writer: PairWriter, limit: int) -> None:
+def elsewhere_negative(row: dict, article: dict[str, list[str]]) -> str | None:
+    """The sentence of another paragraph of the article sharing most of the question's words, holding no answer: what
+    retrieval brings the product from elsewhere in a document (a section on the same subject that does not answer)."""
+    question, answers = row["question"], [a["text"].casefold() for a in row["answers"] if a.get("text")]
+    best, best_overlap = None, 0.0
+    for context, units in article.items():
+        if context == row["context"]:
+            continue
+        for sentence in units:
+            if (score := overlap(question, sentence)) > best_overlap and not any(a in sentence.casefold() for a in answers):
+                best, best_overlap = sentence, score
+    return best
+
+
+def squad11(writer: PairWriter, limit: int, elsewhere: float = 0.0) -> None:
     rows = list(_read_jsonl_gz(SQUAD11))
     values = article_values(rows)
+    articles: dict[str, dict[str, list[str]]] = {}
+    if elsewhere > 0:
+        for row in rows:
+            article = articles.setdefault(row["title"], {})
+            if row["context"] not in article:
+                article[row["context"]] = [text for _, _, text in sentences(row["context"])]
     writer.rng.shuffle(rows)
     for row in rows[:limit]:
         split = "val" if _bucket("squad11:" + row["title"], 100) == 0 else "train"
         qa_pairs(writer, row, "squad11", split, negatives=2, article_values=values)
+        if elsewhere > 0 and writer.rng.random() < elsewhere and (
+                unit := elsewhere_negative(row, articles[row["title"]])) is not None:
+            writer.add("question", row["question"].strip(), unit, 0, "squad11-elsewhere", row["id"], split)
         if split == "train" and writer.rng.random() < 0.04:
             negated = negated_question(row["question"].strip())
             units = _paragraph_sentences(row["context"])
@@ -322,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("training/data"))
     parser.add_argument("--squad11", type=int, default=40000, help="SQuAD 1.1 questions to use")
     parser.add_argument("--cmrc", type=int, default=10142, help="CMRC train questions to use")
+    parser.add_argument("--elsewhere", type=float, default=0.0, metavar="P",
+                        help="share of SQuAD 1.1 questions also paired with another paragraph's closest sentence")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--product", type=Path, action="append", default=[],
                         help="a folder of questions asked of real documents (questions.jsonl + docs/); repeatable")
@@ -329,14 +354,14 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     writer = PairWriter(args.out / "pairs.jsonl", args.seed)
     for step in (lambda: squad2_dev(writer), lambda: squad2_train(writer), lambda: scifact(writer),
-                 lambda: cmrc(writer, args.cmrc), lambda: squad11(writer, args.squad11),
+                 lambda: cmrc(writer, args.cmrc), lambda: squad11(writer, args.squad11, args.elsewhere),
                  *(lambda folder=folder: product(writer, folder) for folder in args.product)):
         step()
         print(json.dumps(writer.counts, sort_keys=True), flush=True)
     writer.close()
     inputs = [SQUAD11, SQUAD2_TRAIN, CMRC_TRAIN, data.SQUAD2, data.CMRC, data.SCIFACT_CLAIMS, data.SCIFACT_CORPUS,
               *(folder / "questions.jsonl" for folder in args.product)]
-    manifest = {"seed": args.seed, "squad11": args.squad11, "cmrc": args.cmrc, "counts": writer.counts,
+    manifest = {"seed": args.seed, "squad11": args.squad11, "cmrc": args.cmrc, "elsewhere": args.elsewhere, "counts": writer.counts,
                 "inputs": {p.name: sha256(p) for p in inputs}, "pairs_sha256": sha256(args.out / "pairs.jsonl")}
     (args.out / "pairs.manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return 0

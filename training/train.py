@@ -30,15 +30,8 @@ from torch import nn
 from pipeline.models import e5file
 
 from .e5_torch import Encoder, encoder_from, mean_pool
-
-MAX_QUERY_TOKENS = 64
-MAX_TOKENS = 160
-# Origins that teach what the product needs most (real unanswerables, contradicting claims) weigh more.
-ORIGIN_WEIGHTS = {"squad2dev": 2.0, "squad2dev-unanswerable": 2.0, "squad2train-unanswerable": 2.0,
-                  "scifact-support": 2.0, "scifact-contradict": 3.0, "scifact-swap": 2.0, "scifact-other": 1.0,
-                  # questions asked of real documents as users ask them: few, and what the product meets
-                  "product": 2.0, "product-unanswerable": 2.0, "product-runtime": 2.0}
-
+from .pair_rows import (MAX_QUERY_TOKENS, MAX_TOKENS, ORIGIN_WEIGHTS, load_rows, origin_key,
+                        validation_subset)
 
 def encode_pairs(tokenizer: e5file.PieceTokenizer, rows: list[dict]) -> list[list[int]]:
     """Token ids of each pair: <s> task: query </s></s> unit </s>, the query cut to 64 and the whole to 160."""
@@ -120,15 +113,6 @@ def validation_report(model: Reader, val: dict, pad: int) -> dict:
     return report
 
 
-def load_rows(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-def _origin_key(origin: str) -> str:
-    return origin if origin in ORIGIN_WEIGHTS else origin.split("-swap")[0]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=Path, required=True)
@@ -155,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer = e5file.piece_tokenizer()
     rows = load_rows(args.pairs)
     train_rows = [r for r in rows if r["split"] == "train"]
-    val_rows = _validation_subset([r for r in rows if r["split"] == "val"], args.val_per_origin, args.seed)
+    val_rows = validation_subset([r for r in rows if r["split"] == "val"], args.val_per_origin, args.seed)
     started = time.time()
     train_ids = encode_pairs(tokenizer, train_rows)
     val = {"ids": encode_pairs(tokenizer, val_rows), "labels": np.array([r["label"] for r in val_rows]),
@@ -163,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(train_rows)} training pairs, {len(val_rows)} validation pairs, tokenised in "
           f"{time.time() - started:.0f} s", flush=True)
     labels = torch.tensor([float(r["label"]) for r in train_rows])
-    weights = torch.tensor([ORIGIN_WEIGHTS.get(_origin_key(r["origin"]), 1.0) for r in train_rows])
+    weights = torch.tensor([ORIGIN_WEIGHTS.get(origin_key(r["origin"]), 1.0) for r in train_rows])
 
     table = torch.from_numpy(packed.word_rows(np.arange(packed.vocab)))
     model = Reader(encoder_from(packed, args.layers), table)
@@ -208,25 +192,6 @@ def main(argv: list[str] | None = None) -> int:
     torch.save({k: v for k, v in model.state_dict().items() if not k.startswith("words.")}, args.run / "final.pt")
     (args.run / "args.json").write_text(json.dumps({k: str(v) for k, v in vars(args).items()}, indent=1) + "\n")
     return 0
-
-
-def _validation_subset(rows: list[dict], per_origin: int, seed: int) -> list[dict]:
-    """Whole groups (a question with all its units) per origin, up to about `per_origin` pairs each."""
-    rng = random.Random(seed)
-    by_origin: dict[str, dict[str, list[dict]]] = {}
-    for r in rows:
-        by_origin.setdefault(r["origin"].split("-swap")[0].replace("-unanswerable", ""), {}).setdefault(r["group"], []).append(r)
-    out = []
-    for groups in by_origin.values():
-        keys = sorted(groups)
-        rng.shuffle(keys)
-        taken = 0
-        for key in keys:
-            if taken >= per_origin:
-                break
-            out.extend(groups[key])
-            taken += len(groups[key])
-    return out
 
 
 def _save(run: Path, model: Reader, optimiser, step: int) -> None:
