@@ -17,3 +17,19 @@ def test_a_label_over_an_example_answers_with_the_example(engine):
                        Request(question="How do I download a whole repository?", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered", trace.explanation
     assert "snapshot_download(" in trace.answer.answer  # not the label line alone
+
+
+
+def test_the_reader_reads_a_label_under_its_section_heading():
+    from pipeline.core.contracts import PackedLine, PackedSource
+    from pipeline.generate.extractive.composer import under_heading
+    from pipeline.text.units import units_of
+
+    lines = README.splitlines()
+    units = units_of(PackedSource(n=1, source_id="hub-readme", version=None, page=None, start_line=1, end_line=len(lines),
+                                  support_span=False, dated="", sibling_group="",
+                                  lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines))))
+    label = next(u for u in units if u.quote == "Or an entire repository")
+    assert under_heading(label).section == "Download files"
+    code = next(u for u in units if u.kind == "code")
+    assert under_heading(code) is code  # only a label is read so

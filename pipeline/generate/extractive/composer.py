@@ -12,6 +12,7 @@ sibling sources are checked by the engine (verify.conflicts), not here.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from collections.abc import Callable
 
 from pipeline.core.contracts import Context, Proposal, ProposedCitation
@@ -146,6 +147,16 @@ def introduction(unit: Unit) -> Unit | None:
     closing = [u for u in units if u.kind in READ_KINDS and u.end_line == unit.end_line and u.start_line > unit.start_line
                and unit.quote.endswith(u.quote)]
     return max(closing, key=lambda u: len(u.quote), default=None)
+
+
+def under_heading(label: Unit) -> Unit:
+    """A label over an example ("Or an entire repository" over its code) as the reader reads it: under its section's
+    heading ("Download files"), as a label line and its value are (`text.units`); alone it says too little to read."""
+    if label.section or not labels_code(label):
+        return label
+    above = [u for u in units_of(label.source) if u.kind == "heading" and u.end_line < label.start_line]
+    heading = max(above, key=lambda u: u.end_line, default=None)
+    return replace(label, section=heading.quote.lstrip("#").strip()) if heading is not None else label
 
 
 def sentences_inside(unit: Unit) -> list[Unit]:
@@ -438,7 +449,7 @@ class LocalExtractive:
                 # A command with the sentence that introduces it ("…as a tuple of both files' paths::"): the reader
                 # reads that sentence (it is not trained on code); a bare command stays unread.
                 intro = chosen if chosen.kind in READ_KINDS else introduction(best)
-                read = (intro, self._reader_score(question, intro)) if intro is not None else None
+                read = (intro, self._reader_score(question, under_heading(intro))) if intro is not None else None
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + narrowed
             if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
                 how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
