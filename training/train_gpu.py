@@ -24,24 +24,19 @@ import numpy as np
 import torch
 from torch import nn
 
+from pipeline.models.e5file import BLOCK_BYTES, dequantise
+
 from .e5_torch import Encoder
 from .train import Reader, auc
+from .train import collate as padded
 
 PART_BYTES = 15 * 2**20
-
-
-def dequantise(blocks: np.ndarray) -> np.ndarray:
-    scale = blocks[:, :2].copy().view(np.float16).astype(np.float32)
-    nibbles = blocks[:, 2:]
-    low = (nibbles & 0x0F).astype(np.int8) - 8
-    high = (nibbles >> 4).astype(np.int8) - 8
-    return np.concatenate([low, high], axis=1).astype(np.float32) * scale
 
 
 def _tensor(bundle, name: str, shape=None) -> torch.Tensor:
     raw, (dtype, count) = bundle[f"t:{name}"], bundle[f"d:{name}"]
     values = (np.frombuffer(raw.tobytes(), dtype=np.float32, count=count).copy() if dtype == 0
-              else dequantise(raw.reshape(-1, 18)).reshape(-1))
+              else dequantise(raw.reshape(-1, BLOCK_BYTES)).reshape(-1))
     return torch.from_numpy(values.reshape(shape) if shape else values)
 
 
@@ -62,7 +57,7 @@ def model_from(bundle, meta: dict) -> Reader:
     encoder.load_state_dict(state)
     table = torch.zeros(meta["vocab"], h)
     words = bundle["word_ids"].astype(np.int64)
-    table[torch.from_numpy(words)] = torch.from_numpy(dequantise(bundle["word_q4"].reshape(-1, 18)).reshape(len(words), h))
+    table[torch.from_numpy(words)] = torch.from_numpy(dequantise(bundle["word_q4"].reshape(-1, BLOCK_BYTES)).reshape(len(words), h))
     return Reader(encoder, table)
 
 
@@ -78,13 +73,8 @@ def sequences(bundle, pairs: np.ndarray, max_tokens: int) -> list[np.ndarray]:
 
 
 def collate(seqs: list[np.ndarray], pad: int, device) -> tuple[torch.Tensor, torch.Tensor]:
-    width = max(map(len, seqs))
-    arr = np.full((len(seqs), width), pad, dtype=np.int64)
-    mask = np.zeros((len(seqs), width), dtype=np.float32)
-    for i, s in enumerate(seqs):
-        arr[i, : len(s)] = s
-        mask[i, : len(s)] = 1.0
-    return torch.from_numpy(arr).to(device, non_blocking=True), torch.from_numpy(mask).to(device, non_blocking=True)
+    ids, mask = padded(seqs, pad)
+    return ids.to(device, non_blocking=True), mask.to(device, non_blocking=True)
 
 
 def batches(lengths: list[int], size: int, rng: random.Random) -> list[list[int]]:
