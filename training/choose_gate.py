@@ -2,6 +2,7 @@
 
     uv run --frozen python -m training.choose_gate [--split calib] [--out training/data/gate-calib.json]
     uv run --frozen python -m training.choose_gate --split val --product DIR [--product DIR …] --out …
+    uv run --frozen python -m training.choose_gate --split all --product training/questions/pdf … --out …  (shipped)
     uv run --frozen python -m training.choose_gate --questions FILE [--questions FILE …] --out …
 
 Every question of the split's articles is asked with the reader's check at a threshold of 1e-6, so the composer
@@ -81,10 +82,11 @@ def _row(trace, question) -> dict:
 
 def asked_product(folders: list[Path], split: str, min_support: float | None = None) -> list[dict]:
     """The same rows for the questions of product-shaped folders (`questions.jsonl` beside `docs/`) whose document is
-    in `split` (training/product_pairs.split_of): right is the evaluation's pass (a gold string in the answer)."""
+    in `split` (training/product_pairs.split_of; "all": every one, for a reader trained on none of them): right is the
+    evaluation's pass (a gold string in the answer)."""
     settings = Settings(min_reader=1e-6, **({} if min_support is None else {"min_support": min_support}))
     rows = []
-    in_split = lambda folder, item: split_of(folder.name, item["docs"][0]) == split  # noqa: E731
+    in_split = lambda folder, item: split in ("all", split_of(folder.name, item["docs"][0]))  # noqa: E731
     for _, item, trace in asked_items(folders, settings, in_split):
         rows.append(_product_row(item, trace))
     return rows

@@ -86,7 +86,7 @@ def lists(engine):
 
 
 def test_a_list_not_asked_for_is_answered_by_the_item_that_answers(engine, lists):
-    trace = ask_with(engine, lists, "How long must a staff password be?")
+    trace = ask_with(engine, lists, "What is the minimum length of a staff password?")
     answer = trace.answer
     assert answer.status == "answered"
     assert "14 characters" in answer.answer
@@ -94,6 +94,14 @@ def test_a_list_not_asked_for_is_answered_by_the_item_that_answers(engine, lists
     assert (answer.citations[0].start_line, answer.citations[0].end_line) == (5, 5)
     assert answer.citations[0].verified
     assert trace.proposal.reader_score >= trace.proposal.reader_threshold
+
+
+def test_a_list_whose_best_part_the_reader_misreads_is_quoted_whole(engine, lists):
+    """The reader reads "how long" as a duration (SQuAD's sense) and prefers "never reused within two years": that
+    part leaves the question's "long" to another, so the list is read and quoted whole, the answer inside it."""
+    trace = ask_with(engine, lists, "How long must a staff password be?")
+    assert trace.answer.status == "answered" and "14 characters" in trace.answer.answer
+    assert trace.answer.citations[0].verified and "so it is read whole" in trace.proposal.note
 
 
 def test_a_list_not_asked_for_is_read_by_the_reader_and_refused_when_neither_it_nor_a_part_answers(engine, lists):
