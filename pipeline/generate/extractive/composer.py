@@ -12,8 +12,8 @@ sibling sources are checked by the engine (verify.conflicts), not here.
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 
 from pipeline.core.contracts import Context, Proposal, ProposedCitation
 from pipeline.core.memory import release_free_memory
