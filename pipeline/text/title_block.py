@@ -49,6 +49,7 @@ _INSTITUTION = re.compile(
 _NAME_WORD = re.compile(r"(?:[A-Z][a-z\u00c0-\u024f'’]+(?:-[A-Z][a-z\u00c0-\u024f'’]+)?|[A-Z]\.(?:-?[A-Z]\.)*|"
                         r"van|von|der|den|de|da|di|du|la|le|bin|al|y)")
 _INITIALS = re.compile(r"[A-Z]{2}")
+_SPACING_ACCENT = re.compile("[\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7`]")
 _LETTER = re.compile(r"[^\W\d_]")
 _MARKS = re.compile(r"[\d*∗†‡§¶‖#⋆⋄♯♭,;]+|\(\s*\)")
 _LEADING_MARK = re.compile(r"^\s*(?:\d{1,2}|[*∗†‡§¶‖#⋆])(?=\D)")
@@ -82,6 +83,7 @@ def line_role(text: str) -> str:
 def _names_only(text: str) -> bool:
     """Is the line personal names and nothing else ("Jens Gramm1<TAB>Tzvika Hartman2", "Ann Author† and Second
     Author‡", "李清")? Each name is two to five words, all of them a name's."""
+    text = _SPACING_ACCENT.sub("", text)  # "Putsch¨ogl": TeX's accent over a letter, extracted beside it
     parts = [part.strip() for part in _SEPARATORS.split(text.strip()) if part and part.strip()]
     parts = [_MARKS.sub("", part).strip() for part in parts]
     parts = [part for part in parts if part]

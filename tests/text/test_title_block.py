@@ -26,6 +26,7 @@ def opening(*lines: tuple[str, str], page: int | None = 1, start: int = 1, furni
     ("IBM Watson", ""),
     ("G.K.M. Tobin∗", "author"),
     ("李清", "author"),
+    ("Wolfgang Putsch¨ogl", "author"),  # TeX's accent, extracted beside its letter
     ("2Bar-Ilan University, Ramat-Gan, Israel", "affiliation"),
     ("The Kumquat Consortium", "affiliation"),
     ("(Dated: August 10, 2010)", "date"),
