@@ -130,7 +130,7 @@ _THIS_DOCUMENT = re.compile(r"\b(?:this|that|these|those)\s+(?:(?:proposed|final
                             r"guide|guideline|manual|form|page|section|chapter|regulation|notice|act|law|standard|"
                             r"rfc|pep|readme|memo|letter|contract|agreement|book|text|list|chart|spreadsheet|"
                             r"publication|specification|spec|handbook|brochure|leaflet|statement|presentation|slide|"
-                            r"website|site|post|thesis|dissertation)s?\b", re.I)
+                            r"website|site|post|thesis|dissertation|template|tutorial|package|class|bundle|library|module)s?\b", re.I)
 
 
 def is_follow_up(question: str) -> bool:

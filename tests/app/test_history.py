@@ -57,7 +57,8 @@ def test_this_and_a_kind_of_document_points_at_the_document_not_the_previous_que
     from ui.history import is_follow_up, resolve
 
     for question in ("Why does the FAA want this rule?", "Who wrote this report?", "What does this proposed directive cover?",
-                     "Who are the authors of this publication?", "When was this specification last updated?"):
+                     "Who are the authors of this publication?", "When was this specification last updated?",
+                     "Who wrote this package?", "Which version of this class does the manual describe?"):
         assert not is_follow_up(question), question
         assert resolve(question, "how many airplanes are affected") == question
     assert is_follow_up("Is this allowed?") and is_follow_up("How much does this hotel cost?")
