@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from pathlib import Path
 
 import numpy as np
@@ -92,7 +91,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--val-per-origin", type=int, default=600)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
-    random.seed(args.seed)
     meta = build(args.pairs, args.out, args.layers, args.val_per_origin, args.seed)
     print(json.dumps(meta), f"{args.out.stat().st_size / 2**20:.1f} MiB", flush=True)
     return 0

