@@ -45,7 +45,8 @@ from pipeline.text.adornments import adornment_lines
 from pipeline.text.footnotes import NOTE_OPENING
 from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns
 
-LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
+# A letter marker is not one before another initial: "A. N. Other", "V. S. Naipaul" are names.
+LIST_ITEM = re.compile(r"^\s*(?![A-Z]\.\s+[A-Z]\.\s)(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
@@ -564,7 +565,7 @@ class _UnitReader:
             self._row(kind, block)
         elif kind == "code":
             self.marked_header = False
-            self.units.extend(_code_units(self.source, block, self.units[-1] if self.units else None))
+            self.units.extend(_code_units(self.source, block, _last_read(self.units)))
         else:
             self.marked_header = False
             if kind == "heading":
@@ -648,13 +649,40 @@ def labels_code(unit: Unit) -> bool:
 def _track_list(lists: list, open_list, kind: str, block: list[PackedLine], units: list[Unit]):
     """Lists introduced by a heading or a sentence ending in ":": a block adds its item to the list still
     open, or opens one (appended to `lists` as (intro unit, item blocks)). Returns the list open after it."""
-    if kind == "item" and open_list is not None and len(open_list[1]) < MAX_LIST_ITEMS:
+    if (kind == "item" and open_list is not None and len(open_list[1]) < MAX_LIST_ITEMS
+            and (not open_list[1] or _goes_on(open_list[1], block))):
         open_list[1].append(block)
         return open_list
-    if kind in ("heading", "prose") and units and (units[-1].kind == "heading" or introduces(units[-1])):
-        lists.append((units[-1], []))
+    last = _last_read(units)
+    if kind in ("heading", "prose") and last is not None and (last.kind == "heading" or introduces(last)):
+        lists.append((last, []))
         return lists[-1]
     return None
+
+
+def _marker(block: list[PackedLine]) -> str:
+    marker = LIST_ITEM.match(block[0].text)
+    return marker.group(0).strip().lstrip("(").rstrip(".)") if marker else ""
+
+
+def _marker_kind(mark: str) -> str:
+    return "number" if mark.isdigit() else "letter" if mark.isalpha() else "bullet"
+
+
+def _goes_on(items: list[list[PackedLine]], block: list[PackedLine]) -> bool:
+    """Does an item belong to the list whose items so far are `items`? It goes on with the list's own markers or
+    the sublist's it is in, or it opens a sublist ("a.", "1.", a bullet); "2. Choose …" right after a bulleted list
+    is another list's (a column beside it, a later section's steps)."""
+    mark = _marker(block)
+    kind = _marker_kind(mark)
+    return (kind in (_marker_kind(_marker(items[0])), _marker_kind(_marker(items[-1])))
+            or kind == "bullet" or mark in ("1", "a", "A", "i", "I"))
+
+
+def _last_read(units: list[Unit]) -> Unit | None:
+    """The unit a reader reads last so far: the block's last sentence, not the pair a sentence opening with "This"
+    makes with the one before it (`_sentences` adds those pairs after the block's sentences)."""
+    return max(reversed(units), key=lambda u: (u.end_line, u.start_line), default=None)
 
 
 def _section_at(units: list[Unit], line: int) -> str:

@@ -11,9 +11,9 @@ from pipeline.core.contracts import PackedLine, PackedSource
 from pipeline.text.units import opens_inside_code, units_of
 
 
-def _source(lines, in_code=False):
+def _source(lines, in_code=False, page=None):
     return PackedSource(
-        n=1, source_id="doc", version=None, page=None, start_line=1, end_line=len(lines), support_span=False,
+        n=1, source_id="doc", version=None, page=page, start_line=1, end_line=len(lines), support_span=False,
         dated="", sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines)),
         in_code=in_code,
     )
@@ -163,6 +163,33 @@ def test_a_list_under_a_heading_or_a_colon_is_also_one_unit_and_headings_are_nev
     # Each item is still a unit, scored with its section heading.
     assert next(u for u in units if u.start_line == 3).section == "Requirements"
     assert [u.kind for u in units if u.start_line == 1 and u.end_line == 1] == ["heading"]
+
+
+def test_a_colon_after_a_this_sentence_still_introduces_its_list():
+    """A sentence opening with "This" is also read with the one before it; that pair does not hide the colon of
+    the paragraph's last sentence (opteng's "requires the following packages … :" lost its bullets)."""
+    units = units_of(_source([
+        "It estimates the page length. This template gives simple instructions.",
+        "The style requires the following packages:",
+        "• overcite for citations", "• geometry for the page layout",
+    ], page=1))
+    assert [(u.start_line, u.end_line) for u in units if u.kind == "list"] == [(2, 4)]
+
+
+def test_a_list_takes_its_own_and_its_sublists_items_but_not_another_lists():
+    units = units_of(_source([
+        "The style requires these packages:", "- overcite", "- geometry",
+        "2. Choose either option in the class.",  # the other column's numbered steps, read next
+        "", "Install it in two steps:", "1. Download the bundle:", "a. the zip file", "b. its checksum",
+        "2. Unpack it.",
+    ]))
+    assert [(u.start_line, u.end_line) for u in units if u.kind == "list"] == [(1, 3), (6, 10)]
+
+
+def test_initials_are_a_name_not_a_list_item():
+    units = units_of(_source(["A. N. Other, MEMBER SPIE", "Research Group", "", "A. Introduction to the class"]))
+    assert [u.kind for u in units if u.start_line == 1] == ["sentence"]
+    assert [u.kind for u in units if u.start_line == 4] == ["item"]
 
 
 def test_what_are_the_requirements_is_answered_with_the_list_lines_kept(engine):
