@@ -43,7 +43,8 @@ _CONTACT_LABEL = re.compile(r"\bE-?mail\b|\bTel\b|电话|邮箱", _I)
 _INSTITUTION = re.compile(
     r"\b(?:universit\w*|institut\w*|college|school|department|dept|facult\w*|laborator\w*|lab|cent(?:er|re)|society|"
     r"association|inc|ltd|llc|gmbh|b\.\s?v|plc|pvt|corporation|corp|company|foundations?|academy|research|group|press|publish\w*|"
-    r"council|agency|authority|office|ministry|bureau|hospital|collaboration|consortium|address|road|street|avenue|suite|box)\b"
+    r"council|agency|authority|office|ministry|bureau|hospital|collaboration|consortium|address|road|street|avenue|suite|box|"
+    r"county|province|prefecture|district)\b"
     r"|大学|学院|研究所|研究院|实验室|公司|中心|协会|学会|出版社|委员会", _I)
 # A name's own words: capitalised (with an accent, a hyphen or an apostrophe), an initial, or a particle.
 _NAME_WORD = re.compile(r"(?:[A-Z][a-z\u00c0-\u024f'’]+(?:-[A-Z][a-z\u00c0-\u024f'’]+)?|[A-Z]\.(?:-?[A-Z]\.)*|"
@@ -191,9 +192,11 @@ def title_block(source: PackedSource) -> TitleBlock | None:
     if source.page not in (None, 1) or source.start_line != 1:  # a window further down the page has no title
         return None
     # A paper's title repeats as the running head of its other pages ("The Name of the Title Is Hope"), so its line on
-    # the first page is marked as one: a heading among the first lines is still the title.
+    # the first page is marked as one: a heading among the first lines is still the title. A talk's date repeats in
+    # every slide's footer: on the title slide it is still the date.
     lines = [line for index, line in enumerate(source.lines) if line.text.strip()
-             and (not line.furniture or (index < TITLE_WITHIN and line.role == "heading"))]
+             and (not line.furniture or (index < TITLE_WITHIN and line.role == "heading")
+                  or (index < MAX_BLOCK_LINES and line_role(line.text) == "date"))]
     start = next((i for i, line in enumerate(lines[:TITLE_WITHIN]) if line.role == "heading"), None)
     if start is not None and any(_is_text(line.text) for line in lines[:start]):
         return None  # a heading under running text is a section's

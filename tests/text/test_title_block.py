@@ -35,6 +35,7 @@ def opening(*lines: tuple[str, str], page: int | None = 1, start: int = 1, furni
     ("2022/07/14\tv3.1∗", "version"),
     ("†syvshc@foxmail.com", "contact"),
     ("Christchurch, New Zealand", ""),
+    ("County Limerick", "affiliation"),  # an address line, not a name
     ("This line break forced with \\\\", ""),
     ("目录", ""),
 ])
@@ -90,6 +91,14 @@ def test_a_title_repeated_as_the_running_head_of_other_pages_is_still_the_title(
     assert [u.quote for u in block.units("title")] == ["The Name of the Title Is Hope"]
     assert [u.start_line for u in block.units("author")] == [2, 3]
     assert all(line.number != 5 for line, _ in block.lines)  # a running foot further down stays out
+
+
+def test_a_talk_s_date_repeated_in_every_slide_s_footer_still_dates_its_title_slide():
+    # beamer-verona's title slide: title and date repeat in each slide's foot, so the parser marks both on page 1
+    block = title_block(opening(("A simple template", "heading"), ("With a subtitle", "heading"), ("Ivan Valbusa", ""),
+                                ("Department of Philology, Literature, and Linguistics", ""), ("University of Verona", ""),
+                                ("November 27, 2015", ""), furniture=(1, 6)))
+    assert [u.quote for u in block.units("date")] == ["November 27, 2015"]
 
 
 def test_an_author_s_institution_is_found_by_the_mark_after_the_name_or_under_the_name_s_line():
