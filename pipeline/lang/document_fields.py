@@ -43,7 +43,8 @@ _ASKS: dict[str, re.Pattern] = {
         r"\bwhat\s+date\s+(?:is|was)\s+(?:printed|given|shown|written|stated|on)\b"
         rf"|\bwhat\s+date\s+(?:does|did)\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,4}}?{_DOCUMENT}\s+(?:carry|have|bear|show|give)\b"
         rf"|\bwhen\s+(?:was|is)\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,4}}?{_DOCUMENT}\s+(?:written|dated|published|issued|"
-        r"released|signed|created|prepared)\b"
+        r"released|signed|created|prepared|compiled|produced|sent|updated|last\s+updated|"
+        r"given|held|delivered|presented)\b"  # a talk's slides: "When was the presentation given?"
         rf"|\bwhat(?:'s|\s+is)\s+the\s+date\s+(?:of|on)\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,4}}?{_DOCUMENT}\b"
         r"|what\s+is\s+its\s+date\b|(?:这份|这篇|本|标题页|封面)[^？?]{0,20}(?:日期|哪天|什么时候写)", _I),
     "version": re.compile(

@@ -102,11 +102,15 @@ def name_words(text: str) -> list[str]:
     return re.findall(r"[^\W\d_]+", _fold(text))
 
 
+_INNER_STOP = re.compile(r"(?<=\w)\.(?=\w)")  # "Ph.D." is how a text writes "PhD"
+
+
 def unmentioned_names(names: list[str], text: str) -> list[str]:
     """The names of `names` that `text` does not mention. A name is mentioned when one of its words (not a
     mere qualifier like "Great" or "New") starts a word of the text, its last letters free: "Normans" by
     "Norman", "European" by "Europe", "Hawley's" by "HAWLEY", "Great Britain" by "Britain"."""
     folded = _fold(text)
+    folded = f"{folded}\n{_INNER_STOP.sub('', folded)}" if _INNER_STOP.search(folded) else folded
     missing = []
     for name in names:
         words = [w for w in _fold(name).replace("'s", "").replace("’s", "").split() if w not in _QUALIFIERS] or _fold(name).split()

@@ -403,6 +403,8 @@ def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
     # "How many US-registered planes …?" of a directive that writes "airplanes of U.S. registry" had abstained
     assert unmentioned_names(["US-registered"], "This AD affects 73 airplanes of U.S. registry.") == []
     assert unmentioned_names(["US-registered"], "This AD affects 73 airplanes of Canadian registry.") == ["US-registered"]
+    # "Where did she get her PhD?" of a biosketch whose table writes "Ph.D." had abstained: PhD unmentioned
+    assert unmentioned_names(["PhD", "Harvard"], "University of Vermont\tPh.D.\t05/1996") == ["Harvard"]
 
 
 def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_there_is_none():

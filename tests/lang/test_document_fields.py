@@ -21,6 +21,7 @@ from pipeline.lang.document_fields import asked_affiliation, asked_particulars
     ("What date does the manual carry?", ("date",)),
     ("What date is printed on the sample manuscript?", ("date",)),
     ("When was this report published?", ("date",)),
+    ("When was the presentation given?", ("date",)),  # a talk's slides date its title page
     ("Which version of the llncs class are these instructions for?", ("version",)),
     ("Which version of the bundle does this describe?", ("version",)),
     ("Which version of xpinyin does this manual document, and what is its date?", ("date", "version")),
