@@ -86,11 +86,24 @@ _MEASUREMENT = re.compile(r"[\d\s.,]*\d\s*(?:[KMGTP]i?B(?:/s)?|[kMG]?bps|[kMG]?H
 
 
 def is_header(text: str) -> bool:
-    """A row whose fields are mostly words (column names), not figures."""
+    """A row whose fields are mostly words (column names), not figures, or that names its columns by consecutive
+    years ("Note\t2023\t2022" over an income statement's rows)."""
     cells = fields(text)
     wordy = sum(1 for f in cells if not _NUMERIC_FIELD.fullmatch(f) and not _AMOUNT_IN_WORDS.search(f)
                 and not _MEASUREMENT.fullmatch(f))
-    return len(cells) >= 2 and wordy >= 0.75 * len(cells)
+    return len(cells) >= 2 and (wordy >= 0.75 * len(cells) or _names_years(cells))
+
+
+_YEAR_COLUMN = re.compile(r"(?:FY\s?)?((?:19|20)\d\d)(?:[/-]\d\d)?", re.IGNORECASE)  # "2023", "FY2023", "2023/24"
+
+
+def _names_years(cells: list[str]) -> bool:
+    """Are the cells consecutive years, after at most one label without figures ("Note", "in € thousands")? A row of
+    a timeline ("Phase 1\t2019\t2021") is data: its years are not consecutive, its label has a figure."""
+    years = [int(match.group(1)) for cell in cells if (match := _YEAR_COLUMN.fullmatch(cell))]
+    labels = [cell for cell in cells if not _YEAR_COLUMN.fullmatch(cell)]
+    return (len(years) >= 2 and len(labels) <= 1 and not any(ch.isdigit() for label in labels for ch in label)
+            and all(abs(a - b) == 1 for a, b in zip(years, years[1:])))
 
 
 def names_columns(text: str) -> bool:
@@ -203,6 +216,24 @@ def _column_names(header: str) -> list[str]:
             for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
 
 
+_ASKED_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d\d)(?![\d.])")
+
+
+def other_years_only(question: str, row) -> bool:
+    """Does a row's header name its columns by years (`_names_years`) none of which the question asks for? "What was
+    the net profit in 2021?" is not answered by a statement of 2023 and 2022."""
+    asked = set(_ASKED_YEAR.findall(question))
+    if not asked or not getattr(row, "header", ""):
+        return False
+    columns = widest_header_row(row.header)
+    if not _names_years([cell for cell in columns if cell]):
+        return False
+    return not asked & {match.group(1) for cell in columns if (match := _YEAR_COLUMN.fullmatch(cell))}
+
+
+MOST_KEY_WORDS = 3  # a key this many words long is named by all of them but one
+
+
 def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:
     """The table row a question names by its key (first cell) and at least one of its columns, with that
     key and those column names (none for a two-column table); None when no row is named or when rows with
@@ -219,7 +250,7 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
     asked = question.casefold()
     names = english_names(question)
     asked_tokens = set(tokens(question))
-    whole, by_words, by_names, by_cells = [], [], [], []
+    whole, by_words, by_names, by_cells, by_most = [], [], [], [], []
     for row in rows:
         cells = fields(row.quote)
         key = cells[0].strip(KEY_TRIM) if cells else ""
@@ -233,7 +264,9 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             by_names.append((row, key))
         elif names and not unmentioned_names(names, row.quote):
             by_cells.append((row, key))
-    named = whole or by_words or by_names or by_cells or _rows_in_asked_unit(question, rows)
+        elif len(key_tokens) >= MOST_KEY_WORDS and len(key_tokens - asked_tokens) == 1:
+            by_most.append((row, key))  # "the net profit in 2023" names "Net profit for the year"
+    named = whole or by_words or by_names or by_cells or by_most or _rows_in_asked_unit(question, rows)
     found = [(row, key, columns) for row, key in named
              if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
@@ -311,6 +344,10 @@ def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
     if len(widest) != len(cells):
         widest = max((fields(line) for line in row.header.split("\n")), key=len)
         cells = fields(row.quote.split("\n")[0])
+    if len(widest) == len(cells) - 1 and all(_NUMERIC_FIELD.fullmatch(cell) for cell in cells[1:]):
+        # A row of a key and figures under a header one cell short: the stub column, the rows' keys, is left
+        # unnamed ("Note\t2023\t2022" over "Personnel costs\t9\t(81,337)\t(76,540)").
+        widest = ["", *widest]
     if len(widest) != len(cells):
         return []
     names = [name.strip(KEY_TRIM) for name in widest]

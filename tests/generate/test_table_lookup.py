@@ -187,3 +187,39 @@ def test_a_column_is_named_by_the_word_a_question_asks_it_with():
     assert named_row("When did the Denver trip begin?", rows, tokens)[2] == ["START"]
     assert named_row("What did the Austin trip cost?", rows, tokens)[2] == ["AMOUNT"]
     assert named_row("Who booked the Austin trip?", rows, tokens) is None  # no column for it
+
+
+STATEMENT = ("---\nid: statement\n---\nConsolidated income statement\nYear ended 31 December 2023\n"
+             "Note\t2023\t2022\nRevenue from sales and services\t5\t412,530\t389,117\nOther income\t6\t8,214\t6,902\n"
+             "Personnel costs\t9\t(81,337)\t(76,540)\nOperating profit (EBIT)\t43,180\t33,537\n"
+             "Profit before tax\t37,568\t29,989\nNet profit for the year\t27,426\t21,892\n")
+
+
+def test_an_income_statement_s_columns_are_named_by_their_years():
+    from pipeline.text.tables import is_header
+
+    assert is_header("Note\t2023\t2022") and is_header("2022\t2023\t2024") and is_header("FY2023\tFY2022")
+    assert not is_header("Phase 1\t2019\t2021") and not is_header("Launch\t2019\t2021")  # a timeline's row: data
+    assert not is_header("Founded\t1998")
+
+
+def test_a_row_is_named_by_all_but_one_of_its_key_s_words():
+    tokens = Tokenizer().tokens
+    header = "Note\t2023\t2022"
+    rows = [_row("Net profit for the year\t27,426\t21,892", header), _row("Profit before tax\t37,568\t29,989", header),
+            _row("Operating profit (EBIT)\t43,180\t33,537", header)]
+    row, key, columns = named_row("What was the net profit in 2023?", rows, tokens)
+    assert (key, columns) == ("Net profit for the year", ["2023"])
+    assert named_row("What was the profit in 2023?", rows, tokens) is None  # names no row by most of its key
+
+
+def test_an_income_statement_row_is_answered_with_the_asked_year_s_cell(engine):
+    corpus = engine.corpus([engine.parse(STATEMENT.encode("utf-8"), "statement.txt")])
+    trace = engine.ask(corpus, Request(question="What were personnel costs in 2023?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "Personnel costs" in trace.answer.answer and "Net profit" not in trace.answer.answer
+    assert "2023: (81,337)" in trace.proposal.note  # the unnamed stub column left of the years, lined up
+    net = engine.ask(corpus, Request(question="What was the net profit in 2022?", date=REQUEST_DATE), Settings())
+    assert net.answer.status == "answered" and "2022: 21,892" in net.proposal.note
+    absent = engine.ask(corpus, Request(question="What was the net profit in 2021?", date=REQUEST_DATE), Settings())
+    assert absent.answer.status == "abstained"

@@ -51,7 +51,7 @@ from pipeline.lang.questions import (
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer, has_cjk
-from pipeline.text.tables import asked_cells, asked_unit, named_row
+from pipeline.text.tables import asked_cells, asked_unit, named_row, other_years_only
 from pipeline.text.units import (
     Unit,
     introduces,
@@ -320,7 +320,7 @@ class LocalExtractive:
         keeps the units that pass it, and abstains naming itself when none does."""
         rows = scored
         for check in (self._not_contents, self._typed, self._named, self._not_opposed, self._of_the_asked_number,
-                      self._stating_extreme):
+                      self._of_the_asked_year, self._stating_extreme):
             kept = check(context, rows)
             if isinstance(kept, Proposal):
                 return kept
@@ -387,6 +387,11 @@ class LocalExtractive:
             return kept
         asked = ", ".join(f"{r.label} {' or '.join(sorted(r.numbers))}" for r in references)
         return self._none_fits(named, f"the question asks about {asked} and every candidate unit names another")
+
+    def _of_the_asked_year(self, context: Context, rows: list) -> list | Proposal:
+        """The units that are not rows of a table whose columns are other years than the one asked."""
+        kept = [row for row in rows if not other_years_only(context.question, row.unit)]
+        return kept or self._none_fits(rows, "the question asks about a year that no candidate table's columns give")
 
     def _not_opposed(self, context: Context, named: list) -> list | Proposal:
         """The units that do not speak only of the opposite of what the question asks. "How do I download a file?"
