@@ -270,3 +270,17 @@ def test_a_command_over_its_description_answers_how_do_i_with_it(engine):
     (citation,) = trace.answer.citations
     assert citation.quote == "\\begin{turnpage}\nRotate a table or figure by 90 degrees into landscape mode."
     assert trace.proposal.reader_score is not None  # the reader read the description
+
+
+def test_a_drop_cap_joins_the_word_it_begins_and_leaves_the_lines_beside_it_apart():
+    """IEEE papers open their first paragraph with a letter three lines tall: its height made one row of the lines
+    beside it, in a scrambled order ("T systems. … contained here … flow” of …")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 128), "T", fontsize=40)
+    lines = ["HIS is the guide to the print test, which checks", "the output of each system. It was first written",
+             "for users of the class file, and most of it", "applies to anyone who needs correct output."]
+    for index, text in enumerate(lines):
+        page.insert_text((104 if index < 3 else 72, 100 + 12 * index), text, fontsize=10)
+    parsed = parse_pdf(doc.tobytes(), "dropcap.pdf")
+    assert _texts(parsed.pages[0]) == ["THIS is the guide to the print test, which checks", *lines[1:]]

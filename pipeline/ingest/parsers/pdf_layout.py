@@ -433,6 +433,34 @@ def _page_atoms(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) ->
                 atoms.extend(_Atom(piece, bold=atom.bold, mono=atom.mono) for piece in pieces)
                 continue
         atoms.append(atom)
+    return _with_drop_caps(atoms)
+
+
+DROP_CAP_LINES = 2.5  # a drop cap is at least this many body lines tall
+
+
+def _with_drop_caps(atoms: list[_Atom]) -> list[_Atom]:
+    """A paragraph's drop cap ("T" three lines tall beside "HIS is the documentation …", as IEEE papers open) joined
+    to the word it begins. Left apart, the letter's height made one row of the three lines beside it."""
+    caps = [a for a in atoms if len(a.words) == 1 and len(a.words[0][4]) == 1 and a.words[0][4].isupper()]
+    if not caps:
+        return atoms
+    body = sorted(a.y1 - a.y0 for a in atoms if len(a.words) > 1) or [0.0]
+    line = body[len(body) // 2]
+    for cap in caps:
+        if line <= 0 or cap.y1 - cap.y0 < DROP_CAP_LINES * line:
+            continue
+        # The first line beside it: a line of words (not a formula's "S12" or "g" beside a large summation sign)
+        # starting right of the letter, its top level with the letter's top.
+        beside = [a for a in atoms if a is not cap and a.table is None and 0 <= a.x0 - cap.x1 <= 3 * line
+                  and abs(a.y0 - cap.y0) <= line and len(a.words) >= 3 and a.words[0][4].rstrip(",.;:").isalpha()]
+        if not beside:
+            continue
+        first = min(beside, key=lambda a: a.y0)
+        x0, y0, x1, y1, text = first.words[0]
+        first.words[0] = (cap.x0, y0, x1, y1, cap.words[0][4] + text)
+        first.x0 = min(first.x0, cap.x0)
+        atoms = [a for a in atoms if a is not cap]
     return atoms
 
 
