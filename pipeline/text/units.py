@@ -680,9 +680,11 @@ def _goes_on(items: list[list[PackedLine]], block: list[PackedLine]) -> bool:
 
 
 def _last_read(units: list[Unit]) -> Unit | None:
-    """The unit a reader reads last so far: the block's last sentence, not the pair a sentence opening with "This"
-    makes with the one before it (`_sentences` adds those pairs after the block's sentences)."""
-    return max(reversed(units), key=lambda u: (u.end_line, u.start_line), default=None)
+    """The unit a reader reads last so far: the one ending last, not whatever `_sentences` appended last (the pairs a
+    sentence opening with "This" makes with the one before it come after the block's sentences). When the last
+    sentence is such a one ("… should be removed from sshd_config. These are:"), its pair, which says what "These"
+    are."""
+    return max(reversed(units), key=lambda u: (u.end_line, -u.start_line), default=None)
 
 
 def _section_at(units: list[Unit], line: int) -> str:

@@ -174,6 +174,13 @@ def test_a_colon_after_a_this_sentence_still_introduces_its_list():
         "• overcite for citations", "• geometry for the page layout",
     ], page=1))
     assert [(u.start_line, u.end_line) for u in units if u.kind == "list"] == [(2, 4)]
+    # When the colon's sentence is the one opening with "These", the list comes with the sentence saying what they are.
+    units = units_of(_source([
+        "Protocol 1 is gone, so its options should be removed from", "sshd_config. These are:",
+        "• KeyRegenerationInterval", "• ServerKeyBits",
+    ], page=1))
+    listed = [u for u in units if u.kind == "list"]
+    assert len(listed) == 1 and listed[0].quote.startswith("Protocol 1 is gone") and listed[0].end_line == 4
 
 
 def test_a_list_takes_its_own_and_its_sublists_items_but_not_another_lists():
