@@ -39,6 +39,11 @@ CSS = """
 .rag-badge.partial{background:#fff4d6;color:#6b4a00;border:1px solid #c98a00}
 .rag-dropped del,.rag-table del{text-decoration:line-through;text-decoration-thickness:2px}
 .rag-answer{font-size:15px;line-height:1.55;margin:.6em 0;white-space:pre-wrap}
+.rag-row{border-collapse:collapse;margin:.2em 0 .6em;font-size:13px}
+.rag-row caption{text-align:left;color:var(--body-text-color-subdued,#555);font-size:12px;padding-bottom:2px}
+.rag-row th,.rag-row td{border:1px solid var(--border-color-primary,#ddd);padding:2px 8px;text-align:right;font-variant-numeric:tabular-nums}
+.rag-row th{background:var(--background-fill-secondary,#f4f4f5)}
+.rag-row th:first-child,.rag-row td:first-child{text-align:left}
 .rag-mark{font:600 12px ui-monospace,monospace;padding:0 3px;border-radius:4px}
 .rag-mark.ok{background:#c9efd5;color:#0a6b2c}.rag-mark.no{background:#f8d2bd;color:#9c3000;text-decoration:line-through}
 .rag-cit{border-left:4px solid #bbb;padding:4px 8px;margin:6px 0}
@@ -421,7 +426,7 @@ def _status_html(trace: Trace) -> list[str]:
     if a.status == "answered":
         return [f'<span class="rag-badge {"partial" if a.partial else "ok"}">{_e(answer_mark(a))}</span>',
                 f'<div class="rag-answer">{_answer_with_marks(a.answer or "", a.citations, a.dropped_citations)}</div>',
-                dropped_claims_html(a)]
+                _row_cells_html(trace), dropped_claims_html(a)]
     parts = [f'<span class="rag-badge no">{_e(answer_mark(a))}</span>',
              f'<div class="rag-answer"><b>Reason code:</b> <code>{_e(a.reason_code)}</code></div>']
     if trace.proposal is not None and trace.proposal.answer:
@@ -429,6 +434,17 @@ def _status_html(trace: Trace) -> list[str]:
                      f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
     parts.append(dropped_claims_html(a))
     return parts
+
+
+def _row_cells_html(trace: Trace) -> str:
+    """A quoted table row under its column names, so that "(81,337)" reads as 2023's personnel costs."""
+    cells = trace.proposal.row_cells if trace.proposal is not None else []
+    if not cells:
+        return ""
+    names = "".join(f"<th>{_e(name)}</th>" for name, _ in cells)
+    values = "".join(f"<td>{_e(cell)}</td>" for _, cell in cells)
+    return (f"<table class='rag-row' id='answer-row'><caption>The quoted row under its table's header</caption>"
+            f"<tr>{names}</tr><tr>{values}</tr></table>")
 
 
 # Display-only rewording of the engine's explanation (the trace keeps its words, shown in the tooltip).

@@ -337,7 +337,14 @@ def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
     """(column, cell) for each asked column of `row`, read off by position; [] when the row's cells do not line
     up one to one with its header's widest row (an empty cell left out, a cell split in two): a cell is
     pointed at only when it is certain."""
-    if not row.header or not columns:
+    if not columns:
+        return []
+    return [(name, cell) for name, cell in row_cells(row) if name in columns]
+
+
+def row_cells(row) -> list[tuple[str, str]]:
+    """(column, cell) for every cell of `row` under its header's widest row; [] when they do not line up one to one."""
+    if not row.header:
         return []
     widest = widest_header_row(row.header)
     cells = cells_in_place(row.quote.split("\n")[0])
@@ -350,6 +357,5 @@ def asked_cells(row, columns: Sequence[str]) -> list[tuple[str, str]]:
         widest = ["", *widest]
     if len(widest) != len(cells):
         return []
-    names = [name.strip(KEY_TRIM) for name in widest]
-    return [(name, cell) for name, cell in zip(names, cells) if name in columns]
+    return [(name.strip(KEY_TRIM), cell) for name, cell in zip(widest, cells)]
 

@@ -191,12 +191,7 @@ def title_block(source: PackedSource) -> TitleBlock | None:
     """The title block a packed source opens with, when it opens a document's first page with a title; else None."""
     if source.page not in (None, 1) or source.start_line != 1:  # a window further down the page has no title
         return None
-    # A paper's title repeats as the running head of its other pages ("The Name of the Title Is Hope"), so its line on
-    # the first page is marked as one: a heading among the first lines is still the title. A talk's date repeats in
-    # every slide's footer: on the title slide it is still the date.
-    lines = [line for index, line in enumerate(source.lines) if line.text.strip()
-             and (not line.furniture or (index < TITLE_WITHIN and line.role == "heading")
-                  or (index < MAX_BLOCK_LINES and line_role(line.text) == "date"))]
+    lines = _first_page_lines(source)
     start = next((i for i, line in enumerate(lines[:TITLE_WITHIN]) if line.role == "heading"), None)
     if start is not None and any(_is_text(line.text) for line in lines[:start]):
         return None  # a heading under running text is a section's
@@ -217,6 +212,15 @@ def title_block(source: PackedSource) -> TitleBlock | None:
             break
         particulars.append((line, line_role(line.text)))
     return TitleBlock(source, tuple(title), tuple(particulars))
+
+
+def _first_page_lines(source: PackedSource) -> list[PackedLine]:
+    """The first page's lines with text, without its running heads and feet — but for a paper's title, which repeats
+    as the running head of its other pages ("The Name of the Title Is Hope"): a heading among the first lines is still
+    the title; and for a talk's date, which repeats in every slide's footer: on the title slide it is still the date."""
+    return [line for index, line in enumerate(source.lines) if line.text.strip()
+            and (not line.furniture or (index < TITLE_WITHIN and line.role == "heading")
+                 or (index < MAX_BLOCK_LINES and line_role(line.text) == "date"))]
 
 
 def _is_text(text: str) -> bool:

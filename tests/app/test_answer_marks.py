@@ -87,3 +87,16 @@ def test_a_score_just_below_its_threshold_never_reads_as_equal(logic_engine, mak
                         note="the best unit [harbour:2] scores 0.0996 < threshold 0.10")
     kind, words = answers_mark(_trace(logic_engine, make_corpus, proposal))
     assert kind == "no" and ">0.0996<" in words and ">0.10<" in words
+
+
+def test_a_row_answer_is_shown_under_its_column_names_and_escaped(engine):
+    statement = ("---\nid: statement\n---\nIncome statement\nNote\t2023\t2022\n"
+                 "Personnel costs <staff>\t9\t(81,337)\t(76,540)\nNet profit for the year\t27,426\t21,892\n")
+    corpus = engine.corpus([engine.parse(statement.encode("utf-8"), "statement.txt")])
+    trace = engine.ask(corpus, Request(question="What were personnel costs in 2023?", date=dt.date(2026, 9, 14)))
+    assert trace.answer.status == "answered", trace.explanation
+    shown = answer_html(trace)
+    assert "id='answer-row'" in shown
+    assert "<th>2023</th><th>2022</th></tr><tr><td>Personnel costs &lt;staff&gt;</td><td>9</td><td>(81,337)</td>" in shown
+    sentence = engine.ask(engine.corpus([engine.parse(POLICY.encode("utf-8"), "harbour.md")]), REQUEST)
+    assert sentence.answer.status == "answered" and "id='answer-row'" not in answer_html(sentence)

@@ -219,6 +219,7 @@ def test_an_income_statement_row_is_answered_with_the_asked_year_s_cell(engine):
     assert trace.answer.status == "answered", trace.explanation
     assert "Personnel costs" in trace.answer.answer and "Net profit" not in trace.answer.answer
     assert "2023: (81,337)" in trace.proposal.note  # the unnamed stub column left of the years, lined up
+    assert trace.proposal.row_cells == [("", "Personnel costs"), ("Note", "9"), ("2023", "(81,337)"), ("2022", "(76,540)")]
     net = engine.ask(corpus, Request(question="What was the net profit in 2022?", date=REQUEST_DATE), Settings())
     assert net.answer.status == "answered" and "2022: 21,892" in net.proposal.note
     absent = engine.ask(corpus, Request(question="What was the net profit in 2021?", date=REQUEST_DATE), Settings())

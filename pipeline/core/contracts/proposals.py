@@ -71,3 +71,5 @@ class Proposal(BaseModel):
     reader: str | None = None
     reader_score: float | None = None
     reader_threshold: float | None = None
+    # A quoted table row's cells under their column names, when the row lines up with its header one to one.
+    row_cells: list[tuple[str, str]] = Field([], description="(column name, cell) of the table row the answer quotes")

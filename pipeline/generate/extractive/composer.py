@@ -51,7 +51,7 @@ from pipeline.lang.questions import (
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer, has_cjk
-from pipeline.text.tables import asked_cells, asked_unit, named_row, other_years_only
+from pipeline.text.tables import asked_cells, asked_unit, named_row, other_years_only, row_cells
 from pipeline.text.units import (
     Unit,
     introduces,
@@ -479,6 +479,7 @@ class LocalExtractive:
                 for u in units
             ],
             note=how + (f"; table header: {' '.join(units[0].header.split())}" if units[0].header else ""),
+            row_cells=row_cells(units[0]) if len(units) == 1 and units[0].kind == "row" else [],
             **fields,
         )
 
