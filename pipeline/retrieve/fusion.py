@@ -8,15 +8,11 @@ from pipeline.core.contracts import Settings
 
 
 def ranks(values: np.ndarray, include: np.ndarray) -> np.ndarray:
-    """1-based rank of each included value (highest first), equal values sharing the best of their ranks (1, 2, 2,
-    4); 0 where not included. A tie is no order: when a question's only matching word is the document's name, which
-    every chunk of it carries, BM25 scores its chunks alike, and ranking them by position put a table of contents first
-    in the fusion; tied, the dense ranking decides between them."""
+    """1-based rank of each included value (highest first); 0 where not included."""
+    order = np.argsort(-values, kind="stable")
+    order = order[include[order]]
     result = np.zeros(len(values), dtype=np.int64)
-    if not include.any():
-        return result
-    descending = np.sort(-values[include])
-    result[include] = np.searchsorted(descending, -values[include], side="left") + 1
+    result[order] = np.arange(1, len(order) + 1)
     return result
 
 

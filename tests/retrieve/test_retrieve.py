@@ -34,16 +34,6 @@ def test_ranks_skip_excluded_items():
     assert ranks(np.array([0.5, 2.0, 0.0, 1.0]), np.array([True, True, False, True])).tolist() == [3, 1, 0, 2]
 
 
-def test_tied_scores_share_a_rank_so_the_other_ranking_decides():
-    """A question whose only matching word is the document's name scores every chunk alike in BM25: ranked by their
-    position, a table of contents fused first; tied, the dense ranking orders them."""
-    bm25 = ranks(np.array([1.57, 1.57, 1.57, 0.0]), np.array([True, True, True, False]))
-    assert bm25.tolist() == [1, 1, 1, 0]
-    dense = ranks(np.array([0.80, 0.79, 0.86, 0.70]), np.ones(4, dtype=bool))
-    fused = reciprocal_rank_fusion([bm25, dense], k=60)
-    assert int(np.argmax(fused)) == 2
-
-
 def test_supported_path_selects_only_the_current_card(sample_corpus):
     retrieval = retrieve(sample_corpus, _request(), Settings())
     weights = retrieval.term_weights
