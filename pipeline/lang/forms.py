@@ -79,8 +79,9 @@ _ASKS_DEFINITION = (
 
 
 _DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b"
-             r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?,?\s+(?:means|mean|shall mean|refers to|shall refer to"
-             r"|stands for|is defined as|denotes)\b")  # '"Source" form shall mean', 'To "convey" a work means'
+             r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?(?:\s+(?:for|of|in)\s+(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+             r",?\s+(?:means|mean|shall mean|refers to|shall refer to|stands for|is defined as|denotes)\b")
+# '"Source" form shall mean', 'To "convey" a work means', '"Installation Information" for a User Product means'
 
 
 # What may open a definition before its term: markup, quotes, a footnote's number, "To" ('To "convey" a work

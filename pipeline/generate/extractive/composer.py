@@ -31,7 +31,7 @@ from pipeline.generate.extractive.answer_forms import (
 from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
-from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term
+from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term, defines
 from pipeline.lang.opposites import antonym_instead, opposed_word
 from pipeline.lang.references import numbered_references
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
@@ -461,8 +461,10 @@ class LocalExtractive:
             if best.section and best.section == best.source.continues:
                 how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
             # The reader checks what the scorer chose; a unit chosen for its form (a definition of the asked term, the
-            # table cell a question names) is held to that form's own rule instead.
-            if (refused := self._read(question, best, fields, read)) is not None:
+            # table cell a question names) is held to that form's own rule instead, as below the threshold.
+            if (term := defined_term(question)) and defines(term, best.quote, spelled_out=False):
+                how += f"; the unit defines {term!r}"
+            elif (refused := self._read(question, best, fields, read)) is not None:
                 return refused
         return self._answer([best], how, fields)
 
