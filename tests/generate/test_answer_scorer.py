@@ -682,3 +682,31 @@ def test_names_no_source_mentions_are_listed_as_their_language_writes_a_list(mak
                                  date=REQUEST_DATE), Settings(min_lexical=0.1))  # past retrieval, to the composer
     assert trace.answer.status == "abstained", trace.explanation
     assert "the question names Mombasa, Zanzibar and no candidate unit's source mentions it" in trace.proposal.note
+
+
+GPL3_DEFINITIONS = (  # GPL-3.0, section 6 (the licence's own text)
+    "---\nid: gpl-3\n---\n"
+    '  A "User Product" is either (1) a "consumer product", which means any\n'
+    "tangible personal property which is normally used for personal, family,\n"
+    "or household purposes, or (2) anything designed or sold for incorporation\n"
+    "into a dwelling.\n\n"
+    '  "Installation Information" for a User Product means any methods,\n'
+    "procedures, authorization keys, or other information required to install\n"
+    "and execute modified versions of a covered work in that User Product from\n"
+    "a modified version of its Corresponding Source.  The information must\n"
+    "suffice to ensure that the continued functioning of the modified object\n"
+    "code is in no case prevented or interfered with solely because\n"
+    "modification has been made.\n")
+
+
+def test_a_definition_the_scorer_chooses_is_not_held_to_the_reader(engine):
+    """'What is "installation information"?': the scorer chose the licence's definition (0.62) and the reader refused
+    it (0.16); below the scorer's threshold the same definition would have answered on its form."""
+    from pipeline.lang.forms import defines
+
+    assert defines("installation information", '"Installation Information" for a User Product means any methods')
+    corpus = engine.corpus([engine.parse(GPL3_DEFINITIONS.encode("utf-8"), "gpl-3.txt")])
+    trace = engine.ask(corpus, Request(question='What is "installation information"?', date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert trace.answer.answer.startswith('"Installation Information" for a User Product means')
+    assert "the unit defines 'installation information'" in trace.proposal.note and trace.proposal.reader_score is None
