@@ -44,6 +44,7 @@ CSS = """
 .rag-row th,.rag-row td{border:1px solid var(--border-color-primary,#ddd);padding:2px 8px;text-align:right;font-variant-numeric:tabular-nums}
 .rag-row th{background:var(--background-fill-secondary,#f4f4f5)}
 .rag-row th:first-child,.rag-row td:first-child{text-align:left}
+.rag-row .asked{font-weight:700;background:rgba(10,158,59,.18)}
 .rag-mark{font:600 12px ui-monospace,monospace;padding:0 3px;border-radius:4px}
 .rag-mark.ok{background:#c9efd5;color:#0a6b2c}.rag-mark.no{background:#f8d2bd;color:#9c3000;text-decoration:line-through}
 .rag-cit{border-left:4px solid #bbb;padding:4px 8px;margin:6px 0}
@@ -441,8 +442,12 @@ def _row_cells_html(trace: Trace) -> str:
     cells = trace.proposal.row_cells if trace.proposal is not None else []
     if not cells:
         return ""
-    names = "".join(f"<th>{_e(name)}</th>" for name, _ in cells)
-    values = "".join(f"<td>{_e(cell)}</td>" for _, cell in cells)
+    question = trace.request.question.casefold()
+    # A column the question names word for word ("… in 2021?") is marked: that cell is the figure asked for.
+    marks = [" class='asked'" if name and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", question) else ""
+             for name, _ in cells]
+    names = "".join(f"<th{mark}>{_e(name)}</th>" for mark, (name, _) in zip(marks, cells))
+    values = "".join(f"<td{mark}>{_e(cell)}</td>" for mark, (_, cell) in zip(marks, cells))
     return (f"<table class='rag-row' id='answer-row'><caption>The quoted row under its table's header</caption>"
             f"<tr>{names}</tr><tr>{values}</tr></table>")
 
