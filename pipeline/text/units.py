@@ -649,8 +649,7 @@ def labels_code(unit: Unit) -> bool:
 def _track_list(lists: list, open_list, kind: str, block: list[PackedLine], units: list[Unit]):
     """Lists introduced by a heading or a sentence ending in ":": a block adds its item to the list still
     open, or opens one (appended to `lists` as (intro unit, item blocks)). Returns the list open after it."""
-    if (kind == "item" and open_list is not None and len(open_list[1]) < MAX_LIST_ITEMS
-            and (not open_list[1] or _goes_on(open_list[1], block))):
+    if kind == "item" and open_list is not None and len(open_list[1]) < MAX_LIST_ITEMS:
         open_list[1].append(block)
         return open_list
     last = _last_read(units)
@@ -658,25 +657,6 @@ def _track_list(lists: list, open_list, kind: str, block: list[PackedLine], unit
         lists.append((last, []))
         return lists[-1]
     return None
-
-
-def _marker(block: list[PackedLine]) -> str:
-    marker = LIST_ITEM.match(block[0].text)
-    return marker.group(0).strip().lstrip("(").rstrip(".)") if marker else ""
-
-
-def _marker_kind(mark: str) -> str:
-    return "number" if mark.isdigit() else "letter" if mark.isalpha() else "bullet"
-
-
-def _goes_on(items: list[list[PackedLine]], block: list[PackedLine]) -> bool:
-    """Does an item belong to the list whose items so far are `items`? It goes on with the list's own markers or
-    the sublist's it is in, or it opens a sublist ("a.", "1.", a bullet); "2. Choose …" right after a bulleted list
-    is another list's (a column beside it, a later section's steps)."""
-    mark = _marker(block)
-    kind = _marker_kind(mark)
-    return (kind in (_marker_kind(_marker(items[0])), _marker_kind(_marker(items[-1])))
-            or kind == "bullet" or mark in ("1", "a", "A", "i", "I"))
 
 
 def _last_read(units: list[Unit]) -> Unit | None:

@@ -183,16 +183,6 @@ def test_a_colon_after_a_this_sentence_still_introduces_its_list():
     assert len(listed) == 1 and listed[0].quote.startswith("Protocol 1 is gone") and listed[0].end_line == 4
 
 
-def test_a_list_takes_its_own_and_its_sublists_items_but_not_another_lists():
-    units = units_of(_source([
-        "The style requires these packages:", "- overcite", "- geometry",
-        "2. Choose either option in the class.",  # the other column's numbered steps, read next
-        "", "Install it in two steps:", "1. Download the bundle:", "a. the zip file", "b. its checksum",
-        "2. Unpack it.",
-    ]))
-    assert [(u.start_line, u.end_line) for u in units if u.kind == "list"] == [(1, 3), (6, 10)]
-
-
 def test_initials_are_a_name_not_a_list_item():
     units = units_of(_source(["A. N. Other, MEMBER SPIE", "Research Group", "", "A. Introduction to the class"]))
     assert [u.kind for u in units if u.start_line == 1] == ["sentence"]
