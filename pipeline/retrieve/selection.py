@@ -144,8 +144,11 @@ def _names(text: str, person: str) -> bool:
     return all(word in words for word in name_words(person))
 
 
-def _select(ranked: _Ranked, settings: Settings, first: int | None = None) -> list[int]:
-    """The top-k passing chunks (eligibility before or after the cut); `first`, a compared table's row, leads."""
+def _select(ranked: _Ranked, settings: Settings, first: int | None = None, texts=None,
+            repeated: dict[int, int] | None = None) -> list[int]:
+    """The top-k passing chunks (eligibility before or after the cut); `first`, a compared table's row, leads. With
+    `texts` (position → chunk text), a chunk whose lines another selected one holds is not a hit of its own (it goes
+    into `repeated`, with the position holding it)."""
     order, passes = ranked.order, ranked.passes
     if first is not None:  # selected for the comparison, whatever its scores
         order = np.concatenate(([first], order[order != first]))
@@ -153,10 +156,49 @@ def _select(ranked: _Ranked, settings: Settings, first: int | None = None) -> li
         passes[first] = True
     if settings.eligibility == "before_cutoff":
         pool = order[(passes & ranked.eligible)[order]]
-        return [int(p) for p in pool[: settings.top_k]]
+        if texts is None:
+            return [int(p) for p in pool[: settings.top_k]]
+        return _distinct(pool, texts, settings.top_k, {} if repeated is None else repeated)
     # The baseline (seed 000, ch. 46): cut first, then drop what is ineligible.
     top = order[passes[order]][: settings.top_k]
     return [int(p) for p in top if ranked.eligible[p]]
+
+
+def _distinct(pool: np.ndarray, texts, top_k: int, repeated: dict[int, int]) -> list[int]:
+    """The best `top_k` of `pool` whose lines are not all another's: a slide deck's builds of one slide (each page the
+    one before plus a line) or a repeated passage would fill the hits with one text. A chunk holding every line of a
+    kept one takes its place; one whose every line a kept one holds is passed over."""
+    kept: list[tuple[int, frozenset[str]]] = []
+    for position in pool:
+        lines = frozenset(line.strip() for line in texts(int(position)).splitlines() if line.strip())
+        if (holder := next((kept_at for kept_at, other in kept if lines <= other), None)) is not None:
+            repeated[int(position)] = holder
+            continue
+        held = [i for i, (_, other) in enumerate(kept) if other <= lines]
+        if held:
+            repeated.update({kept[i][0]: int(position) for i in held})
+            kept[held[0]] = (int(position), lines)
+            kept = [entry for i, entry in enumerate(kept) if i not in held[1:]]
+        else:
+            kept.append((int(position), lines))
+        if len(kept) == top_k:
+            break
+    return [position for position, _ in kept]
+
+
+def _repeats_note(corpus: Corpus, scores, repeated: dict[int, int]) -> str:
+    """Which chunks were passed over for the selected one holding their every line (a chain of builds ends at the one
+    selected)."""
+    def chunk_id(position: int) -> str:
+        return corpus.chunks[scores.rows[position]].chunk_id
+
+    def final(holder: int) -> int:
+        while holder in repeated:
+            holder = repeated[holder]
+        return holder
+
+    return "; ".join(f"{chunk_id(p)} is not a hit of its own: its every line is in {chunk_id(final(h))}"
+                     for p, h in repeated.items()) + " (a slide's later build, a repeated passage)"
 
 
 def _siblings(corpus: Corpus, ranked: _Ranked, hits: list[int], notes: list[str]) -> dict[int, str]:
@@ -235,7 +277,11 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
     compared = _compare_tables(corpus, request, scores, ranked)
     if compared:
         notes.append(f"{compared[0].describe()} — the chunk holding that row is selected first")
-    hits = _select(ranked, settings, compared[1] if compared else None)
+    repeated: dict[int, int] = {}
+    hits = _select(ranked, settings, compared[1] if compared else None,
+                   texts=lambda position: corpus.chunks[scores.rows[position]].text, repeated=repeated)
+    if repeated:
+        notes.append(_repeats_note(corpus, scores, repeated))
     if added := {p: what for p, what in _asked_document(corpus, request, scores, ranked).items() if p not in hits}:
         notes.append(f"the question asks about the document itself: {' and '.join(added.values())} "
                      f"{'are' if len(added) > 1 else 'is'} selected as well")
