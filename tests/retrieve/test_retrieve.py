@@ -162,3 +162,15 @@ def test_a_plain_texts_first_line_names_it_only_when_it_is_short(engine):
     chinese = engine.parse(("北京是中国的首都，也是政治和文化中心，拥有三千多年的建城史和八百多年的建都史。" * 2 + "\n").encode("utf-8"),
                            "para.txt")
     assert document_names(chinese) == "para"  # a paragraph without spaces is not a title
+
+
+def test_a_slide_s_builds_take_one_hit_not_one_each():
+    """beamer-verona: pages 7, 8 and 9 build one slide a line at a time, and took three of the five hits."""
+    from pipeline.retrieve.selection import _distinct
+
+    texts = {0: "Alert block\n1. Curabitur\nGentle reader", 1: "Alert block\n1. Curabitur\n2. Nam arcu\nGentle reader",
+             2: "Other slide\nA different line", 3: "Alert block\n1. Curabitur", 4: "Third slide"}
+    repeated: dict[int, int] = {}
+    kept = _distinct(np.array([0, 1, 2, 3, 4]), texts.__getitem__, top_k=3, repeated=repeated)
+    assert kept == [1, 2, 4]  # the fuller build takes the first one's place; the repeat is passed over
+    assert repeated == {0: 1, 3: 1}
