@@ -55,8 +55,9 @@ def test_the_opening_is_selected_though_other_chunks_match_the_question_s_words_
 
 
 def test_the_opening_that_names_an_author_is_selected_for_their_institution(logic_engine):
-    data = title_page(pages_after=["Kenji Watanabe measured the cranes of the institution's port; Kenji Watanabe wrote "
-                                   "that Watanabe's institution keeps its cranes well." for _ in range(3)])
+    data = title_page(pages_after=[f"Kenji Watanabe measured the cranes of the institution's port in winter {year}; Kenji "
+                                   "Watanabe wrote that Watanabe's institution keeps its cranes well."
+                                   for year in (2019, 2020, 2021)])  # three pages, each its own text
     corpus = logic_engine.corpus([logic_engine.parse(data, "crane-survey.pdf")])
     trace = logic_engine.ask(corpus, Request(question="Which institution is Kenji Watanabe from?", date=REQUEST_DATE),
                              Settings(top_k=2))
