@@ -19,6 +19,9 @@ import unicodedata
 
 from pipeline.lang.tokenize import normalize_number
 
+# A year standing alone ("2023", not "12023" or "v2023.1"): a title page's date, a column a question asks about.
+YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])")
+
 _SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
           "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
           "seventeen": 17, "eighteen": 18, "nineteen": 19}

@@ -144,11 +144,10 @@ def _names(text: str, person: str) -> bool:
     return all(word in words for word in name_words(person))
 
 
-def _select(ranked: _Ranked, settings: Settings, first: int | None = None, texts=None,
-            repeated: dict[int, int] | None = None) -> list[int]:
-    """The top-k passing chunks (eligibility before or after the cut); `first`, a compared table's row, leads. With
-    `texts` (position → chunk text), a chunk whose lines another selected one holds is not a hit of its own (it goes
-    into `repeated`, with the position holding it)."""
+def _select(ranked: _Ranked, settings: Settings, texts, repeated: dict[int, int], first: int | None = None) -> list[int]:
+    """The top-k passing chunks (eligibility before or after the cut); `first`, a compared table's row, leads. A chunk
+    whose lines another selected one holds (`texts`: position → chunk text) is not a hit of its own: it goes into
+    `repeated`, with the position holding it."""
     order, passes = ranked.order, ranked.passes
     if first is not None:  # selected for the comparison, whatever its scores
         order = np.concatenate(([first], order[order != first]))
@@ -156,9 +155,7 @@ def _select(ranked: _Ranked, settings: Settings, first: int | None = None, texts
         passes[first] = True
     if settings.eligibility == "before_cutoff":
         pool = order[(passes & ranked.eligible)[order]]
-        if texts is None:
-            return [int(p) for p in pool[: settings.top_k]]
-        return _distinct(pool, texts, settings.top_k, {} if repeated is None else repeated)
+        return _distinct(pool, texts, settings.top_k, repeated)
     # The baseline (seed 000, ch. 46): cut first, then drop what is ineligible.
     top = order[passes[order]][: settings.top_k]
     return [int(p) for p in top if ranked.eligible[p]]
@@ -278,8 +275,8 @@ def retrieve(corpus: Corpus, request: Request, settings: Settings) -> Retrieval:
     if compared:
         notes.append(f"{compared[0].describe()} — the chunk holding that row is selected first")
     repeated: dict[int, int] = {}
-    hits = _select(ranked, settings, compared[1] if compared else None,
-                   texts=lambda position: corpus.chunks[scores.rows[position]].text, repeated=repeated)
+    hits = _select(ranked, settings, lambda position: corpus.chunks[scores.rows[position]].text, repeated,
+                   first=compared[1] if compared else None)
     if repeated:
         notes.append(_repeats_note(corpus, scores, repeated))
     if added := {p: what for p, what in _asked_document(corpus, request, scores, ranked).items() if p not in hits}:

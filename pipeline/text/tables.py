@@ -91,19 +91,22 @@ def is_header(text: str) -> bool:
     cells = fields(text)
     wordy = sum(1 for f in cells if not _NUMERIC_FIELD.fullmatch(f) and not _AMOUNT_IN_WORDS.search(f)
                 and not _MEASUREMENT.fullmatch(f))
-    return len(cells) >= 2 and (wordy >= 0.75 * len(cells) or _names_years(cells))
+    return len(cells) >= 2 and (wordy >= 0.75 * len(cells) or bool(_column_years(cells)))
 
 
 _YEAR_COLUMN = re.compile(r"(?:FY\s?)?((?:19|20)\d\d)(?:[/-]\d\d)?", re.IGNORECASE)  # "2023", "FY2023", "2023/24"
 
 
-def _names_years(cells: list[str]) -> bool:
-    """Are the cells consecutive years, after at most one label without figures ("Note", "in € thousands")? A row of
-    a timeline ("Phase 1\t2019\t2021") is data: its years are not consecutive, its label has a figure."""
-    years = [int(match.group(1)) for cell in cells if (match := _YEAR_COLUMN.fullmatch(cell))]
+def _column_years(cells: list[str]) -> list[str]:
+    """The years the cells name their columns by: consecutive years after at most one label without figures ("Note",
+    "in € thousands"); [] for other cells. A row of a timeline ("Phase 1\t2019\t2021") is data: its years are not
+    consecutive, its label has a figure."""
+    years = [match.group(1) for cell in cells if (match := _YEAR_COLUMN.fullmatch(cell))]
     labels = [cell for cell in cells if not _YEAR_COLUMN.fullmatch(cell)]
-    return (len(years) >= 2 and len(labels) <= 1 and not any(ch.isdigit() for label in labels for ch in label)
-            and all(abs(a - b) == 1 for a, b in zip(years, years[1:])))
+    if (len(years) < 2 or len(labels) > 1 or any(ch.isdigit() for label in labels for ch in label)
+            or any(abs(int(a) - int(b)) != 1 for a, b in zip(years, years[1:]))):
+        return []
+    return years
 
 
 def names_columns(text: str) -> bool:
@@ -216,19 +219,14 @@ def _column_names(header: str) -> list[str]:
             for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
 
 
-_ASKED_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d\d)(?![\d.])")
-
-
-def other_years_only(question: str, row) -> bool:
-    """Does a row's header name its columns by years (`_names_years`) none of which the question asks for? "What was
-    the net profit in 2021?" is not answered by a statement of 2023 and 2022."""
-    asked = set(_ASKED_YEAR.findall(question))
-    if not asked or not getattr(row, "header", ""):
+def other_years_only(asked_years: set[str], row) -> bool:
+    """Does a row's header name its columns by years (`_column_years`), none of them one the question asks for
+    (`asked_years`, as `lang.numbers.YEAR` finds them)? "What was the net profit in 2021?" is not answered by a
+    statement of 2023 and 2022."""
+    if not asked_years or not getattr(row, "header", ""):
         return False
-    columns = widest_header_row(row.header)
-    if not _names_years([cell for cell in columns if cell]):
-        return False
-    return not asked & {match.group(1) for cell in columns if (match := _YEAR_COLUMN.fullmatch(cell))}
+    years = _column_years([cell for cell in widest_header_row(row.header) if cell])
+    return bool(years) and not asked_years & set(years)
 
 
 MOST_KEY_WORDS = 3  # a key this many words long is named by all of them but one

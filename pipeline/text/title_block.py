@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from pipeline.core.contracts import PackedLine, PackedSource
 from pipeline.lang.names import name_words
+from pipeline.lang.numbers import YEAR
 from pipeline.lang.questions import holds_address
 from pipeline.lang.text import SECTION_NUMBER
 from pipeline.text.units import Unit
@@ -37,7 +38,6 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 FULL_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\s+\d{{4}}\b"
                         rf"|\b{_MONTH}\s+\d{{4}}\b|\b\d{{4}}\s*[./-]\s*\d{{1,2}}\s*[./-]\s*\d{{1,2}}\b"
                         r"|\b\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{4}\b|\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?", _I)
-_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])")
 _VERSION = re.compile(r"\bv(?:ersion)?\.?\s*\d+(?:\.\d+)*[a-z]?\b|\brev(?:ision)?\.?\s*\d|版本|第\s*\d+\s*版", _I)
 _CONTACT_LABEL = re.compile(r"\bE-?mail\b|\bTel\b|电话|邮箱", _I)
 _INSTITUTION = re.compile(
@@ -76,7 +76,7 @@ def line_role(text: str) -> str:
         return "affiliation"
     if _names_only(text):
         return "author"
-    if _YEAR.search(text):
+    if YEAR.search(text):
         return "date"
     return ""
 

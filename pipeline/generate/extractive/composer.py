@@ -35,6 +35,7 @@ from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_abou
 from pipeline.lang.opposites import antonym_instead, opposed_word
 from pipeline.lang.references import numbered_references
 from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
+from pipeline.lang.numbers import YEAR
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
     ASKS_WHERE_IN_DOCUMENT,
@@ -390,7 +391,10 @@ class LocalExtractive:
 
     def _of_the_asked_year(self, context: Context, rows: list) -> list | Proposal:
         """The units that are not rows of a table whose columns are other years than the one asked."""
-        kept = [row for row in rows if not other_years_only(context.question, row.unit)]
+        asked = set(YEAR.findall(context.question))
+        if not asked:
+            return rows
+        kept = [row for row in rows if not other_years_only(asked, row.unit)]
         return kept or self._none_fits(rows, "the question asks about a year that no candidate table's columns give")
 
     def _not_opposed(self, context: Context, named: list) -> list | Proposal:
