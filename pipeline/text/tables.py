@@ -229,6 +229,21 @@ def other_years_only(asked_years: set[str], row) -> bool:
     return bool(years) and not asked_years & set(years)
 
 
+def names_row(question: str, row, query_tokens: set[str], tokens) -> bool:
+    """Does the question say which row it asks about: a word of the row's key (first cell) that the question asks
+    about (`query_tokens`) other than its columns' names, every name it gives written in the row ("Senator Hawley's train ticket"), or the unit of
+    measure of the row's one value ("How many watts …?" and "| Power | 2200 W |")? A row whose cells merely hold the
+    asked kind of value ("| orjson | 0 | 0 |" for "how many … did the standard json module fail to reject?")
+    answers another row's question."""
+    cells = fields(row.quote)
+    key = cells[0].strip(KEY_TRIM) if cells else ""
+    # "How many valid JSON documents were not deserialized?" names a column, not the row "json".
+    if (query_tokens - set(tokens(row.header or ""))) & set(tokens(key)) or _rows_in_asked_unit(question, [row]):
+        return True
+    names = unmentioned_names(english_names(question), row.header or "")
+    return bool(names) and not unmentioned_names(names, row.quote)
+
+
 MOST_KEY_WORDS = 3  # a key this many words long is named by all of them but one
 
 

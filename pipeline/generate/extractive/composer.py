@@ -52,7 +52,7 @@ from pipeline.lang.questions import (
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer, has_cjk
-from pipeline.text.tables import asked_cells, asked_unit, named_row, other_years_only, row_cells
+from pipeline.text.tables import asked_cells, asked_unit, named_row, names_row, other_years_only, row_cells
 from pipeline.text.units import (
     Unit,
     introduces,
@@ -320,7 +320,7 @@ class LocalExtractive:
         """The scored units that can answer the question's kind, or the abstention saying none can: each check in turn
         keeps the units that pass it, and abstains naming itself when none does."""
         rows = scored
-        for check in (self._not_contents, self._typed, self._named, self._not_opposed, self._of_the_asked_number,
+        for check in (self._not_contents, self._typed, self._keyed, self._named, self._not_opposed, self._of_the_asked_number,
                       self._of_the_asked_year, self._stating_extreme):
             kept = check(context, rows)
             if isinstance(kept, Proposal):
@@ -335,6 +335,18 @@ class LocalExtractive:
             return rows
         return [row for row in rows if not is_contents_entry(row.unit)] or self._none_fits(
             rows, "every candidate unit is an entry of a table of contents, which says where an answer is, not what")
+
+    def _keyed(self, context: Context, rows: list) -> list | Proposal:
+        """A table row answers only a question that says which row it asks about (`text.tables.names_row`, or by the
+        key and column `named_row` finds): its cells are values, and a row holding the asked kind of value under an
+        asked column may be any row of the table."""
+        question, tokens = context.question, self.tokenizer.tokens
+        asked = set(self.tokenizer.query_tokens(question))
+        # (One under the threshold is never chosen for its score: it stays for the lookup of the row a question names.)
+        kept = [row for row in rows if row.unit.kind != "row" or row.probability < self.min_support
+                or names_row(question, row.unit, asked, tokens) or named_row(question, [row.unit], tokens) is not None]
+        return kept or self._none_fits(rows, "every candidate unit is a table row the question does not name by its "
+                                             "first cell")
 
     def _typed(self, context: Context, rows: list) -> list | Proposal:
         """A how-much/when question is answered only by a unit (with the value sentence after it) that holds such a
