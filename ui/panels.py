@@ -172,6 +172,8 @@ def chunks_html(corpus: Corpus | None, documents: Sequence[Document], limit: int
                         f"{_lines(parent.start_line, parent.end_line)}</summary><div class='rag-pre'>{_e(span)}</div></details>")
             else:
                 text = f"<div class='rag-pre' style='max-height:160px'>{_e(chunk.text)}</div>"
+            if chunk.section:  # what word search reads with the window (`Chunk.lexical_text`)
+                text = f"<div class='rag-note'>under: {_e(chunk.section)}</div>" + text
             rows.append([label(document), chunk.source_id, chunk.kind, _page(parent.page),
                          _lines(parent.start_line, parent.end_line), text, chunk.chunk_id])
     size = corpus.index_settings.chunk_window

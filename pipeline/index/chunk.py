@@ -17,6 +17,7 @@ import re
 from pipeline.core.contracts import Chunk, Document, IndexSettings, Line, Page, Span
 from pipeline.lang.tokenize import is_cjk_char
 from pipeline.text.adornments import underline_at
+from pipeline.text.sections import section_titles
 from pipeline.text.tables import HeadingsAbove, known_header
 
 WINDOW_SIZE = IndexSettings.model_fields["chunk_window"].default
@@ -209,6 +210,7 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
     for page in document.pages:
         lines = _LineFinder(page)
         heading_above = HeadingsAbove([line.text for line in page.lines])  # one pass per page, not per window
+        sections = section_titles([line.text for line in page.lines])
         index_of = {line.number: i for i, line in enumerate(page.lines)}
         continued = continued_sentence(document, page)
         body_start = _first_body_line(page) if continued else 0  # once per page: a 5 MB text has one page
@@ -230,6 +232,7 @@ def window_chunks(document: Document, size: int = WINDOW_SIZE, overlap: int = WI
                         end=end,
                         content_hash=content_hash(text),
                         heading=heading,
+                        section=sections[index_of[first]],
                     )
                 )
     return chunks

@@ -201,7 +201,7 @@ class Corpus:
         """Every chunk's tokens, computed once, on first need (never, when saved BM25 indexes cover every view)."""
         with self._tokens_lock:
             if self.chunk_tokens is None:
-                object.__setattr__(self, "chunk_tokens", [self.tokenizer.tokens(c.search_text) for c in self.chunks])
+                object.__setattr__(self, "chunk_tokens", [self.tokenizer.tokens(c.lexical_text) for c in self.chunks])
             return self.chunk_tokens
 
     def _build_view(self, readable: frozenset[str]) -> ReadableView:
@@ -227,7 +227,7 @@ class Corpus:
 
             indexed = hashlib.sha256()  # the exact texts BM25 indexes (a changed chunker changes the key)
             for i in rows:
-                indexed.update(self.chunks[i].search_text.encode("utf-8", "surrogatepass") + b"\0")
+                indexed.update(self.chunks[i].lexical_text.encode("utf-8", "surrogatepass") + b"\0")
             shaping = settings.model_dump(include={"chunk_window", "chunk_overlap", "bm25_k1", "bm25_b", "cjk"})
             key = index_key(f"{view_digest}:{indexed.hexdigest()}", shaping, self.tokenizer.name)
             loaded = store.load(key)
@@ -280,7 +280,7 @@ def build_corpus(
     if lexical_store is None:
         if progress:
             progress(0, len(chunks), "tokenizing")
-        chunk_tokens = [tokenizer.tokens(chunk.search_text) for chunk in chunks]
+        chunk_tokens = [tokenizer.tokens(chunk.lexical_text) for chunk in chunks]
     vectors, embedded_now = embed_texts([c.search_text for c in chunks], embedder, cache, progress)
     digest = corpus_digest(documents)
     dense = None

@@ -240,6 +240,9 @@ def test_the_chunks_panel_shows_the_indexed_chunks(logic_engine):
     html = panels.chunks_html(corpus, [document])
     assert all(chunk.chunk_id in html for chunk in corpus.chunks)
     assert "at most 150 characters" in html
+    titled = engine.parse(b"# Guide\n\n## Setup &amp; use\n\n" + text.split("---\n")[-1].encode(), "guide.md")
+    shown = panels.chunks_html(engine.corpus([titled]), [titled])
+    assert "under: Guide / Setup &amp;amp; use" in shown  # the sections word search reads it under, escaped
 
 
 # --------------------------------------------------------------------------- explanations name the failed stage

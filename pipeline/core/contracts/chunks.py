@@ -40,8 +40,16 @@ class Chunk(Frozen):
     # the header rows above a window of table rows (a row far down a table keeps its column names), or
     # the start of the sentence a PDF page's first line finishes (chunk.continued_sentence).
     heading: str = ""
+    # The titles of the sections the window sits in ("Unix and macOS / Building Node.js", `text.sections`): words a
+    # question names its topic by that the window itself may not repeat. Word search only: the stored vectors stay.
+    section: str = ""
 
     @property
     def search_text(self) -> str:
-        """What BM25 and the embedder see: the heading (if any), then the text."""
+        """What the embedder sees: the heading (if any), then the text."""
         return f"{self.heading}\n{self.text}" if self.heading else self.text
+
+    @property
+    def lexical_text(self) -> str:
+        """What BM25 sees: the section titles (if any), then the search text."""
+        return f"{self.section}\n{self.search_text}" if self.section else self.search_text
