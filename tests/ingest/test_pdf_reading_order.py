@@ -284,3 +284,27 @@ def test_a_drop_cap_joins_the_word_it_begins_and_leaves_the_lines_beside_it_apar
         page.insert_text((104 if index < 3 else 72, 100 + 12 * index), text, fontsize=10)
     parsed = parse_pdf(doc.tobytes(), "dropcap.pdf")
     assert _texts(parsed.pages[0]) == ["THIS is the guide to the print test, which checks", *lines[1:]]
+
+
+def test_a_note_in_the_left_margin_is_a_line_of_its_own_not_a_word_of_the_sentence_beside_it():
+    """A LaTeX manual labels paragraphs in the margin ("\\keywords" beside the lines that explain it): sharing a row
+    with the body line beside it, the label ended up inside that line's sentence. Line numbers and a column of
+    text left of the body stay where they are."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    body = ["Many journals request authors to provide keywords for their", "manuscripts to make electronic indexing",
+            "easier. The class provides the keywords command for that, and", "the keywords are shown beneath the abstract.",
+            "For other languages the label can be changed with a command", "of its own, which the next section describes.",
+            "Titles are set in bold at the size of the text, and the class", "numbers no section, so references to",
+            "sections are not needed in documents written with it at all.", "The running head is set with a command too."]
+    for index, text in enumerate(body):
+        page.insert_text((150, 100 + 12 * index), text, fontsize=10)
+    page.insert_text((80, 112), "\\keywords", fontsize=9)
+    page.insert_text((80, 184), "\\section", fontsize=9)
+    page.insert_text((130, 196), "12", fontsize=9)  # a line number: no note
+    lines = _texts(parse_pdf(doc.tobytes(), "margin.pdf").pages[0])
+    # It labels the paragraph beside it: "\keywords\tmanuscripts …" cut the sentence at its second line.
+    assert lines[:2] == ["\\keywords\tMany journals request authors to provide keywords for their",
+                         "manuscripts to make electronic indexing"]
+    assert "\\section\tTitles are set in bold at the size of the text, and the class" in lines
+    assert any(line.startswith("12") and "sections are not needed" in line for line in lines)

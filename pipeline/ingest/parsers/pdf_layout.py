@@ -56,6 +56,7 @@ from pipeline.ingest.parsers.pdf_tables import TableBudget, TableRows, find_tabl
 from pipeline.ingest.parsers.pdf_info import document_info, with_info_title
 from pipeline.ingest.parsers.pdf_ocr import OcrBudget
 from pipeline.lang.text import SECTION_NUMBER
+from pipeline.lang.tokenize import is_cjk_char
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
@@ -369,12 +370,87 @@ def _rows(atoms: list[_Atom]) -> list[list[_Atom]]:
 
 def _order_page(atoms: list[_Atom], width: float) -> list[list[_Atom]]:
     """Rows in reading order. Rotated (vertical) lines — margin stamps, sideways labels — are
-    kept out of the layout, which they would block, and come last, left to right."""
+    kept out of the layout, which they would block, and come last, left to right. A note in the left margin
+    (`_margin_notes`) opens the paragraph it sits beside."""
     vertical = [a for a in atoms if a.vertical]
     flowing = [a for a in atoms if not a.vertical] if vertical else atoms
+    notes = _margin_notes(flowing, width)
+    if notes:
+        flowing = [a for a in flowing if a not in notes]
     rows = _Layout(width).order(flowing) if flowing else []
+    for note in sorted(notes, key=lambda a: a.y0):
+        _open_paragraph_with(rows, note)
     rows.extend([a] for a in sorted(vertical, key=lambda a: (a.x0, a.y0)))
     return rows
+
+
+def _open_paragraph_with(rows: list[list[_Atom]], note: _Atom) -> None:
+    """Put a margin note first in the row that opens the paragraph beside it: the row level with it, or the rows above
+    while they run on into it (no sentence end, no wider gap than a line's), so "\\keywords" labels "Many journals …
+    request authors to provide keywords for" rather than cutting that sentence at its second line."""
+    beside = [(atom.x0, i) for i, row in enumerate(rows) for atom in row if _level(note, atom) and atom.x0 > note.x1]
+    at = min(beside)[1] if beside else None
+    if at is None:
+        rows.append([note])
+        return
+    while at > 0 and _runs_on(rows[at - 1], rows[at]):
+        at -= 1
+    row = rows[at]
+    row.insert(next((i for i, atom in enumerate(row) if atom.x0 > note.x1), len(row)), note)  # after notes above it
+
+
+def _runs_on(above: list[_Atom], row: list[_Atom]) -> bool:
+    """Does `row` continue the sentence of the running text above it (no sentence end, at most a line's gap between
+    them; not a heading or a line of code, which a few words make)?"""
+    height = max(a.y1 - a.y0 for a in row)
+    gap = min(a.y0 for a in row) - max(a.y1 for a in above)
+    text = " ".join(word[4] for atom in above for word in atom.words)
+    return (gap <= height and not _ends_sentence(text) and above[0].table is None
+            and sum(_words(atom) for atom in above) >= _PROSE_WORDS)
+
+
+MARGIN_NOTE_WORDS = 3  # a note in the margin ("\keywords", "draftfirst") is a label of a few words
+MARGIN_EDGE_SHARE = 0.2  # the body's left edge: the leftmost start this share of the page's lines have in common
+MARGIN_NOTE_SHARE = 0.25  # more lines than this left of the edge: a column or a table's first column, not notes
+_NUMBERING = re.compile(r"[(\[]?(?:\d+|[ivxlc]+|[A-Z])(?:\.\d+)*[.)\]]?", re.IGNORECASE)  # "4.4", "iv.", "(3)": a number, no note
+
+
+def _margin_notes(atoms: list[_Atom], width: float) -> list[_Atom]:
+    """Labels set in the left margin beside the text (LaTeX's margin notes: a manual's "\keywords" beside the
+    paragraph that explains it). Left in the layout they share a row with the body line beside them and end up
+    inside its sentence ("… provide keywords for \keywords their manuscripts …"). A note: a few words, not only
+    figures (a manuscript's line numbers stay where they are), ending left of the body's left edge, with a body line
+    beside it."""
+    lines = [a for a in atoms if a.table is None]
+    if len(lines) < 10:
+        return []
+    starts: dict[int, int] = {}
+    for atom in lines:
+        starts[round(atom.x0)] = starts.get(round(atom.x0), 0) + 1
+    common = sorted(x for x, n in starts.items() if n >= MARGIN_EDGE_SHARE * len(lines))
+    if not common:
+        return []
+    edge = common[0] - _MIN_GUTTER
+    left = [a for a in lines if a.x1 < edge]
+    if any(len(a.words) > MARGIN_NOTE_WORDS or a.x1 - a.x0 > 0.2 * width for a in left):
+        return []  # a column of text, not a margin
+    notes = [a for a in left if not all(_NUMBERING.fullmatch(w[4]) for w in a.words)
+             and not any(b.x1 <= a.x0 and _level(a, b) for b in left)]  # the leftmost on its row: "2 Installation"
+    beside = {id(note): [b for b in lines if b.x0 >= edge and _level(note, b) and _words(b)] for note in notes}
+    notes = [note for note in notes if beside[id(note)]]
+    # Beside running text, mostly: an index's entries ("\\ . . . 5, 6, 7") are no notes beside their page numbers.
+    prose = sum(any(_words(b) >= _PROSE_WORDS for b in beside[id(note)]) for note in notes)
+    return notes if notes and 2 * prose >= len(notes) and len(notes) <= MARGIN_NOTE_SHARE * len(lines) else []
+
+
+def _words(atom: _Atom) -> int:
+    """How many words of text an atom holds: its words with a letter; a Han run counts a word per two characters."""
+    return sum(max(1, sum(map(is_cjk_char, word[4])) // 2) for word in atom.words if any(c.isalpha() for c in word[4]))
+
+
+def _level(a: _Atom, b: _Atom) -> bool:
+    """Do two atoms sit on one row (share half the height of the smaller, as `_rows` joins them)?"""
+    return min(b.y1, a.y1) - max(b.y0, a.y0) >= 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
 
 
 def _split_rows(words: list) -> list[list]:
