@@ -416,31 +416,43 @@ _NUMBERING = re.compile(r"[(\[]?(?:\d+|[ivxlc]+|[A-Z])(?:\.\d+)*[.)\]]?", re.IGN
 
 
 def _margin_notes(atoms: list[_Atom], width: float) -> list[_Atom]:
-    """Labels set in the left margin beside the text (LaTeX's margin notes: a manual's "\keywords" beside the
+    """Labels set in the left margin beside the text (LaTeX's margin notes: a manual's "\\keywords" beside the
     paragraph that explains it). Left in the layout they share a row with the body line beside them and end up
-    inside its sentence ("… provide keywords for \keywords their manuscripts …"). A note: a few words, not only
-    figures (a manuscript's line numbers stay where they are), ending left of the body's left edge, with a body line
-    beside it."""
+    inside its sentence ("… provide keywords for \\keywords their manuscripts …"). A note: a few words, not only
+    figures (a manuscript's line numbers stay where they are), the first thing on its row, ending left of the body's
+    left edge, with a body line beside it."""
     lines = [a for a in atoms if a.table is None]
-    if len(lines) < 10:
+    edge = _body_edge(lines)
+    if edge is None:
         return []
-    starts: dict[int, int] = {}
-    for atom in lines:
-        starts[round(atom.x0)] = starts.get(round(atom.x0), 0) + 1
-    common = sorted(x for x, n in starts.items() if n >= MARGIN_EDGE_SHARE * len(lines))
-    if not common:
-        return []
-    edge = common[0] - _MIN_GUTTER
     left = [a for a in lines if a.x1 < edge]
     if any(len(a.words) > MARGIN_NOTE_WORDS or a.x1 - a.x0 > 0.2 * width for a in left):
         return []  # a column of text, not a margin
     notes = [a for a in left if not all(_NUMBERING.fullmatch(w[4]) for w in a.words)
              and not any(b.x1 <= a.x0 and _level(a, b) for b in left)]  # the leftmost on its row: "2 Installation"
-    beside = {id(note): [b for b in lines if b.x0 >= edge and _level(note, b) and _words(b)] for note in notes}
+    notes = _beside_text(notes, [b for b in lines if b.x0 >= edge])
+    return notes if len(notes) <= MARGIN_NOTE_SHARE * len(lines) else []
+
+
+def _beside_text(notes: list[_Atom], body: list[_Atom]) -> list[_Atom]:
+    """The notes with a line of `body` text beside them, if most of them sit beside running text: an index's entries
+    ("\\ . . . 5, 6, 7") are no notes beside their page numbers."""
+    beside = {id(note): [b for b in body if _level(note, b) and _words(b)] for note in notes}
     notes = [note for note in notes if beside[id(note)]]
-    # Beside running text, mostly: an index's entries ("\\ . . . 5, 6, 7") are no notes beside their page numbers.
     prose = sum(any(_words(b) >= _PROSE_WORDS for b in beside[id(note)]) for note in notes)
-    return notes if notes and 2 * prose >= len(notes) and len(notes) <= MARGIN_NOTE_SHARE * len(lines) else []
+    return notes if 2 * prose >= len(notes) else []
+
+
+def _body_edge(lines: list[_Atom]) -> float | None:
+    """Where the body text begins on a page of at least 10 lines: the leftmost start a share of its lines have in
+    common (`MARGIN_EDGE_SHARE`), less a gutter; None for a page too short to tell."""
+    if len(lines) < 10:
+        return None
+    starts: dict[int, int] = {}
+    for atom in lines:
+        starts[round(atom.x0)] = starts.get(round(atom.x0), 0) + 1
+    common = [x for x, n in starts.items() if n >= MARGIN_EDGE_SHARE * len(lines)]
+    return min(common) - _MIN_GUTTER if common else None
 
 
 def _words(atom: _Atom) -> int:
