@@ -667,6 +667,12 @@ def _last_read(units: list[Unit]) -> Unit | None:
     return max(reversed(units), key=lambda u: (u.end_line, -u.start_line), default=None)
 
 
+def title_above(unit: Unit) -> str:
+    """The heading nearest above `unit` in its source ("twitter.json serialization" over a table's rows); "" if none
+    is packed."""
+    return _section_at(list(units_of(unit.source)), unit.start_line)
+
+
 def _section_at(units: list[Unit], line: int) -> str:
     """The Markdown heading over `line` ("## Dependencies" over "The project relies on these libraries:")."""
     above = [u for u in units if u.kind == "heading" and u.end_line < line]

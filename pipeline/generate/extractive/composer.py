@@ -22,6 +22,7 @@ from pipeline.generate.extractive.answer_forms import (
     compared_row,
     definition_first,
     first_defining,
+    named_table_first,
     particulars_units,
     rows_best_first,
     source_text,
@@ -443,6 +444,8 @@ class LocalExtractive:
         question = context.question
         scored, moved = definition_first(context, scored)
         scored, moved = whole_list_first(question, scored, self.min_support, moved)
+        if not moved:
+            scored, moved = named_table_first(question, scored, self.tokenizer.tokens)
         best_score, best = scored[0].probability, scored[0].unit
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
