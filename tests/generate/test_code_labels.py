@@ -33,3 +33,22 @@ def test_the_reader_reads_a_label_under_its_section_heading():
     assert under_heading(label).section == "Download files"
     code = next(u for u in units if u.kind == "code")
     assert under_heading(code) is code  # only a label is read so
+
+
+TIMERS = ("# Timers\n\n## Cancelling timers\n\nEach scheduling call returns an object that cancels it.\n\n"
+          "### `clearInterval(timeout)`\n\n* `timeout` {Timeout} A `Timeout` object as returned by `setInterval()`.\n\n"
+          "Cancels a `Timeout` object created by `setInterval()`.\n\n### `clearTimeout(timeout)`\n\n"
+          "* `timeout` {Timeout} A `Timeout` object as returned by `setTimeout()`.\n\n"
+          "Cancels a `Timeout` object created by `setTimeout()`.\n")
+
+
+def test_a_reference_entry_answers_how_to_with_the_call_its_heading_names(engine):
+    corpus = corpus_of(engine, ("timers.md", TIMERS))
+    trace = engine.ask(corpus, Request(question="How do I cancel a timeout created by setTimeout?", date=REQUEST_DATE),
+                       Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "clearTimeout(timeout)" in trace.answer.answer  # the sentence alone never says which call
+    assert [c.quote for c in trace.answer.citations][0] == "### `clearTimeout(timeout)`"
+    assert all(c.verified for c in trace.answer.citations)
+    what = engine.ask(corpus, Request(question="What does clearTimeout do?", date=REQUEST_DATE), Settings())
+    assert len(what.answer.citations) <= 1  # not a how-do-I question: the sentence alone

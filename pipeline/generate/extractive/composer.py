@@ -12,6 +12,7 @@ sibling sources are checked by the engine (verify.conflicts), not here.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -136,6 +137,24 @@ def with_command_above(best: Unit, question: str) -> Unit:
     described = [u for u in units_of(best.source) if u.kind == "code" and u.end_line == best.end_line
                  and u.start_line < best.start_line and u.quote.endswith(best.quote) and opens_as_code(u)]
     return min(described, key=lambda u: len(u.quote), default=best)
+
+
+# A reference entry's heading that is a call: "### `clearTimeout(timeout)`", "#### load(path, mmap=False)".
+_SIGNATURE = re.compile(r"^#{1,6}\s+`?[\w.$\[\]]+\([^)]*\)`?\s*$")
+
+
+def signature_above(best: Unit, question: str) -> Unit | None:
+    """For "How do I …?", the heading that names the call a reference entry's sentence describes ("### `clearTimeout(
+    timeout)`" over "Cancels a `Timeout` object created by `setTimeout()`."): the sentence says what, its heading how.
+    None when the sentence names the call itself, or the entry has no such heading in the evidence."""
+    if best.kind not in READ_KINDS or not asks_procedure(question):
+        return None
+    above = [u for u in units_of(best.source) if u.kind == "heading" and u.end_line < best.start_line]
+    heading = max(above, key=lambda u: u.end_line, default=None)
+    if heading is None or not _SIGNATURE.match(heading.quote.strip()):
+        return None
+    name = heading.quote.strip().lstrip("#").strip().strip("`").split("(")[0]
+    return None if name in best.quote else heading
 
 
 def introduction(unit: Unit) -> Unit | None:
@@ -485,6 +504,9 @@ class LocalExtractive:
                 how += f"; the unit defines {term!r}"
             elif (refused := self._read(question, best, fields, read)) is not None:
                 return refused
+            if (signature := signature_above(best, question)) is not None:
+                how += f"; the entry's heading {signature.marker()} names the call it describes"
+                return self._answer([signature, best], how, fields)
         return self._answer([best], how, fields)
 
     def _answer(self, units: list[Unit], how: str, fields: dict) -> Proposal:
