@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 RULE = re.compile(r"^\s{0,3}([=\-~^*+#`])\1{2,}\s*$")
+FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")  # a Markdown code fence (when it is no adornment: `adornment_lines`)
 
 
 def _rule_char(text: str) -> str | None:

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pipeline.text.adornments import adornment_lines
+from pipeline.text.adornments import FENCE, adornment_lines
 
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 SEPARATOR = " / "
 DEPTH = 2  # the innermost titles kept: a document's own title over every line says nothing about one window
 
@@ -30,7 +29,7 @@ def section_titles(texts: Sequence[str]) -> list[str]:
     out: list[str] = []
     for index, text in enumerate(texts):
         found = None
-        if index not in adornments and _FENCE.match(text):
+        if index not in adornments and FENCE.match(text):
             in_code = not in_code
         elif not in_code and (atx := _ATX.match(text)):
             found = (len(atx.group(1)), atx.group(2))

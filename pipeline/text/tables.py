@@ -229,14 +229,20 @@ def other_years_only(asked_years: set[str], row) -> bool:
     return bool(years) and not asked_years & set(years)
 
 
+def row_key(row) -> str:
+    """A row's key: its first cell, without footnote marks, emphasis or a trailing colon ("| **Encryption** |" →
+    "Encryption")."""
+    cells = fields(row.quote)
+    return cells[0].strip(KEY_TRIM) if cells else ""
+
+
 def names_row(question: str, row, query_tokens: set[str], tokens) -> bool:
     """Does the question say which row it asks about: a word of the row's key (first cell) that the question asks
     about (`query_tokens`) other than its columns' names, every name it gives written in the row ("Senator Hawley's train ticket"), or the unit of
     measure of the row's one value ("How many watts …?" and "| Power | 2200 W |")? A row whose cells merely hold the
     asked kind of value ("| orjson | 0 | 0 |" for "how many … did the standard json module fail to reject?")
     answers another row's question."""
-    cells = fields(row.quote)
-    key = cells[0].strip(KEY_TRIM) if cells else ""
+    key = row_key(row)
     # "How many valid JSON documents were not deserialized?" names a column, not the row "json".
     if (query_tokens - set(tokens(row.header or ""))) & set(tokens(key)) or _rows_in_asked_unit(question, [row]):
         return True
@@ -265,8 +271,7 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
     asked_tokens = set(tokens(question))
     whole, by_words, by_names, by_cells, by_most = [], [], [], [], []
     for row in rows:
-        cells = fields(row.quote)
-        key = cells[0].strip(KEY_TRIM) if cells else ""
+        key = row_key(row)
         if not row.header or sum(c.isalpha() for c in key) < 2 or len(key) > 60:
             continue
         if re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):

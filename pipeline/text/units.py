@@ -41,7 +41,7 @@ from pipeline.lang.sentences import sentence_spans
 from pipeline.lang.text import LINE_END_HYPHEN, keeps_hyphen
 from pipeline.lang.tokenize import has_cjk, is_cjk_char
 from pipeline.text.adornments import RULE as _UNDERLINE
-from pipeline.text.adornments import adornment_lines
+from pipeline.text.adornments import FENCE, adornment_lines
 from pipeline.text.footnotes import NOTE_OPENING
 from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns
 
@@ -49,7 +49,6 @@ from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule,
 LIST_ITEM = re.compile(r"^\s*(?![A-Z]\.\s+[A-Z]\.\s)(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
-_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _MARKUP_ONLY = re.compile(r"^\s*(?:<[^<>]*>\s*)+$")
 _INDENTED = re.compile(r"^(?: {2,}|\t)\S")
 _MARKUP = re.compile(r"<[^<>]*>|\]\([^()\s]*\)|https?://\S+")  # tags, Markdown link targets, bare URLs
@@ -180,7 +179,7 @@ class _BlockReader:
     def read(self, line: PackedLine) -> None:
         if self.in_code:
             self.blocks[-1][1].append(line)
-            self.in_code = not _FENCE.match(line.text)  # a fence inside a block closes it
+            self.in_code = not FENCE.match(line.text)  # a fence inside a block closes it
             return
         if self._blank(line):
             return
@@ -215,7 +214,7 @@ class _BlockReader:
         return True
 
     def _fence(self, line: PackedLine) -> bool:
-        if not (self.plain_text and _FENCE.match(line.text)) or line.number in self.adornments:
+        if not (self.plain_text and FENCE.match(line.text)) or line.number in self.adornments:
             return False
         self.blocks.append(("code", [line]))
         self.in_code = True
@@ -414,7 +413,7 @@ def opens_inside_code(texts: list[str]) -> bool:
     inside = False
     adornments = adornment_lines(texts)
     for index, text in enumerate(texts):
-        if _FENCE.match(text) and (inside or index not in adornments):
+        if FENCE.match(text) and (inside or index not in adornments):
             inside = not inside
     return inside
 

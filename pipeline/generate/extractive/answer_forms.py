@@ -15,7 +15,7 @@ from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.text.labelled_fields import labelled_units
 from pipeline.text.footnotes import marks_of, opens_note
 from pipeline.text.title_block import title_block
-from pipeline.text.tables import fields
+from pipeline.text.tables import row_key
 from pipeline.text.units import Unit, exact_between, joined, title_above, units_of
 
 SUMMARY_LENGTH = 600  # code points: a summary answer runs on over whole sentences up to about this long
@@ -109,24 +109,19 @@ def named_table_first(question: str, scored: list, tokens) -> tuple[list, str]:
     answers from the table whose title the question names more of ("… when serializing twitter.json?"); the note says
     so ("" when nothing moved)."""
     best = scored[0].unit
-    if best.kind != "row" or not (key := _key(best)):
+    if best.kind != "row" or not (key := row_key(best).casefold()):
         return scored, ""
     asked = set(tokens(question))
 
     def named(unit) -> int:
         return len(asked & set(tokens(title_above(unit))))
 
-    same = [row for row in scored if row.unit.kind == "row" and _key(row.unit) == key]
+    same = [row for row in scored if row.unit.kind == "row" and row_key(row.unit).casefold() == key]
     chosen = max(same, key=lambda row: named(row.unit))
     if chosen is scored[0] or named(chosen.unit) <= named(best):
         return scored, ""
     rest = [row for row in scored if row is not chosen]
     return [chosen, *rest], f"; its table, “{title_above(chosen.unit)}”, is the one the question names (the scorer preferred {best.marker()} under “{title_above(best)}”)"
-
-
-def _key(row: Unit) -> str:
-    cells = fields(row.quote)
-    return cells[0].strip(" *`").casefold() if cells else ""
 
 
 def first_defining(term: str, scored: list, context: Context):
