@@ -376,19 +376,38 @@ def _order_page(atoms: list[_Atom], width: float) -> list[list[_Atom]]:
     flowing = [a for a in atoms if not a.vertical] if vertical else atoms
     notes = _margin_notes(flowing, width)
     if notes:
-        flowing = [a for a in flowing if a not in notes]
+        noted = {id(note) for note in notes}
+        flowing = [a for a in flowing if id(a) not in noted]
     rows = _Layout(width).order(flowing) if flowing else []
-    for note in sorted(notes, key=lambda a: a.y0):
-        _open_paragraph_with(rows, note)
+    if notes:
+        row_of = {id(atom): i for i, row in enumerate(rows) for atom in row}
+        placed = _ByHeight([atom for row in rows for atom in row])
+        for note in sorted(notes, key=lambda a: a.y0):
+            _open_paragraph_with(rows, note, placed, row_of)
     rows.extend([a] for a in sorted(vertical, key=lambda a: (a.x0, a.y0)))
     return rows
 
 
-def _open_paragraph_with(rows: list[list[_Atom]], note: _Atom) -> None:
+class _ByHeight:
+    """Atoms sorted by their top, to find those on one row with another (`_level`) without testing every atom: a page
+    of many notes and lines stays linear-logarithmic."""
+
+    def __init__(self, atoms: list[_Atom]):
+        self.atoms = sorted(atoms, key=lambda a: a.y0)
+        self.tops = [a.y0 for a in self.atoms]
+        self.tallest = max((a.y1 - a.y0 for a in self.atoms), default=0.0)
+
+    def level_with(self, atom: _Atom) -> list[_Atom]:
+        low = bisect.bisect_left(self.tops, atom.y0 - self.tallest)
+        high = bisect.bisect_right(self.tops, atom.y1)
+        return [other for other in self.atoms[low:high] if other is not atom and _level(atom, other)]
+
+
+def _open_paragraph_with(rows: list[list[_Atom]], note: _Atom, placed: _ByHeight, row_of: dict[int, int]) -> None:
     """Put a margin note first in the row that opens the paragraph beside it: the row level with it, or the rows above
     while they run on into it (no sentence end, no wider gap than a line's), so "\\keywords" labels "Many journals …
     request authors to provide keywords for" rather than cutting that sentence at its second line."""
-    beside = [(atom.x0, i) for i, row in enumerate(rows) for atom in row if _level(note, atom) and atom.x0 > note.x1]
+    beside = [(atom.x0, row_of[id(atom)]) for atom in placed.level_with(note) if atom.x0 > note.x1]
     at = min(beside)[1] if beside else None
     if at is None:
         rows.append([note])
@@ -428,16 +447,17 @@ def _margin_notes(atoms: list[_Atom], width: float) -> list[_Atom]:
     left = [a for a in lines if a.x1 < edge]
     if any(len(a.words) > MARGIN_NOTE_WORDS or a.x1 - a.x0 > 0.2 * width for a in left):
         return []  # a column of text, not a margin
+    by_height = _ByHeight(left)
     notes = [a for a in left if not all(_NUMBERING.fullmatch(w[4]) for w in a.words)
-             and not any(b.x1 <= a.x0 and _level(a, b) for b in left)]  # the leftmost on its row: "2 Installation"
-    notes = _beside_text(notes, [b for b in lines if b.x0 >= edge])
+             and not any(b.x1 <= a.x0 for b in by_height.level_with(a))]  # the leftmost on its row: "2 Installation"
+    notes = _beside_text(notes, _ByHeight([b for b in lines if b.x0 >= edge]))
     return notes if len(notes) <= MARGIN_NOTE_SHARE * len(lines) else []
 
 
-def _beside_text(notes: list[_Atom], body: list[_Atom]) -> list[_Atom]:
+def _beside_text(notes: list[_Atom], body: _ByHeight) -> list[_Atom]:
     """The notes with a line of `body` text beside them, if most of them sit beside running text: an index's entries
     ("\\ . . . 5, 6, 7") are no notes beside their page numbers."""
-    beside = {id(note): [b for b in body if _level(note, b) and _words(b)] for note in notes}
+    beside = {id(note): [b for b in body.level_with(note) if _words(b)] for note in notes}
     notes = [note for note in notes if beside[id(note)]]
     prose = sum(any(_words(b) >= _PROSE_WORDS for b in beside[id(note)]) for note in notes)
     return notes if 2 * prose >= len(notes) else []
