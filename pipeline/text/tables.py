@@ -236,15 +236,21 @@ def row_key(row) -> str:
     return cells[0].strip(KEY_TRIM) if cells else ""
 
 
+NAME_CELL_WORDS = 4  # a cell of this many words at most may name its row, as a key does ("[node-clinic][]")
+
+
 def names_row(question: str, row, query_tokens: set[str], tokens) -> bool:
-    """Does the question say which row it asks about: a word of the row's key (first cell) that the question asks
-    about (`query_tokens`) other than its columns' names, every name it gives written in the row ("Senator Hawley's train ticket"), or the unit of
-    measure of the row's one value ("How many watts …?" and "| Power | 2200 W |")? A row whose cells merely hold the
-    asked kind of value ("| orjson | 0 | 0 |" for "how many … did the standard json module fail to reject?")
-    answers another row's question."""
-    key = row_key(row)
+    """Does the question say which row it asks about: a word of the row's key or of another short cell of words that
+    the question asks about (`query_tokens`) other than its columns' names ("What tier does node-clinic target?" names
+    "| Profiling | [node-clinic][] | No | No | 3 |" by its tool, not its first cell), every name it gives written in the
+    row ("Senator Hawley's train ticket"), or the unit of measure of the row's one value ("How many watts …?" and
+    "| Power | 2200 W |")? A row whose cells merely hold the asked kind of value ("| orjson | 0 | 0 |" for "how many …
+    did the standard json module fail to reject?") answers another row's question."""
+    cells = [row_key(row)] + [cell for cell in fields(row.quote)[1:] if not _NUMERIC_FIELD.fullmatch(cell)
+                              and len(cell.split()) <= NAME_CELL_WORDS]
     # "How many valid JSON documents were not deserialized?" names a column, not the row "json".
-    if (query_tokens - set(tokens(row.header or ""))) & set(tokens(key)) or _rows_in_asked_unit(question, [row]):
+    asked = query_tokens - set(tokens(row.header or ""))
+    if any(asked & set(tokens(cell)) for cell in cells) or _rows_in_asked_unit(question, [row]):
         return True
     names = unmentioned_names(english_names(question), row.header or "")
     return bool(names) and not unmentioned_names(names, row.quote)

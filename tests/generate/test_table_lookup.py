@@ -262,6 +262,10 @@ def test_a_row_is_named_by_a_word_of_its_key_that_is_not_a_column_s():
     assert not named("How many valid JSON documents were not deserialized?", _row("| json | 17 | 0 |", json_header))
     assert named("How much did Senator Hawley's trip cost?", _row("DHAW2019\tHAWLEY JOSH\t920.68", "DOC\tPAYEE\tAMOUNT"))
     assert named("How many watts does it draw?", _row("| Power | 2200 W |", "| Spec | Value |"))  # by its unit
+    tiers = "| Tool Type | Tool/API Name | Regular Testing in Node.js CI | Target Tier |"
+    clinic = _row("| Profiling | [node-clinic][] | No | 3 |", tiers)
+    assert named("What tier does node-clinic target?", clinic)  # by its tool's cell, not its first
+    assert not named("What tier does the Chrome debugger target?", clinic)
 
 
 def test_a_row_the_question_does_not_name_does_not_answer(engine):
