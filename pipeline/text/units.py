@@ -666,10 +666,16 @@ def _last_read(units: list[Unit]) -> Unit | None:
     return max(reversed(units), key=lambda u: (u.end_line, -u.start_line), default=None)
 
 
+def heading_above(unit: Unit) -> Unit | None:
+    """The heading unit nearest above `unit` in its source; None if none is packed."""
+    above = [u for u in units_of(unit.source) if u.kind == "heading" and u.end_line < unit.start_line]
+    return max(above, key=lambda u: u.end_line, default=None)
+
+
 def title_above(unit: Unit) -> str:
-    """The heading nearest above `unit` in its source ("twitter.json serialization" over a table's rows); "" if none
-    is packed."""
-    return _section_at(list(units_of(unit.source)), unit.start_line)
+    """The title of the heading nearest above `unit` ("twitter.json serialization" over a table's rows); "" if none."""
+    heading = heading_above(unit)
+    return heading.quote.strip().lstrip("#").strip() if heading is not None else ""
 
 
 def _section_at(units: list[Unit], line: int) -> str:

@@ -112,16 +112,13 @@ def named_table_first(question: str, scored: list, tokens) -> tuple[list, str]:
     if best.kind != "row" or not (key := row_key(best).casefold()):
         return scored, ""
     asked = set(tokens(question))
-
-    def named(unit) -> int:
-        return len(asked & set(tokens(title_above(unit))))
-
-    same = [row for row in scored if row.unit.kind == "row" and row_key(row.unit).casefold() == key]
-    chosen = max(same, key=lambda row: named(row.unit))
-    if chosen is scored[0] or named(chosen.unit) <= named(best):
+    titled = [(row, title_above(row.unit)) for row in scored if row.unit.kind == "row" and row_key(row.unit).casefold() == key]
+    named = {id(row): len(asked & set(tokens(title))) for row, title in titled}
+    chosen, title = max(titled, key=lambda pair: named[id(pair[0])])
+    if chosen is scored[0] or named[id(chosen)] <= named[id(scored[0])]:
         return scored, ""
     rest = [row for row in scored if row is not chosen]
-    return [chosen, *rest], f"; its table, “{title_above(chosen.unit)}”, is the one the question names (the scorer preferred {best.marker()} under “{title_above(best)}”)"
+    return [chosen, *rest], f"; its table, “{title}”, is the one the question names (the scorer preferred {best.marker()} under “{titled[0][1]}”)"
 
 
 def first_defining(term: str, scored: list, context: Context):

@@ -57,6 +57,7 @@ from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.tables import asked_cells, asked_unit, named_row, names_row, other_years_only, row_cells
 from pipeline.text.units import (
     Unit,
+    heading_above,
     introduces,
     is_contents_entry,
     join_lines,
@@ -149,8 +150,7 @@ def signature_above(best: Unit, question: str) -> Unit | None:
     None when the sentence names the call itself, or the entry has no such heading in the evidence."""
     if best.kind not in READ_KINDS or not asks_procedure(question):
         return None
-    above = [u for u in units_of(best.source) if u.kind == "heading" and u.end_line < best.start_line]
-    heading = max(above, key=lambda u: u.end_line, default=None)
+    heading = heading_above(best)
     if heading is None or not _SIGNATURE.match(heading.quote.strip()):
         return None
     name = heading.quote.strip().lstrip("#").strip().strip("`").split("(")[0]
@@ -175,8 +175,7 @@ def under_heading(label: Unit) -> Unit:
     heading ("Download files"), as a label line and its value are (`text.units`); alone it says too little to read."""
     if label.section or not labels_code(label):
         return label
-    above = [u for u in units_of(label.source) if u.kind == "heading" and u.end_line < label.start_line]
-    heading = max(above, key=lambda u: u.end_line, default=None)
+    heading = heading_above(label)
     return replace(label, section=heading.quote.lstrip("#").strip()) if heading is not None else label
 
 
@@ -360,6 +359,8 @@ class LocalExtractive:
         """A table row answers only a question that says which row it asks about (`text.tables.names_row`, or by the
         key and column `named_row` finds): its cells are values, and a row holding the asked kind of value under an
         asked column may be any row of the table."""
+        if not any(row.unit.kind == "row" and row.probability >= self.min_support for row in rows):
+            return rows
         question, tokens = context.question, self.tokenizer.tokens
         asked = set(self.tokenizer.query_tokens(question))
         # (One under the threshold is never chosen for its score: it stays for the lookup of the row a question names.)
