@@ -672,12 +672,6 @@ def heading_above(unit: Unit) -> Unit | None:
     return max(above, key=lambda u: u.end_line, default=None)
 
 
-def title_above(unit: Unit) -> str:
-    """The title of the heading nearest above `unit` ("twitter.json serialization" over a table's rows); "" if none."""
-    heading = heading_above(unit)
-    return heading.quote.strip().lstrip("#").strip() if heading is not None else ""
-
-
 def _section_at(units: list[Unit], line: int) -> str:
     """The Markdown heading over `line` ("## Dependencies" over "The project relies on these libraries:")."""
     above = [u for u in units if u.kind == "heading" and u.end_line < line]

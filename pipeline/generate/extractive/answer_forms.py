@@ -15,8 +15,7 @@ from pipeline.lang.questions import ASKS_SEVERAL
 from pipeline.text.labelled_fields import labelled_units
 from pipeline.text.footnotes import marks_of, opens_note
 from pipeline.text.title_block import title_block
-from pipeline.text.tables import row_key
-from pipeline.text.units import Unit, exact_between, joined, title_above, units_of
+from pipeline.text.units import Unit, exact_between, joined, units_of
 
 SUMMARY_LENGTH = 600  # code points: a summary answer runs on over whole sentences up to about this long
 
@@ -102,23 +101,6 @@ def definition_first(context: Context, scored: list) -> tuple[list, str]:
         return scored, ""
     rest = [row for row in scored if row is not defining]
     return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0].unit.marker()}, {rest[0].probability:.2f})"
-
-
-def named_table_first(question: str, scored: list, tokens) -> tuple[list, str]:
-    """A row whose key several tables hold ("| orjson | … |" in the serialization and the deserialization benchmarks)
-    answers from the table whose title the question names more of ("… when serializing twitter.json?"); the note says
-    so ("" when nothing moved)."""
-    best = scored[0].unit
-    if best.kind != "row" or not (key := row_key(best).casefold()):
-        return scored, ""
-    asked = set(tokens(question))
-    titled = [(row, title_above(row.unit)) for row in scored if row.unit.kind == "row" and row_key(row.unit).casefold() == key]
-    named = {id(row): len(asked & set(tokens(title))) for row, title in titled}
-    chosen, title = max(titled, key=lambda pair: named[id(pair[0])])
-    if chosen is scored[0] or named[id(chosen)] <= named[id(scored[0])]:
-        return scored, ""
-    rest = [row for row in scored if row is not chosen]
-    return [chosen, *rest], f"; its table, “{title}”, is the one the question names (the scorer preferred {best.marker()} under “{titled[0][1]}”)"
 
 
 def first_defining(term: str, scored: list, context: Context):

@@ -23,7 +23,6 @@ from pipeline.generate.extractive.answer_forms import (
     compared_row,
     definition_first,
     first_defining,
-    named_table_first,
     particulars_units,
     rows_best_first,
     source_text,
@@ -54,7 +53,15 @@ from pipeline.lang.questions import (
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
 from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer, has_cjk
-from pipeline.text.tables import asked_cells, asked_unit, named_row, names_row, other_years_only, row_cells
+from pipeline.text.tables import (
+    asked_cells,
+    asked_unit,
+    named_row,
+    names_row,
+    other_years_only,
+    row_cells,
+    words_naming_row,
+)
 from pipeline.text.units import (
     Unit,
     heading_above,
@@ -363,9 +370,14 @@ class LocalExtractive:
             return rows
         question, tokens = context.question, self.tokenizer.tokens
         asked = set(self.tokenizer.query_tokens(question))
+        # A row named by fewer of the asked words than another row of the evidence ("AES-CBC" for "an AES-GCM key",
+        # beside "AES-GCM", which the scorer may not even have ranked) is another row.
+        words = {id(row): words_naming_row(row.unit, asked, tokens) for row in rows if row.unit.kind == "row"}
+        most = max((words_naming_row(unit, asked, tokens) for unit in rows_best_first(context, rows)), default=0)
         # (One under the threshold is never chosen for its score: it stays for the lookup of the row a question names.)
         kept = [row for row in rows if row.unit.kind != "row" or row.probability < self.min_support
-                or names_row(question, row.unit, asked, tokens) or named_row(question, [row.unit], tokens) is not None]
+                or (not 0 < words[id(row)] < most and (names_row(question, row.unit, asked, tokens)
+                                                       or named_row(question, [row.unit], tokens) is not None))]
         return kept or self._none_fits(rows, "every candidate unit is a table row the question does not name by its "
                                              "first cell")
 
@@ -464,8 +476,6 @@ class LocalExtractive:
         question = context.question
         scored, moved = definition_first(context, scored)
         scored, moved = whole_list_first(question, scored, self.min_support, moved)
-        if not moved:
-            scored, moved = named_table_first(question, scored, self.tokenizer.tokens)
         best_score, best = scored[0].probability, scored[0].unit
         runner_up = scored[1] if len(scored) > 1 else None
         fields = {
