@@ -50,7 +50,7 @@ _ASKS: dict[str, re.Pattern] = {
     "version": re.compile(
         rf"\b(?:which|what)\s+version\b[^?]{{0,60}}?\b(?:this|these)\s+(?:[\w.-]+\s+){{0,3}}?{_DOCUMENT}\b"
         r"|\b(?:which|what)\s+version\b[^?]{0,60}?\b(?:does|do)\s+(?:this|these|it)\s+(?:describe|document|cover)\b"
-        rf"|\b(?:which|what)\s+version\s+(?:is|of)\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,3}}?{_DOCUMENT}\b"
+        rf"|\bwhat\s+version\s+(?:is|of)\s+(?:this|the)\s+(?:[\w.-]+\s+){{0,3}}?{_DOCUMENT}\b"
         r"|(?:这份|这篇|本)[^？?]{0,20}(?:哪个|什么|哪一)版本", _I),
 }
 

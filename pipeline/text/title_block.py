@@ -46,10 +46,9 @@ _INSTITUTION = re.compile(
     r"council|agency|authority|office|ministry|bureau|hospital|collaboration|consortium|address|road|street|avenue|suite|box|"
     r"county|province|prefecture|district)\b"
     r"|大学|学院|研究所|研究院|实验室|公司|中心|协会|学会|出版社|委员会", _I)
-# A name's own words: capitalised (with an accent, a hyphen or an apostrophe), an initial, a particle, or an
-# honorific before it ("Dr. Jürgen Vollmer").
+# A name's own words: capitalised (with an accent, a hyphen or an apostrophe), an initial, or a particle.
 _NAME_WORD = re.compile(r"(?:[A-Z][a-z\u00c0-\u024f'’]+(?:-[A-Z][a-z\u00c0-\u024f'’]+)?|[A-Z]\.(?:-?[A-Z]\.)*|"
-                        r"van|von|der|den|de|da|di|du|la|le|bin|al|y|(?:Dr|Prof|Mr|Mrs|Ms|Mx)\.)")
+                        r"van|von|der|den|de|da|di|du|la|le|bin|al|y)")
 _INITIALS = re.compile(r"[A-Z]{2}")
 _SPACING_ACCENT = re.compile("[\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7`]")
 _LETTER = re.compile(r"[^\W\d_]")

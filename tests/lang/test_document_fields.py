@@ -25,7 +25,6 @@ from pipeline.lang.document_fields import asked_affiliation, asked_particulars
     ("Which version of the llncs class are these instructions for?", ("version",)),
     ("Which version of the bundle does this describe?", ("version",)),
     ("Which version of xpinyin does this manual document, and what is its date?", ("date", "version")),
-    ("Which version of the class is this?", ("version",)),
 ])
 def test_questions_for_a_document_s_particulars_are_recognised(question, fields):
     asked = asked_particulars(question)

@@ -27,9 +27,6 @@ def opening(*lines: tuple[str, str], page: int | None = 1, start: int = 1, furni
     ("G.K.M. Tobin∗", "author"),
     ("李清", "author"),
     ("Wolfgang Putsch¨ogl", "author"),  # TeX's accent, extracted beside its letter
-    ("Dr. J¨urgen Vollmer", "author"),  # an honorific before the name
-    ("Dr. Who", "author"),
-    ("Dr.", ""),
     ("2Bar-Ilan University, Ramat-Gan, Israel", "affiliation"),
     ("The Kumquat Consortium", "affiliation"),
     ("(Dated: August 10, 2010)", "date"),
