@@ -246,19 +246,19 @@ def names_row(question: str, row, query_tokens: set[str], tokens) -> bool:
     row ("Senator Hawley's train ticket"), or the unit of measure of the row's one value ("How many watts …?" and
     "| Power | 2200 W |")? A row whose cells merely hold the asked kind of value ("| orjson | 0 | 0 |" for "how many …
     did the standard json module fail to reject?") answers another row's question."""
-    if words_naming_row(row, query_tokens, tokens) or _rows_in_asked_unit(question, [row]):
+    if _asked_in_cells(row, query_tokens, tokens) or _rows_in_asked_unit(question, [row]):
         return True
     names = unmentioned_names(english_names(question), row.header or "")
     return bool(names) and not unmentioned_names(names, row.quote)
 
 
-def words_naming_row(row, query_tokens: set[str], tokens) -> int:
-    """How many of the asked words (`query_tokens`) the row's key and its other short cells of words hold, its columns'
-    names left out ("How many valid JSON documents were not deserialized?" names a column, not the row "json")."""
+def _asked_in_cells(row, query_tokens: set[str], tokens) -> bool:
+    """Does the row's key or another short cell of words hold an asked word (`query_tokens`) other than its columns'
+    names ("How many valid JSON documents were not deserialized?" names a column, not the row "json")?"""
     cells = [row_key(row)] + [cell for cell in fields(row.quote)[1:] if not _NUMERIC_FIELD.fullmatch(cell)
                               and len(cell.split()) <= NAME_CELL_WORDS]
     asked = query_tokens - set(tokens(row.header or ""))
-    return len(asked & {token for cell in cells for token in tokens(cell)})
+    return any(asked & set(tokens(cell)) for cell in cells)
 
 
 MOST_KEY_WORDS = 3  # a key this many words long is named by all of them but one

@@ -8,7 +8,7 @@ import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.lang.tokenize import Tokenizer
-from pipeline.text.tables import named_row, names_row, words_naming_row
+from pipeline.text.tables import named_row, names_row
 from pipeline.text.units import Unit, units_of
 
 MARKDOWN = """---
@@ -279,48 +279,3 @@ def test_a_row_the_question_does_not_name_does_not_answer(engine):
     assert named.answer.status == "answered" and "| ujson | 31 |" in named.answer.answer
 
 
-
-# An excerpt of Node.js's doc/api/webcrypto.md (MIT licence): its algorithm matrix.
-MATRIX = """## Algorithm matrix
-
-The table details the algorithms supported by the Node.js Web Crypto API
-implementation and the APIs supported for each:
-
-| Algorithm                                               | `generateKey` | `exportKey` | `importKey` | `encrypt` | `decrypt` | `wrapKey` | `unwrapKey` | `deriveBits` | `deriveKey` | `sign` | `verify` | `digest` |
-| ------------------------------------------------------- | ------------- | ----------- | ----------- | --------- | --------- | --------- | ----------- | ------------ | ----------- | ------ | -------- | -------- |
-| `'RSASSA-PKCS1-v1_5'`                                   | ✔             | ✔           | ✔           |           |           |           |             |              |             | ✔      | ✔        |          |
-| `'RSA-PSS'`                                             | ✔             | ✔           | ✔           |           |           |           |             |              |             | ✔      | ✔        |          |
-| `'RSA-OAEP'`                                            | ✔             | ✔           | ✔           | ✔         | ✔         | ✔         | ✔           |              |             |        |          |          |
-| `'ECDSA'`                                               | ✔             | ✔           | ✔           |           |           |           |             |              |             | ✔      | ✔        |          |
-| `'Ed25519'`                                             | ✔             | ✔           | ✔           |           |           |           |             |              |             | ✔      | ✔        |          |
-| `'Ed448'` <span class="experimental-inline"></span>[^1] | ✔             | ✔           | ✔           |           |           |           |             |              |             | ✔      | ✔        |          |
-| `'ECDH'`                                                | ✔             | ✔           | ✔           |           |           |           |             | ✔            | ✔           |        |          |          |
-| `'X25519'`                                              | ✔             | ✔           | ✔           |           |           |           |             | ✔            | ✔           |        |          |          |
-| `'X448'` <span class="experimental-inline"></span>[^1]  | ✔             | ✔           | ✔           |           |           |           |             | ✔            | ✔           |        |          |          |
-| `'AES-CTR'`                                             | ✔             | ✔           | ✔           | ✔         | ✔         | ✔         | ✔           |              |             |        |          |          |
-| `'AES-CBC'`                                             | ✔             | ✔           | ✔           | ✔         | ✔         | ✔         | ✔           |              |             |        |          |          |
-| `'AES-GCM'`                                             | ✔             | ✔           | ✔           | ✔         | ✔         | ✔         | ✔           |              |             |        |          |          |
-| `'AES-KW'`                                              | ✔             | ✔           | ✔           |           |           | ✔         | ✔           |              |             |        |          |          |
-| `'HMAC'`                                                | ✔             | ✔           | ✔           |           |           |           |             |              |             | ✔      | ✔        |          |
-| `'HKDF'`                                                |               | ✔           | ✔           |           |           |           |             | ✔            | ✔           |        |          |          |
-| `'PBKDF2'`                                              |               | ✔           | ✔           |           |           |           |             | ✔            | ✔           |        |          |          |
-| `'SHA-1'`                                               |               |             |             |           |           |           |             |              |             |        |          | ✔        |
-| `'SHA-256'`                                             |               |             |             |           |           |           |             |              |             |        |          | ✔        |
-| `'SHA-384'`                                             |               |             |             |           |           |           |             |              |             |        |          | ✔        |
-| `'SHA-512'`                                             |               |             |             |           |           |           |             |              |             |        |          | ✔        |
-
-"""
-
-
-def test_a_row_named_by_fewer_asked_words_than_another_does_not_answer(engine):
-    """"AES-CBC" shares "AES" with "an AES-GCM key"; the row "AES-GCM" shares both words. The scorer ranked the
-    AES-CBC row first and it answered; a row named by fewer of the asked words than another row is another row."""
-    tokens = Tokenizer()
-    header = "| Algorithm | `generateKey` | `encrypt` |"
-    asked = set(tokens.query_tokens("What usages does an AES-GCM key allow?"))
-    cbc, gcm = _row("| `'AES-CBC'` | ✔ | ✔ |", header), _row("| `'AES-GCM'` | ✔ | ✔ |", header)
-    assert (words_naming_row(cbc, asked, tokens.tokens), words_naming_row(gcm, asked, tokens.tokens)) == (1, 2)
-    corpus = engine.corpus([engine.parse(MATRIX.encode("utf-8"), "matrix.md")])
-    for question in ("What usages does an AES-GCM key allow?", "Which operations does an AES-CTR key support?"):
-        trace = engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
-        assert "AES-CBC" not in (trace.answer.answer or ""), question

@@ -60,7 +60,6 @@ from pipeline.text.tables import (
     names_row,
     other_years_only,
     row_cells,
-    words_naming_row,
 )
 from pipeline.text.units import (
     Unit,
@@ -370,14 +369,9 @@ class LocalExtractive:
             return rows
         question, tokens = context.question, self.tokenizer.tokens
         asked = set(self.tokenizer.query_tokens(question))
-        # A row named by fewer of the asked words than another row of the evidence ("AES-CBC" for "an AES-GCM key",
-        # beside "AES-GCM", which the scorer may not even have ranked) is another row.
-        words = {id(row): words_naming_row(row.unit, asked, tokens) for row in rows if row.unit.kind == "row"}
-        most = max((words_naming_row(unit, asked, tokens) for unit in rows_best_first(context, rows)), default=0)
         # (One under the threshold is never chosen for its score: it stays for the lookup of the row a question names.)
         kept = [row for row in rows if row.unit.kind != "row" or row.probability < self.min_support
-                or (not 0 < words[id(row)] < most and (names_row(question, row.unit, asked, tokens)
-                                                       or named_row(question, [row.unit], tokens) is not None))]
+                or names_row(question, row.unit, asked, tokens) or named_row(question, [row.unit], tokens) is not None]
         return kept or self._none_fits(rows, "every candidate unit is a table row the question does not name by its "
                                              "first cell")
 
