@@ -291,8 +291,8 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             by_words.append((row, key))
         elif names and not unmentioned_names(names, key):
             by_names.append((row, key))
-        elif names and not unmentioned_names(names, row.quote):
-            by_cells.append((row, key))
+        elif (row_names := unmentioned_names(names, row.header)) and not unmentioned_names(row_names, row.quote):
+            by_cells.append((row, key))  # a name the header holds names a column ("… compared with Chardet's")
         elif len(key_tokens) >= MOST_KEY_WORDS and len(key_tokens - asked_tokens) == 1:
             by_most.append((row, key))  # "the net profit in 2023" names "Net profit for the year"
     named = whole or by_words or by_names or by_cells or by_most or _rows_in_asked_unit(question, rows)

@@ -279,3 +279,15 @@ def test_a_row_the_question_does_not_name_does_not_answer(engine):
     assert named.answer.status == "answered" and "| ujson | 31 |" in named.answer.answer
 
 
+
+
+def test_a_name_the_header_holds_names_a_column_not_the_row_whose_link_holds_it():
+    """"… compared with Chardet's?" names the Chardet column; the License row's link to github.com/chardet is no
+    reason to answer with that row."""
+    header = "| Feature | [Chardet](https://github.com/chardet/chardet) | Charset Normalizer |"
+    rows = [_row("| `License` | _0BSD_<br>[_disputed_](https://github.com/chardet/chardet/issues/327) | MIT |", header),
+            _row("| `Whl Size` | ~1500 kB | ~250 kB |", header)]
+    question = "How big is the charset-normalizer wheel compared with Chardet's?"
+    assert named_row(question, rows, Tokenizer().tokens) is None
+    assert named_row("What licence does charset normalizer have compared with Chardet's?", rows[:1],
+                     Tokenizer().tokens) is None  # the key is not named either: "licence" is not "License"
