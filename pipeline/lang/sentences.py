@@ -36,6 +36,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             start += 1
         while end > start and text[end - 1].isspace():
             end -= 1
+        if end > start and trimmed and not chinese and (reference := _LEADING_REFERENCE.match(text, start, end)):
+            trimmed[-1] = (trimmed[-1][0], reference.end(1))  # "… a decode error." | "(#771) We've yanked …"
+            start = reference.end()
         if end > start:
             if trimmed and (_ENDS_IN_LABEL.search(text, trimmed[-1][0], trimmed[-1][1])
                             or (not chinese and _glued(trimmed[-1], start))):
@@ -43,6 +46,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             else:
                 trimmed.append((start, end))
     return trimmed
+
+
+# An issue or pull-request reference after a sentence's full stop ("… a decode error. (#771)", "(GH-1234)", "(PR #12,
+# #15)") belongs to that sentence; pysbd opens the next sentence with it. An enumerator ("(1)", "(b)") opens its own.
+_LEADING_REFERENCE = re.compile(r"([(\[](?:#|[A-Za-z]+[- ]#?)\d+(?:,\s*(?:#|[A-Za-z]+[- ]#?)?\d+)*[)\]])\s*")
 
 
 def _glued(previous: tuple[int, int], start: int) -> bool:

@@ -33,3 +33,14 @@ def test_a_file_name_in_code_is_not_cut_at_its_dot():
 
 def test_chinese_sentences_end_at_their_full_stop_without_a_space():
     assert sentences("北京的住宿限额是每晚七百五十元。上海是八百元。") == ["北京的住宿限额是每晚七百五十元。", "上海是八百元。"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Regression in our fallback path leading to a decode error. (#771) We've yanked 3.4.8 as a result of that bug.",
+     ["Regression in our fallback path leading to a decode error. (#771)", "We've yanked 3.4.8 as a result of that bug."]),
+    ("Fixed a crash on empty input. (GH-1234, GH-1240) Next release soon.",
+     ["Fixed a crash on empty input. (GH-1234, GH-1240)", "Next release soon."]),
+    ("Do this first. (1) Open the lid. (2) Pour.", ["Do this first.", "(1) Open the lid.", "(2) Pour."]),
+])
+def test_an_issue_reference_after_a_full_stop_ends_that_sentence_not_the_next(text, expected):
+    assert [text[start:end] for start, end in sentence_spans(text)] == expected
