@@ -438,11 +438,13 @@ def _wraps(previous: str, line: str) -> bool:
     """
     if line[:1].isspace() and line.strip():
         return True  # an indented continuation (Markdown list items, RFC paragraphs)
-    if _ends_sentence(previous):
-        return False
     stripped = line.strip()
-    return (stripped[:1].islower() or _INLINE_MARKUP_START.match(stripped) is not None
-            or len(previous.rstrip()) >= WRAP_WIDTH or has_cjk(previous[-1:]))
+    goes_on = stripped[:1].islower() or _INLINE_MARKUP_START.match(stripped) is not None
+    if _ends_sentence(previous):
+        # "… is used in popular open source projects such as:" / "`Zipline`_, an algorithmic trading library …": a
+        # wrapped line's colon leads into the rest of its sentence, a label's ("Example:") into a block of its own.
+        return goes_on and previous.rstrip().endswith(":") and len(previous.rstrip()) >= WRAP_WIDTH
+    return goes_on or len(previous.rstrip()) >= WRAP_WIDTH or has_cjk(previous[-1:])
 
 
 # A line that opens with inline code or a reST role (":class:`…`") goes on with the unfinished line above it.

@@ -131,3 +131,15 @@ def test_an_api_entrys_description_is_read_with_its_signature():
     assert not any(":noindex:" in u.quote or ":caption:" in u.quote for u in units if u.kind in ("sentence", "code"))
     # An option under a code directive no longer keeps the code from being announced as code.
     assert ("code", 19) in by_line
+
+
+def test_a_wrapped_line_s_colon_goes_on_into_the_rest_of_its_sentence_and_a_label_s_does_not():
+    """reST and Markdown wrap a paragraph anywhere: "… projects such as:" goes on with "`Zipline`_, an algorithmic
+    trading library …" on the next line, one sentence; a short label ("Example:") still stands alone."""
+    lines = ["`Sorted Containers`_ is used in popular open source projects such as:",
+             "`Zipline`_, an algorithmic trading library from Quantopian; `Angr`_, a binary",
+             "analysis platform from UC Santa Barbara; and `Trio`_, an async I/O library.", "",
+             "Example:", "run the tests with tox"]
+    quotes = [unit.quote for unit in units_of(_source(lines)) if unit.kind == "sentence"]
+    assert "\n".join(lines[:3]) in quotes
+    assert "Example:" in quotes and "run the tests with tox" in quotes
