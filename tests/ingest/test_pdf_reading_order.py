@@ -308,3 +308,34 @@ def test_a_note_in_the_left_margin_is_a_line_of_its_own_not_a_word_of_the_senten
                          "manuscripts to make electronic indexing"]
     assert "\\section\tTitles are set in bold at the size of the text, and the class" in lines
     assert any(line.startswith("12") and "sections are not needed" in line for line in lines)
+
+
+def _reference_page() -> bytes:
+    """A macro reference: every description has its macro's name in the margin beside it, set flush right as LaTeX
+    sets margin notes, under some code."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for index in range(8):
+        page.insert_text((250, 80 + 12 * index), f"\\end{{routeResponseItem{index}}}", fontsize=10)
+    entries = [("\\noBreakRoute", "Set the break value so that a route is never split across pages."),
+               ("routeRequest", "Describe the content type of the request. Contains the request body."),
+               ("routeParameter", "Describe the path parameter. Contains a list of parameter items."),
+               ("routeResponse", "Describe the content type of the response. Contains a list of routeResponseItem"),
+               ("", "environments or the command that says there is none."),
+               ("\\noRouteResponse", "Show a text such as no response when a route returns nothing at all."),
+               ("routeResponseItem", "Describe the http status code with a description. Contains the response body.")]
+    for index, (name, text) in enumerate(entries):
+        page.insert_text((154, 300 + 12 * index), text, fontsize=10)
+        if name:
+            page.insert_text((143 - pymupdf.get_text_length(name, fontsize=9), 300 + 12 * index), name, fontsize=9)
+    return doc.tobytes()
+
+
+def test_every_description_of_a_reference_page_opens_with_the_name_in_the_margin_beside_it():
+    """A third of the page's lines are margin notes (a name by each description): still notes, not a column of
+    names read before the text."""
+    lines = [" ".join(line.split()) for line in _texts(parse_pdf(_reference_page(), "reference.pdf").pages[0])]
+    assert "routeResponseItem Describe the http status code with a description. Contains the response body." in lines
+    assert "routeResponse Describe the content type of the response. Contains a list of routeResponseItem" in lines
+    assert "routeRequest" not in lines  # no column of names above the descriptions
+

@@ -430,7 +430,7 @@ def _runs_on(above: list[_Atom], row: list[_Atom]) -> bool:
 
 MARGIN_NOTE_WORDS = 3  # a note in the margin ("\keywords", "draftfirst") is a label of a few words
 MARGIN_EDGE_SHARE = 0.2  # the body's left edge: the leftmost start this share of the page's lines have in common
-MARGIN_NOTE_SHARE = 0.25  # more lines than this left of the edge: a column or a table's first column, not notes
+MARGIN_NOTE_SHARE = 0.5  # every body line with a note beside it: a reference page, a macro name by each description
 _NUMBERING = re.compile(r"[(\[]?(?:\d+|[ivxlc]+|[A-Z])(?:\.\d+)*[.)\]]?", re.IGNORECASE)  # "4.4", "iv.", "(3)": a number, no note
 
 
