@@ -137,3 +137,22 @@ def _initials_in(name: str, text: str) -> bool:
         if len(capitals) < 2 or len(capitals) != len(words):
             return False
     return re.search(r"(?<![\w.])" + r"\.?\s?".join(capitals) + r"\.?(?!\w)", text) is not None
+
+
+# What a question writes as code: an option ("--color", "-s"), a setting ("Storage="), a TeX macro ("\noBreakRoute"), an
+# environment variable ("$XDG_RUNTIME_DIR", "ZSTD_CLEVEL"), a snake_case or camelCase name ("use_rich",
+# "routeResponseItem"), a name with digits ("k1", "x86_64").
+_CODE_NAME = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|\\[A-Za-z@]+|\$[A-Za-z_]\w*|[A-Za-z]\w*(?==)"
+                        r"|[A-Za-z][A-Za-z0-9]*_\w+|[a-z]+[A-Z]\w*|[A-Za-z]+\d+[A-Za-z0-9]*)(?![\w-])")
+
+
+def code_names(question: str) -> list[str]:
+    """The names a question writes as code (`_CODE_NAME`): each names one thing a document defines."""
+    return list(dict.fromkeys(_CODE_NAME.findall(question)))
+
+
+def unmentioned_code_names(names: list[str], text: str) -> list[str]:
+    """The code names of `names` that `text` does not write (case folded; "Storage=" is written by "Storage")."""
+    folded = text.casefold()
+    return [name for name in names
+            if not re.search(rf"(?<![\w-]){re.escape(name.casefold())}(?![\w])", folded)]

@@ -710,3 +710,22 @@ def test_a_definition_the_scorer_chooses_is_not_held_to_the_reader(engine):
     assert trace.answer.status == "answered", trace.explanation
     assert trace.answer.answer.startswith('"Installation Information" for a User Product means')
     assert "the unit defines 'installation information'" in trace.proposal.note and trace.proposal.reader_score is None
+
+
+def test_a_name_the_question_writes_as_code_must_be_in_the_answering_unit(engine):
+    """"What k1 value does bm25s use by default?" was answered with "By default, bm25s uses method="lucene"", which
+    says nothing of k1; the document's own name (bm25s) need not be in the unit, a setting the question names must."""
+    from pipeline.lang.names import code_names
+    from tests.conftest import ask_with, corpus_of
+
+    assert code_names("If I never set Storage=, may --color or \\noBreakRoute use k1 and TYPER_USE_RICH?") == [
+        "Storage", "--color", "\\noBreakRoute", "k1", "TYPER_USE_RICH"]
+    assert code_names("Who wrote the e-mail on 2nd May?") == []
+    readme = ("# bm25s\n\nBy default, `bm25s` uses `method=\"lucene\"`, which is Lucene's BM25 implementation.\n\n"
+              "The `b` parameter is 0.75 unless you pass another value.\n")
+    corpus = corpus_of(engine, ("bm25s-readme.md", readme))
+    trace = ask_with(engine, corpus, "What k1 value does bm25s use by default?")
+    assert trace.answer.status == "abstained", trace.explanation
+    assert "the question names k1 and no candidate unit does" in trace.proposal.note
+    trace = ask_with(engine, corpus, "Which method does bm25s use by default?")
+    assert "lucene" in (trace.answer.answer or ""), trace.explanation

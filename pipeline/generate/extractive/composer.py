@@ -35,7 +35,7 @@ from pipeline.lang.comparisons import states_extreme, superlative
 from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term, defines
 from pipeline.lang.opposites import antonym_instead, opposed_word
 from pipeline.lang.references import numbered_references
-from pipeline.lang.names import chinese_place_names, english_names, unmentioned_names
+from pipeline.lang.names import chinese_place_names, code_names, english_names, unmentioned_code_names, unmentioned_names
 from pipeline.lang.numbers import YEAR
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
@@ -148,6 +148,11 @@ def with_command_above(best: Unit, question: str) -> Unit:
 
 # A reference entry's heading that is a call: "### `clearTimeout(timeout)`", "#### load(path, mmap=False)".
 _SIGNATURE = re.compile(r"^#{1,6}\s+`?[\w.$\[\]]+\([^)]*\)`?\s*$")
+
+
+def _context_of(unit: Unit) -> str:
+    """A unit's text with what it is read under: its heading or entry, its table header."""
+    return "\n".join((unit.section, unit.read(), unit.header or ""))
 
 
 def signature_above(best: Unit, question: str) -> Unit | None:
@@ -345,8 +350,8 @@ class LocalExtractive:
         """The scored units that can answer the question's kind, or the abstention saying none can: each check in turn
         keeps the units that pass it, and abstains naming itself when none does."""
         rows = scored
-        for check in (self._not_contents, self._typed, self._keyed, self._named, self._not_opposed, self._of_the_asked_number,
-                      self._of_the_asked_year, self._stating_extreme):
+        for check in (self._not_contents, self._typed, self._keyed, self._named, self._coded, self._not_opposed,
+                      self._of_the_asked_number, self._of_the_asked_year, self._stating_extreme):
             kept = check(context, rows)
             if isinstance(kept, Proposal):
                 return kept
@@ -399,6 +404,17 @@ class LocalExtractive:
         given = places + names
         return named or self._none_fits(rows, f"the question names {('、' if has_cjk(''.join(given)) else ', ').join(given)} "
                                               "and no candidate unit's source mentions it")
+
+    def _coded(self, context: Context, rows: list) -> list | Proposal:
+        """A name the question writes as code ("What k1 value …?", "Storage=", "\\noBreakRoute") must be in the unit
+        that answers, or in its heading: "By default, bm25s uses method="lucene"" does not say what k1 is. A name the
+        document is called by ("bm25s" in bm25s-readme) need not be."""
+        titles = " ".join(source.source_id for source in context.sources)
+        names = unmentioned_code_names(code_names(context.question), titles)
+        if not names:
+            return rows
+        kept = [row for row in rows if not unmentioned_code_names(names, _context_of(row.unit))]
+        return kept or self._none_fits(rows, f"the question names {', '.join(names)} and no candidate unit does")
 
     def _stating_extreme(self, context: Context, rows: list) -> list | Proposal:
         """"Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
