@@ -725,11 +725,12 @@ def _described_commands(units: list[Unit]) -> list[Unit]:
 
 def _only_layout_between(source: PackedSource, after: int, before: int) -> bool:
     """Are the lines strictly between the two line numbers one empty line at most, or empty lines around a code
-    directive (".. code-block:: python")?"""
+    directive (".. code-block:: python") or a line of HTML markup only (a README's `<div class="termy">`)?"""
     between = [line.text for line in source.lines if after < line.number < before]
     if len(between) <= 1:
         return not "".join(between).strip()
-    return all(not text.strip() or _DIRECTIVE.match(text) for text in between) and len(between) <= 3
+    return len(between) <= 3 and all(not text.strip() or _DIRECTIVE.match(text)
+                                     or (source.page is None and _MARKUP_ONLY.match(text)) for text in between)
 
 
 def _mostly_markup(quote: str) -> bool:

@@ -52,3 +52,25 @@ def test_a_reference_entry_answers_how_to_with_the_call_its_heading_names(engine
     assert all(c.verified for c in trace.answer.citations)
     what = engine.ask(corpus, Request(question="What does clearTimeout do?", date=REQUEST_DATE), Settings())
     assert len(what.answer.citations) <= 1  # not a how-do-I question: the sentence alone
+
+
+TERMY = ("## Run it\n\nRun your application with the `typer` command:\n\n<div class=\"termy\">\n\n```console\n"
+         "$ typer main.py run\nHello Camila\n```\n\n</div>\n")
+
+
+def test_a_command_s_introduction_over_an_html_wrapper_is_still_its_introduction():
+    """A README wraps its console examples in `<div class="termy">`: the sentence over the wrapper introduces the block
+    (one unit with it), and the bare block, when it is the one chosen, is read as that sentence: unread, a block of
+    commands answered "How do I show a progress bar?"."""
+    from pipeline.core.contracts import PackedLine, PackedSource
+    from pipeline.generate.extractive.composer import introduction
+    from pipeline.text.units import units_of
+
+    lines = TERMY.splitlines()
+    units = units_of(PackedSource(n=1, source_id="typer-readme", version=None, page=None, start_line=1, end_line=len(lines),
+                                  support_span=False, dated="", sibling_group="",
+                                  lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines))))
+    code = [u for u in units if u.kind == "code"]
+    assert any(u.quote.startswith("Run your application") and u.quote.endswith("```") for u in code)
+    bare = next(u for u in code if u.quote.startswith("```console"))
+    assert introduction(bare).quote == "Run your application with the `typer` command:"

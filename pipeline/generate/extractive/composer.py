@@ -176,6 +176,12 @@ def introduction(unit: Unit) -> Unit | None:
                and len(u.quote) < len(unit.quote) and unit.quote.startswith(u.quote)]
     if opening or unit.kind != "code":
         return max(opening, key=lambda u: len(u.quote), default=None)
+    # The bare block of a command its introduction is a unit with ("Run your application with the `typer` command:"
+    # over the console block): read as that introduction, as the two together are.
+    introduced = [u for u in units if u.kind == "code" and u.end_line == unit.end_line and u.start_line < unit.start_line
+                  and u.quote.endswith(unit.quote)]
+    if introduced:
+        return introduction(max(introduced, key=lambda u: u.start_line))
     closing = [u for u in units if u.kind in READ_KINDS and u.end_line == unit.end_line and u.start_line > unit.start_line
                and unit.quote.endswith(u.quote)]
     return max(closing, key=lambda u: len(u.quote), default=None)
