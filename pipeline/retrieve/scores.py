@@ -4,6 +4,7 @@ and the rankings a question's form adds of its own (a definition, a named page, 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +14,7 @@ from pipeline.core.contracts import Request, Settings
 from pipeline.core.settings import TUNING
 from pipeline.index.corpus import Corpus
 from pipeline.lang.forms import asks_about_document, defined_term, defines_anywhere, opens_summary
+from pipeline.lang.names import code_names, unmentioned_code_names
 from pipeline.lang.page_refs import PageReference, page_reference, without_page_reference
 from pipeline.text.footnotes import holds_note, marks_of
 
@@ -77,7 +79,8 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
                   dense_search=dense_search, dense_pending=pending, boosts=tuple(boost for boost in (
                       _defining(corpus, lexical.rows, request.question),
                       _on_named_page(corpus, lexical.rows, reference),
-                      _summaries(corpus, lexical.rows, request.question)) if boost is not None))
+                      _summaries(corpus, lexical.rows, request.question),
+                      _writing_code_names(corpus, lexical.rows, request.question)) if boost is not None))
 
 
 def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -141,6 +144,28 @@ def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
     # ahead of whatever the question's words match: two first places for an opening, three for a summary
     weights = np.fromiter((weight(chunk) for chunk in chunks), dtype=np.float64, count=len(rows))
     return Boost(weights, votes=TUNING.summary_votes, passes=True)
+
+
+def _writing_code_names(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
+    """For a question that writes names as code ("What is -F shorthand for?", "Storage="), the chunks that write them
+    (an option's letter case told apart: tail's -F is not its -f): the word search reads "-F" as the letter f, found in
+    every chunk of a manual page."""
+    names = code_names(question)
+    if not names or not len(rows):
+        return None
+    def writes_them(chunk) -> bool:  # (a name the document is called by, "bm25s" in bm25s-readme, points at no chunk)
+        asked = [name for name in names if name.casefold() not in chunk.source_id.casefold()]
+        return bool(asked) and not any(_unwritten(name, chunk.text) for name in asked)
+
+    # A chunk writing every one of them is relevant whatever its other words: it passes the minimum score.
+    return Boost(np.fromiter((writes_them(corpus.chunks[row]) for row in rows), dtype=np.float64, count=len(rows)),
+                 passes=True)
+
+
+def _unwritten(name: str, text: str) -> bool:
+    if len(name) == 2 and name[0] == "-":  # "-F": case tells options apart
+        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is None
+    return bool(unmentioned_code_names([name], text))
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,

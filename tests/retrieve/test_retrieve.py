@@ -174,3 +174,15 @@ def test_a_slide_s_builds_take_one_hit_not_one_each():
     kept = _distinct(np.array([0, 1, 2, 3, 4]), texts.__getitem__, top_k=3, repeated=repeated)
     assert kept == [1, 2, 4]  # the fuller build takes the first one's place; the repeat is passed over
     assert repeated == {0: 1, 3: 1}
+
+
+def test_a_chunk_writing_the_option_a_question_names_is_found_and_passes(engine):
+    """"What is -F shorthand for?": the word search reads "-F" as the letter f, in every chunk of a manual page, and
+    the chunk that writes "-F" ranked nowhere near the top nor passed the minimum score. Case tells options apart:
+    tail's -f is another option."""
+    filler = "\n\n".join(f"       --option{i}\n              does ordinary thing number {i} to the output" for i in range(30))
+    page = ("TAIL(1)\n\nOPTIONS\n       -f, --follow\n              output appended data as the file grows\n\n" + filler +
+            "\n\n       -F     same as --follow=name --retry\n\n" + filler.replace("option", "flag") + "\n")
+    corpus = engine.corpus([engine.parse(page.encode("utf-8"), "tail-man.txt")])
+    selected = retrieve(corpus, Request(question="What is -F shorthand for?", date=REQUEST_DATE), Settings()).selected
+    assert selected and "-F     same as --follow=name --retry" in selected[0].text
