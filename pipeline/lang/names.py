@@ -152,7 +152,9 @@ def code_names(question: str) -> list[str]:
 
 
 def unmentioned_code_names(names: list[str], text: str) -> list[str]:
-    """The code names of `names` that `text` does not write (case folded; "Storage=" is written by "Storage")."""
+    """The code names of `names` that `text` does not write: case folded ("Storage=" is written by "storage"), but for
+    a one-letter option, whose case tells it apart (tail's "-F" is not its "-f")."""
     folded = text.casefold()
-    return [name for name in names
-            if not re.search(rf"(?<![\w-]){re.escape(name.casefold())}(?![\w])", folded)]
+    return [name for name in names if not (
+        re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) if len(name) == 2 and name[0] == "-"
+        else re.search(rf"(?<![\w-]){re.escape(name.casefold())}(?![\w])", folded))]

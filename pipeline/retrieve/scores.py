@@ -4,7 +4,6 @@ and the rankings a question's form adds of its own (a definition, a named page, 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,19 +152,14 @@ def _writing_code_names(corpus: Corpus, rows: np.ndarray, question: str) -> Boos
     names = code_names(question)
     if not names or not len(rows):
         return None
+
     def writes_them(chunk) -> bool:  # (a name the document is called by, "bm25s" in bm25s-readme, points at no chunk)
-        asked = [name for name in names if name.casefold() not in chunk.source_id.casefold()]
-        return bool(asked) and not any(_unwritten(name, chunk.text) for name in asked)
+        asked = unmentioned_code_names(names, chunk.source_id)
+        return bool(asked) and not unmentioned_code_names(asked, chunk.text)
 
     # A chunk writing every one of them is relevant whatever its other words: it passes the minimum score.
     return Boost(np.fromiter((writes_them(corpus.chunks[row]) for row in rows), dtype=np.float64, count=len(rows)),
                  passes=True)
-
-
-def _unwritten(name: str, text: str) -> bool:
-    if len(name) == 2 and name[0] == "-":  # "-F": case tells options apart
-        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is None
-    return bool(unmentioned_code_names([name], text))
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,

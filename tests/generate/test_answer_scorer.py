@@ -715,12 +715,13 @@ def test_a_definition_the_scorer_chooses_is_not_held_to_the_reader(engine):
 def test_a_name_the_question_writes_as_code_must_be_in_the_answering_unit(engine):
     """"What k1 value does bm25s use by default?" was answered with "By default, bm25s uses method="lucene"", which
     says nothing of k1; the document's own name (bm25s) need not be in the unit, a setting the question names must."""
-    from pipeline.lang.names import code_names
+    from pipeline.lang.names import code_names, unmentioned_code_names
     from tests.conftest import ask_with, corpus_of
 
     assert code_names("If I never set Storage=, may --color or \\noBreakRoute use k1 and TYPER_USE_RICH?") == [
         "Storage", "--color", "\\noBreakRoute", "k1", "TYPER_USE_RICH"]
     assert code_names("Who wrote the e-mail on 2nd May?") == []
+    assert unmentioned_code_names(["-F", "storage"], "-f, --follow … Storage=auto") == ["-F"]  # tail's -F is not -f
     readme = ("# bm25s\n\nBy default, `bm25s` uses `method=\"lucene\"`, which is Lucene's BM25 implementation.\n\n"
               "The `b` parameter is 0.75 unless you pass another value.\n")
     corpus = corpus_of(engine, ("bm25s-readme.md", readme))
