@@ -246,9 +246,14 @@ def names_row(question: str, row, query_tokens: set[str], tokens) -> bool:
     row ("Senator Hawley's train ticket"), or the unit of measure of the row's one value ("How many watts …?" and
     "| Power | 2200 W |")? A row whose cells merely hold the asked kind of value ("| orjson | 0 | 0 |" for "how many …
     did the standard json module fail to reject?") answers another row's question."""
-    if _asked_in_cells(row, query_tokens, tokens) or _rows_in_asked_unit(question, [row]):
-        return True
-    names = unmentioned_names(english_names(question), row.header or "")
+    return (_asked_in_cells(row, query_tokens, tokens) or bool(_rows_in_asked_unit(question, [row]))
+            or _holds_names(english_names(question), row))
+
+
+def _holds_names(names: list[str], row) -> bool:
+    """Does the row write every name of `names` its header does not (a name the header holds names a column: "…
+    compared with Chardet's"), and is there one?"""
+    names = unmentioned_names(names, row.header or "")
     return bool(names) and not unmentioned_names(names, row.quote)
 
 
@@ -291,8 +296,8 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             by_words.append((row, key))
         elif names and not unmentioned_names(names, key):
             by_names.append((row, key))
-        elif (row_names := unmentioned_names(names, row.header)) and not unmentioned_names(row_names, row.quote):
-            by_cells.append((row, key))  # a name the header holds names a column ("… compared with Chardet's")
+        elif _holds_names(names, row):
+            by_cells.append((row, key))
         elif len(key_tokens) >= MOST_KEY_WORDS and len(key_tokens - asked_tokens) == 1:
             by_most.append((row, key))  # "the net profit in 2023" names "Net profit for the year"
     named = whole or by_words or by_names or by_cells or by_most or _rows_in_asked_unit(question, rows)

@@ -150,11 +150,6 @@ def with_command_above(best: Unit, question: str) -> Unit:
 _SIGNATURE = re.compile(r"^#{1,6}\s+`?[\w.$\[\]]+\([^)]*\)`?\s*$")
 
 
-def _context_of(unit: Unit) -> str:
-    """A unit's text with what it is read under: its heading or entry, its table header."""
-    return "\n".join((unit.section, unit.read(), unit.header or ""))
-
-
 def signature_above(best: Unit, question: str) -> Unit | None:
     """For "How do I …?", the heading that names the call a reference entry's sentence describes ("### `clearTimeout(
     timeout)`" over "Cancels a `Timeout` object created by `setTimeout()`."): the sentence says what, its heading how.
@@ -203,6 +198,11 @@ def sentences_inside(unit: Unit) -> list[Unit]:
               and unit.start_line <= u.start_line and u.end_line <= unit.end_line and u.quote in unit.quote]
     return [u for u in inside if not any(v is not u and len(v.quote) < len(u.quote) and v.quote in u.quote
                                          and u.start_line <= v.start_line and v.end_line <= u.end_line for v in inside)]
+
+
+def _context_of(unit: Unit) -> str:
+    """A unit's text with what it is read under: its heading or entry, its table header."""
+    return "\n".join((unit.section, unit.read(), unit.header or ""))
 
 
 class LocalExtractive:
