@@ -33,6 +33,9 @@ ANSWER_TYPES: dict[str, re.Pattern] = {
     "where": re.compile(r"\bwhere\b|\bwhich (?:city|country|place|state|address)\b|哪里|在哪|何处|什么地方", _I),
     "yesno": re.compile(r"^\s*(?:can|may|must|should|do|does|did|is|are|am|will|would|could|has|have)\b"
                         r"|吗[？?]?\s*$|能否|是否|可否", _I),
+    # "What's the smallest RSA key ssh accepts by default?": the setting's default, which its entry states apart from
+    # what the setting does ("The default is 1024 bits.").
+    "default": re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省", _I),
 }
 
 
@@ -53,6 +56,7 @@ UNIT_TYPES: dict[str, re.Pattern] = {
                         r"state|country|deck|room)\b|[省市县区路街号楼]", _I),
     "yesno": re.compile(r"\b(?:may|must|not|no|only|allowed|permitted|required|prohibited|cannot|can|never|always|"
                         r"should|shall)\b|可以|不得|必须|不能|允许|禁止|需要|无需|不需要", _I),
+    "default": re.compile(r"\bdefault(?:s|ed)?\b|\binitially\b|默认|缺省", _I),
 }
 
 

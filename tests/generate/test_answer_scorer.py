@@ -55,6 +55,9 @@ def test_expected_answer_types():
     assert "number" in wanted_types("Which software version must be installed?")
     assert "number" not in wanted_types("What is the capital of France?")
     assert {"number"} <= found_types("180 yuan per day")
+    assert "default" in wanted_types("What's the smallest key size accepted by default?")
+    assert "default" in wanted_types("没设置时默认按什么顺序？") and "default" in found_types("The default is 1024 bits.")
+    assert "default" not in found_types("Specifies the minimum key size.")
     assert "date" in found_types("by September 21, 2020")
 
 
@@ -669,6 +672,21 @@ def test_a_default_stated_on_a_label_line_under_its_setting_answers(real_corpus,
     trace = engine.ask(corpus, Request(question="What is the default max queue size?", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered", trace.explanation
     assert trace.answer.answer.startswith("**Default** - ``1000``") and trace.answer.citations[0].start_line == 14
+
+
+def test_a_default_question_runs_on_to_the_sentence_of_the_entry_that_states_the_default(real_corpus, engine):
+    text = ("VAULT.CONF(5)\n\nOPTIONS\n     KeyWrapCipher\n             Specifies the cipher used to wrap stored keys.\n\n"
+            "     MinimumKeyBits\n             Specifies the minimum RSA key size (in bits) that the vault will\n"
+            "             accept.  Keys smaller than this limit are rejected on import.  Clients that\n"
+            "             present smaller keys are disconnected.  The default is 3072\n"
+            "             bits.  Note that this limit may only be raised.\n\n"
+            "     PurgeDelay\n             Specifies how long deleted keys are kept before they are purged.\n")
+    corpus = real_corpus(("vault.conf.5", text))
+    question = "What's the smallest RSA key the vault accepts by default?"
+    trace = engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "MinimumKeyBits" in trace.answer.answer and "The default is 3072" in trace.answer.answer
+    assert "PurgeDelay" not in trace.answer.answer  # the entry's paragraph ends at its blank line
 
 
 def test_names_no_source_mentions_are_listed_as_their_language_writes_a_list(make_corpus):

@@ -108,6 +108,29 @@ def with_value(best: Unit, question: str) -> Unit:
     return best
 
 
+DEFAULT_REACH = 6  # how many following units of its paragraph may state the default the chosen unit does not
+
+
+def with_default(best: Unit, question: str) -> Unit:
+    """Asked for a setting's default, the unit that says what the setting is runs on to the sentence of its paragraph
+    that states the default ("RequiredRSASize Specifies the minimum RSA key size …" through "The default is 1024
+    bits."): an entry gives the default apart from what the setting does."""
+    if best.kind not in READ_KINDS or "default" not in wanted_types(question) or "default" in found_types(best.quote):
+        return best
+    units = units_of(best.source)
+    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
+    if position is None:
+        return best
+    blank = {line.number for line in best.source.lines if not line.text.strip()}
+    for unit in units[position + 1 : position + 1 + DEFAULT_REACH]:
+        if (unit.kind not in READ_KINDS or unit.end_line < best.end_line
+                or any(best.end_line < n < unit.start_line for n in blank)):
+            break
+        if "default" in found_types(unit.quote):
+            return joined(best, unit)
+    return best
+
+
 def with_antecedent(best: Unit, question: str) -> Unit:
     """A who-question's answer that opens with a pronoun ("He appointed … and made Ralph the Timid earl") runs back
     over the sentence before it, which says who ("Edward the Confessor …") — the pair is a unit of its own."""
@@ -513,8 +536,8 @@ class LocalExtractive:
         else:
             best, narrowed, read = self._narrowed(question, best)
             chosen = best
-            best = with_antecedent(with_value(with_what_follows(with_command_above(best, question), question), question),
-                                   question)
+            best = with_antecedent(with_default(with_value(with_what_follows(with_command_above(best, question), question),
+                                                           question), question), question)
             if self.reader is not None and read is None and best.kind == "code":
                 # A command with the sentence that introduces it ("…as a tuple of both files' paths::"): the reader
                 # reads that sentence (it is not trained on code); a bare command stays unread.
