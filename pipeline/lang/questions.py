@@ -35,7 +35,11 @@ ANSWER_TYPES: dict[str, re.Pattern] = {
                         r"|吗[？?]?\s*$|能否|是否|可否", _I),
     # "What's the smallest RSA key ssh accepts by default?": the setting's default, which its entry states apart from
     # what the setting does ("The default is 1024 bits.").
-    "default": re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省", _I),
+    # Asked in other words too: "… if I don't give one?", "… unless I change it?", "… if the file doesn't set one?".
+    "default": re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省|\bunless (?:i|you|we) (?:change|set|specify|say otherwise)"
+                          r"|\bif (?:i|you|we|it|the [\w-]+(?: [\w-]+)?) (?:don['’]t|doesn['’]t|do not|does not|never) "
+                          r"(?:set|give|pass|specify|choose|pick|change|provide|configure|say)\b"
+                          r"|\bwithout (?:setting|giving|passing|specifying|choosing|configuring)\b", _I),
 }
 
 
@@ -56,7 +60,7 @@ UNIT_TYPES: dict[str, re.Pattern] = {
                         r"state|country|deck|room)\b|[省市县区路街号楼]", _I),
     "yesno": re.compile(r"\b(?:may|must|not|no|only|allowed|permitted|required|prohibited|cannot|can|never|always|"
                         r"should|shall)\b|可以|不得|必须|不能|允许|禁止|需要|无需|不需要", _I),
-    "default": re.compile(r"\bdefault(?:s|ed)?\b|\binitially\b|默认|缺省", _I),
+    "default": re.compile(r"\bdefault(?:s|ed)?\b|\binitial(?:ly|i[sz]ed| value)\b|默认|缺省", _I),
 }
 
 

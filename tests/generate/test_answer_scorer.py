@@ -58,6 +58,12 @@ def test_expected_answer_types():
     assert "default" in wanted_types("What's the smallest key size accepted by default?")
     assert "default" in wanted_types("没设置时默认按什么顺序？") and "default" in found_types("The default is 1024 bits.")
     assert "default" not in found_types("Specifies the minimum key size.")
+    # Asked in other words, and stated in others.
+    for asked in ("What compression level is used if I don't give one?", "How many files are kept unless I change it?",
+                  "What rollout percentage applies if the Packages file doesn’t set one?"):
+        assert "default" in wanted_types(asked), asked
+    assert "default" not in wanted_types("What happens if I give two levels?")
+    assert "default" in found_types("The width is held in \\capwidth, and is initialised to 0.8\\columnwidth.")
     assert "date" in found_types("by September 21, 2020")
 
 
@@ -687,6 +693,17 @@ def test_a_default_question_runs_on_to_the_sentence_of_the_entry_that_states_the
     assert trace.answer.status == "answered", trace.explanation
     assert "MinimumKeyBits" in trace.answer.answer and "The default is 3072" in trace.answer.answer
     assert "PurgeDelay" not in trace.answer.answer  # the entry's paragraph ends at its blank line
+
+
+def test_a_default_question_is_not_answered_by_a_unit_that_states_no_default(real_corpus, engine):
+    text = ("NEWS\n\n* Noteworthy changes in release 3.10\n\n"
+            "diff accepts two new options --color and --palette to generate and configure colored output.\n"
+            "The --palette option takes a list of terminal escape codes, one per kind of output line.\n")
+    corpus = real_corpus(("difftool-news.txt", text))
+    trace = engine.ask(corpus, Request(question="What colors does diff --color use if I don't set a palette?",
+                                       date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "abstained"
+    assert "asks what holds by default" in trace.explanation
 
 
 def test_names_no_source_mentions_are_listed_as_their_language_writes_a_list(make_corpus):

@@ -379,7 +379,7 @@ class LocalExtractive:
         """The scored units that can answer the question's kind, or the abstention saying none can: each check in turn
         keeps the units that pass it, and abstains naming itself when none does."""
         rows = scored
-        for check in (self._not_contents, self._typed, self._keyed, self._named, self._coded, self._not_opposed,
+        for check in (self._not_contents, self._typed, self._defaulted, self._keyed, self._named, self._coded, self._not_opposed,
                       self._of_the_asked_number, self._of_the_asked_year, self._stating_extreme):
             kept = check(context, rows)
             if isinstance(kept, Proposal):
@@ -419,6 +419,16 @@ class LocalExtractive:
             return self._with_address(question, typed)
         wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
         return self._none_fits(rows, f"the question asks for a {wanted} and no candidate unit holds one")
+
+    def _defaulted(self, context: Context, rows: list) -> list | Proposal:
+        """Asked what holds unless set ("… by default?", "… if I don't give one?"), only a unit that states a default,
+        or runs on to the sentence of its entry that does, answers; a table or configuration row is a value in effect."""
+        if "default" not in wanted_types(context.question):
+            return rows
+        kept = [row for row in rows if row.unit.kind == "row" or "default" in found_types(row.unit.quote)
+                or with_default(row.unit, context.question) is not row.unit]
+        return kept or self._none_fits(rows, "the question asks what holds by default and no candidate unit states a "
+                                             "default")
 
     def _named(self, context: Context, rows: list) -> list | Proposal:
         """A place or name the question gives must be in the cited source: the Beijing policy's limit shares 住宿 and
