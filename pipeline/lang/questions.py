@@ -1,5 +1,5 @@
 """What a question asks for, and whether a text holds it: the answer types (a number or amount, a date or time, a
-person or organisation, a place, a reason, a yes/no rule), a value of the wanted kind (not an identifier, a list
+person or organisation, a place, a reason, a yes/no rule, a default), a value of the wanted kind (not an identifier, a list
 number or a year alone when a day is asked), a count, money, a frequency, a procedure, and a question asked in the
 negative. English and Chinese.
 """
@@ -33,9 +33,7 @@ ANSWER_TYPES: dict[str, re.Pattern] = {
     "where": re.compile(r"\bwhere\b|\bwhich (?:city|country|place|state|address)\b|哪里|在哪|何处|什么地方", _I),
     "yesno": re.compile(r"^\s*(?:can|may|must|should|do|does|did|is|are|am|will|would|could|has|have)\b"
                         r"|吗[？?]?\s*$|能否|是否|可否", _I),
-    # "What's the smallest RSA key ssh accepts by default?": the setting's default, which its entry states apart from
-    # what the setting does ("The default is 1024 bits.").
-    # Asked in other words too: "… if I don't give one?", "… unless I change it?", "… if the file doesn't set one?".
+    # What holds unless set: "… by default?", and in other words "… if I don't give one?", "… unless I change it?".
     "default": re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省|\bunless (?:i|you|we) (?:change|set|specify|say otherwise)"
                           r"|\bif (?:i|you|we|it|the [\w-]+(?: [\w-]+)?) (?:don['’]t|doesn['’]t|do not|does not|never) "
                           r"(?:set|give|pass|specify|choose|pick|change|provide|configure|say)\b"

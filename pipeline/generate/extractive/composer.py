@@ -379,8 +379,8 @@ class LocalExtractive:
         """The scored units that can answer the question's kind, or the abstention saying none can: each check in turn
         keeps the units that pass it, and abstains naming itself when none does."""
         rows = scored
-        for check in (self._not_contents, self._typed, self._defaulted, self._keyed, self._named, self._coded, self._not_opposed,
-                      self._of_the_asked_number, self._of_the_asked_year, self._stating_extreme):
+        for check in (self._not_contents, self._typed, self._defaulted, self._keyed, self._named, self._coded,
+                      self._not_opposed, self._of_the_asked_number, self._of_the_asked_year, self._stating_extreme):
             kept = check(context, rows)
             if isinstance(kept, Proposal):
                 return kept
@@ -546,8 +546,8 @@ class LocalExtractive:
         else:
             best, narrowed, read = self._narrowed(question, best)
             chosen = best
-            best = with_antecedent(with_default(with_value(with_what_follows(with_command_above(best, question), question),
-                                                           question), question), question)
+            for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
+                best = extend(best, question)
             if self.reader is not None and read is None and best.kind == "code":
                 # A command with the sentence that introduces it ("…as a tuple of both files' paths::"): the reader
                 # reads that sentence (it is not trained on code); a bare command stays unread.
