@@ -36,8 +36,8 @@ ANSWER_TYPES: dict[str, re.Pattern] = {
     # What holds unless set: "… by default?", and in other words "… if I don't give one?", "… unless I change it?".
     "default": re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省|\bunless (?:i|you|we) (?:change|set|specify|say otherwise)"
                           r"|\bif (?:i|you|we|it|the [\w-]+(?: [\w-]+)?) (?:don['’]t|doesn['’]t|do not|does not|never) "
-                          r"(?:set|give|pass|specify|choose|pick|change|provide|configure|say)\b"
-                          r"|\bwithout (?:setting|giving|passing|specifying|choosing|configuring)\b", _I),
+                          r"(?:set|give|pass|specify|choose|pick|change|provide|configure|say)\b(?! up\b)"
+                          r"|\bwithout (?:setting|giving|passing|specifying|choosing|configuring)\b(?! up\b)", _I),
 }
 
 

@@ -63,6 +63,8 @@ def test_expected_answer_types():
                   "What rollout percentage applies if the Packages file doesn’t set one?"):
         assert "default" in wanted_types(asked), asked
     assert "default" not in wanted_types("What happens if I give two levels?")
+    assert "default" not in wanted_types("How do I run it without setting up a virtual environment?")
+    assert "default" not in wanted_types("What if I don't set up a cache?")
     assert "default" in found_types("The width is held in \\capwidth, and is initialised to 0.8\\columnwidth.")
     assert "date" in found_types("by September 21, 2020")
 
