@@ -85,6 +85,21 @@ READ_KINDS = frozenset({"sentence", "item"})
 VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
 
 
+def _run_on(best: Unit, reach: int, holds: Callable[[Unit], bool], stops: Callable[[Unit], bool]) -> Unit:
+    """`best` joined with the first of the next `reach` units of its source that `holds` what it lacks, unless a unit
+    that `stops` the run comes first; `best` itself when none does."""
+    units = units_of(best.source)
+    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
+    if position is None:
+        return best
+    for unit in units[position + 1 : position + 1 + reach]:
+        if stops(unit):
+            break
+        if holds(unit):
+            return joined(best, unit)
+    return best
+
+
 def with_value(best: Unit, question: str) -> Unit:
     """The best unit, extended to a following unit of its source that holds the value it lacks.
 
@@ -96,16 +111,9 @@ def with_value(best: Unit, question: str) -> Unit:
     if (not wanted or best.kind in ("row", "code", "list", "span") or new_numerals(question, best.quote)
             or states_count(question, best.quote)):
         return best
-    units = units_of(best.source)
-    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
-    if position is None:
-        return best
-    for unit in units[position + 1 : position + 1 + VALUE_NEIGHBOURS]:
-        if unit.kind == "row" or unit.end_line < best.end_line:
-            break
-        if new_numerals(question, unit.quote) and any(t in found_types(unit.quote) for t in wanted):
-            return joined(best, unit)
-    return best
+    return _run_on(best, VALUE_NEIGHBOURS,
+                   holds=lambda u: new_numerals(question, u.quote) and any(t in found_types(u.quote) for t in wanted),
+                   stops=lambda u: u.kind == "row" or u.end_line < best.end_line)
 
 
 DEFAULT_REACH = 6  # how many following units of its paragraph may state the default the chosen unit does not
@@ -117,18 +125,10 @@ def with_default(best: Unit, question: str) -> Unit:
     bits."): an entry gives the default apart from what the setting does."""
     if best.kind not in READ_KINDS or "default" not in wanted_types(question) or "default" in found_types(best.quote):
         return best
-    units = units_of(best.source)
-    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
-    if position is None:
-        return best
     blank = {line.number for line in best.source.lines if not line.text.strip()}
-    for unit in units[position + 1 : position + 1 + DEFAULT_REACH]:
-        if (unit.kind not in READ_KINDS or unit.end_line < best.end_line
-                or any(best.end_line < n < unit.start_line for n in blank)):
-            break
-        if "default" in found_types(unit.quote):
-            return joined(best, unit)
-    return best
+    return _run_on(best, DEFAULT_REACH, holds=lambda u: "default" in found_types(u.quote),
+                   stops=lambda u: (u.kind not in READ_KINDS or u.end_line < best.end_line
+                                    or any(best.end_line < n < u.start_line for n in blank)))
 
 
 def with_antecedent(best: Unit, question: str) -> Unit:
