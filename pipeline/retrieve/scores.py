@@ -153,8 +153,11 @@ def _writing_code_names(corpus: Corpus, rows: np.ndarray, question: str) -> Boos
     if not names or not len(rows):
         return None
 
-    def writes_them(chunk) -> bool:  # (a name the document is called by, "bm25s" in bm25s-readme, points at no chunk)
-        asked = unmentioned_code_names(names, chunk.source_id)
+    asked_of: dict[str, list[str]] = {}  # per document: a name it is called by ("bm25s" in bm25s-readme) points at no chunk
+
+    def writes_them(chunk) -> bool:
+        if (asked := asked_of.get(chunk.source_id)) is None:
+            asked = asked_of[chunk.source_id] = unmentioned_code_names(names, chunk.source_id)
         return bool(asked) and not unmentioned_code_names(asked, chunk.text)
 
     # A chunk writing every one of them is relevant whatever its other words: it passes the minimum score.
