@@ -1,7 +1,7 @@
 """What a question asks for, and whether a text holds it: the answer types (a number or amount, a date or time, a
 person or organisation, a place, a reason, a yes/no rule, a default), a value of the wanted kind (not an identifier, a list
 number or a year alone when a day is asked), a count, money, a frequency, a procedure, and a question asked in the
-negative. English and Chinese.
+negative. English and Chinese; the question words of Italian, French, German, Spanish and Portuguese.
 """
 
 from __future__ import annotations
@@ -19,18 +19,32 @@ _ASKS_DATE = (r"\bwhat (?:date|day|time|year|month)\b|\bby what date\b|\bwhich (
               r"|\bhow long ago\b|\bdeadline\b|何时|什么时候|哪一年|哪年|几号|几点|日期|时间")
 
 
+# The same asks in Italian, French, German, Spanish and Portuguese (`lang.languages` reads their words): a question
+# word opens the question or stands before its verb, where a document would not use it to ask.
+_FOREIGN_ASKS = {
+    "date": r"|\bquando\b|\bin (?:che|quale) anno\b|\bquand\b|\ben quelle année\b|\bwann\b|\bin welchem jahr\b"
+            r"|\bcuándo\b|\ben qué año\b|\bem que ano\b",
+    "number": r"|\bquant[oaie]\b|\bquant[oa]s\b|\bcombien\b|\bwie\s?viele?\b|\bwieviele?\b|\bcuánt[oa]s?\b",
+    "why": r"|\bperché\b|\bper quale motivo\b|\bpourquoi\b|\bwarum\b|\bwieso\b|\bweshalb\b|\bpor qu[ée]\b",
+    "who": r"|^\W*(?:chi|qui|wer|wem|wen|quién|quiénes|quem)\b",
+    "where": r"|^\W*(?:dove|où|wo|woher|wohin|dónde|onde)\b|\bin quale (?:città|paese|luogo)\b",
+}
+
+
 ANSWER_TYPES: dict[str, re.Pattern] = {
-    "date": re.compile(r"\bwhen\b|" + _ASKS_DATE, _I),
+    "date": re.compile(r"\bwhen\b|" + _ASKS_DATE + _FOREIGN_ASKS["date"], _I),
     # "What is the daily meal allowance?" asks for an amount as surely as "how much": a quantity noun
     # within a few words of "what is the" (or "which … version") wants a number.
     "number": re.compile(r"\bhow (?:many|much|long|far|old|big|large|high|often)\b|\bwhat(?:'s|’s| is| was| are| were) (?:the|a|an) "
                          r"(?:[\w-]+\s){0,3}(?:amount|number|cost|price|limit|rate|percentage|size|total|allowance|fee|"
                          r"budget|weight|salary|fine|penalty|capacity|speed|distance|duration|length|height|population|"
                          r"maximum|minimum|age)s?\b|\b(?:which|what) (?:[\w-]+\s)?version\b|\bcost\b|\bprice\b"
-                         r"|多少|几|多大|多高|多长|多久|数量|金额|标准", _I),
-    "why": re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b|为什么|为何|原因", _I),
-    "who": re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\bwhich (?:company|organi[sz]ation|person|agency)\b|\bcontact\b|谁", _I),
-    "where": re.compile(r"\bwhere\b|\bwhich (?:city|country|place|state|address)\b|哪里|在哪|何处|什么地方", _I),
+                         r"|多少|几|多大|多高|多长|多久|数量|金额|标准" + _FOREIGN_ASKS["number"], _I),
+    "why": re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b|为什么|为何|原因" + _FOREIGN_ASKS["why"], _I),
+    "who": re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\bwhich (?:company|organi[sz]ation|person|agency)\b|\bcontact\b|谁"
+                      + _FOREIGN_ASKS["who"], _I),
+    "where": re.compile(r"\bwhere\b|\bwhich (?:city|country|place|state|address)\b|哪里|在哪|何处|什么地方"
+                        + _FOREIGN_ASKS["where"], _I),
     "yesno": re.compile(r"^\s*(?:can|may|must|should|do|does|did|is|are|am|will|would|could|has|have)\b"
                         r"|吗[？?]?\s*$|能否|是否|可否", _I),
     # What holds unless set: "… by default?", and in other words "… if I don't give one?", "… unless I change it?".
@@ -41,7 +55,12 @@ ANSWER_TYPES: dict[str, re.Pattern] = {
 }
 
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
+          # Italian, French, German, Spanish and Portuguese month names the English prefixes miss
+          r"|gennaio|febbraio|maggio|giugno|luglio|agosto|settembre|ottobre|dicembre|janvier|février|avril|mai|juin"
+          r"|juillet|août|décembre|januar|februar|märz|juni|juli|oktober|dezember|enero|febrero|marzo|abril|mayo|junio"
+          r"|julio|septiembre|octubre|noviembre|diciembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro"
+          r"|novembro|dezembro)[a-z]*\.?")
 
 
 UNIT_TYPES: dict[str, re.Pattern] = {
@@ -51,7 +70,8 @@ UNIT_TYPES: dict[str, re.Pattern] = {
     "number": re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|hundred|thousand|million"
                          r"|billion|dozen|half|twice)\b|[一二三四五六七八九十百千万亿两]", _I),
     "why": re.compile(r"\bbecause\b|\bdue to\b|\bsince\b|\bso that\b|\bin order to\b|\bto (?:prevent|avoid|ensure|address|correct)\b"
-                      r"|\breason\b|\bresult(?:ed|s)? (?:in|from)\b|\bcaused?\b|\bcould\b|\bled to\b|因为|由于|为了|原因|导致|以便", _I),
+                      r"|\breason\b|\bresult(?:ed|s)? (?:in|from)\b|\bcaused?\b|\bcould\b|\bled to\b|因为|由于|为了|原因|导致|以便"
+                      r"|\bpoiché\b|\ba causa d|\bdovut[oaie]\b|\bparce que?\b|\bà cause d|\bweil\b|\bwegen\b|\bdebido a\b", _I),
     "who": re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z]\.?)?\s+[A-Z][a-z]+\b|\b(?:Inc|Ltd|Company|Corporation|Administration|"
                       r"Agency|Department|Office|University|Committee|Council|Board)\b|@|\bphone\b|\d{3}[-–]\d{3}[-–]\d{4}"),
     "where": re.compile(r"\b(?:in|at|from|near|to)\s+[A-Z][a-z]+|\b(?:street|road|avenue|suite|floor|building|city|"

@@ -1,6 +1,7 @@
-"""Index-time and query-time tokens for English and Chinese.
+"""Index-time and query-time tokens for English, Chinese and the languages `lang.languages` recognises.
 
-English: lowercase word tokens, bm25s' English stopwords, Snowball stemming (PyStemmer).
+English: lowercase word tokens, bm25s' English stopwords, Snowball stemming (PyStemmer); a text whose function
+words show another language (Italian, French, German, …) drops that language's and takes its Snowball stems.
 Chinese: jieba word segmentation (rjieba, a Rust port) of each run of Han characters, or
 character bigrams; the default is chosen by measurement (docs/decisions.md, "Tokenizer").
 Numbers are kept whole, with thousands separators removed, so "1,000" matches "1000".
@@ -16,6 +17,7 @@ import rjieba
 import Stemmer
 from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
 
+from pipeline.lang.languages import STOPWORDS, stemmer, word_language
 from pipeline.lang.text import join_hyphenated
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -79,7 +81,7 @@ english_stem = lru_cache(maxsize=200_000)(Stemmer.Stemmer("english").stemWord)
 # How each script is cut, as the tokenizer's name says it (the trace and the saved BM25 indexes record the name):
 # English words stemmed (Snowball) without bm25s' English stopwords; Han runs segmented by jieba or cut into
 # character bigrams (`IndexSettings.cjk`).
-ENGLISH = "en-snowball+stopwords+joined-hyphens"  # a new name re-keys BM25 indexes saved before
+ENGLISH = "en-snowball+stopwords+joined-hyphens+latin-languages"  # a new name re-keys BM25 indexes saved before
 CHINESE = {"jieba": "zh-jieba", "bigram": "zh-bigram"}
 
 
@@ -102,15 +104,18 @@ class Tokenizer:
 
     def tokens(self, text: str) -> list[str]:
         text = unicodedata.normalize("NFKC", join_hyphenated(text)).lower()  # "ra-\ndio" is the word "radio"
+        found = _TOKEN.findall(text)
+        # Words are read in the language their function words show (`lang.languages`); English without evidence.
+        language = word_language([t for t in found if not t[0].isdigit() and not HAN_RUN.match(t)])
+        stop, stem = (STOPWORDS[language], stemmer(language)) if language else (STOPWORDS_EN, self._stem)
         out: list[str] = []
-        for match in _TOKEN.finditer(text):
-            token = match.group()
+        for token in found:
             if "\u3400" <= token[0] <= "\ufaff" and HAN_RUN.fullmatch(token):
                 out.extend(self._han_tokens(token))
             elif token[0].isdigit():
                 out.append(normalize_number(token))
-            elif token not in STOPWORDS_EN:
-                out.append(self._stem(token))
+            elif token not in stop:
+                out.append(stem(token))
         return out
 
     def name_tokens(self, names: str) -> set[str]:
