@@ -67,3 +67,40 @@ def title_page(pages_after: tuple[str, ...] | list[str] = ()) -> bytes:
     for text in pages_after:
         assert doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 700), text, fontsize=10) >= 0
     return doc.tobytes()
+
+
+# An Italian income statement as accounting software prints it: the figure columns set close (8 pt apart, under a
+# line's height), their header two closing dates over an empty label cell.
+STATEMENT_ROWS = (
+    ("A) Valore della produzione", "", ""),
+    ("1) ricavi delle vendite e delle prestazioni", "12.845.320", "11.402.118"),
+    ("5) altri ricavi e proventi", "214.560", "198.004"),
+    ("Totale valore della produzione", "13.059.880", "11.600.122"),
+    ("9) per il personale", "2.880.010", "2.640.554"),
+    ("20) Imposte sul reddito dell'esercizio", "265.206", "118.230"),
+    ("21) Utile (perdita) dell'esercizio", "685.529", "296.611"),
+)
+
+
+def italian_statement() -> bytes:
+    """Conto economico with two years' figures and a note in running Italian text."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((40, 50), "ALFA COSTRUZIONI S.P.A.", fontsize=14)
+    page.insert_text((40, 72), "Conto economico", fontsize=12)
+    font = pymupdf.Font("helv")
+
+    def right(x: float, y: float, text: str) -> None:
+        page.insert_text((x - font.text_length(text, fontsize=10), y), text, fontsize=10)
+
+    right(430, 95, "31/12/2023")
+    page.insert_text((438, 95), "31/12/2022", fontsize=10)
+    for n, (label, current, previous) in enumerate(STATEMENT_ROWS):
+        y = 112 + 15 * n
+        page.insert_text((40, y), label, fontsize=10)
+        right(430, y, current)
+        page.insert_text((438, y), previous, fontsize=10)
+    note = ("Il numero medio dei dipendenti nel corso dell'esercizio è stato pari a 58 unità, di cui 4 dirigenti e 54 "
+            "impiegati. L'incremento dei ricavi è dovuto principalmente all'acquisizione di nuove commesse.")
+    assert page.insert_textbox(pymupdf.Rect(40, 240, 500, 320), note, fontsize=10) >= 0
+    return doc.tobytes()

@@ -94,7 +94,8 @@ def is_header(text: str) -> bool:
     return len(cells) >= 2 and (wordy >= 0.75 * len(cells) or bool(_column_years(cells)))
 
 
-_YEAR_COLUMN = re.compile(r"(?:FY\s?)?((?:19|20)\d\d)(?:[/-]\d\d)?", re.IGNORECASE)  # "2023", "FY2023", "2023/24"
+# "2023", "FY2023", "2023/24", and a year's closing date: "31/12/2023", "31.12.2023", "2023-12-31"
+_YEAR_COLUMN = re.compile(r"(?:FY\s?)?(?:\d{1,2}[./-]\d{1,2}[./-])?((?:19|20)\d\d)(?:[/-]\d\d(?:-\d\d)?)?", re.IGNORECASE)
 
 
 def _column_years(cells: list[str]) -> list[str]:
@@ -107,6 +108,13 @@ def _column_years(cells: list[str]) -> list[str]:
             or any(abs(int(a) - int(b)) != 1 for a, b in zip(years, years[1:]))):
         return []
     return years
+
+
+def years_header(text: str) -> bool:
+    """A line of TAB-separated consecutive years or closing dates only ("31/12/2023\t31/12/2022"): the header of a
+    statement's figure columns, whose first (label) cell is empty and so missing from the PDF's line."""
+    cells = fields(text)
+    return "\t" in text and len(_column_years(cells)) == len(cells)
 
 
 def names_columns(text: str) -> bool:
@@ -215,7 +223,9 @@ def _column_names(header: str) -> list[str]:
     cells ("Pre-Pawn  Redemption … Rentals" over "State  Permit  Handgun …") names columns from its first cell."""
     rows = [cells_in_place(row) for row in header.split("\n")]
     widest = max((len(cells) for cells in rows), default=0)
-    return [name.strip(KEY_TRIM) for cells in rows for cell in (cells if len(cells) < widest else cells[1:])
+    # A header of years only ("31/12/2023\t31/12/2022") has no key column's cell to leave out.
+    return [name.strip(KEY_TRIM) for cells in rows
+            for cell in (cells if len(cells) < widest or years_header("\t".join(cells)) else cells[1:])
             for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
 
 
@@ -229,11 +239,15 @@ def other_years_only(asked_years: set[str], row) -> bool:
     return bool(years) and not asked_years & set(years)
 
 
+# The number or letter a statement's row is listed by ("21) Utile (perdita) dell'esercizio", "B) Costi", "4. Taxes").
+_ROW_ENUMERATOR = re.compile(r"^(?:\d{1,3}|[A-Za-z])[).]\s+(?=\S)")
+
+
 def row_key(row) -> str:
-    """A row's key: its first cell, without footnote marks, emphasis or a trailing colon ("| **Encryption** |" →
-    "Encryption")."""
+    """A row's key: its first cell, without footnote marks, emphasis, a trailing colon ("| **Encryption** |" →
+    "Encryption") or the number it is listed by."""
     cells = fields(row.quote)
-    return cells[0].strip(KEY_TRIM) if cells else ""
+    return _ROW_ENUMERATOR.sub("", cells[0].strip(KEY_TRIM)) if cells else ""
 
 
 NAME_CELL_WORDS = 4  # a cell of this many words at most may name its row, as a key does ("[node-clinic][]")
@@ -267,6 +281,29 @@ def _asked_in_cells(row, query_tokens: set[str], tokens) -> bool:
 
 
 MOST_KEY_WORDS = 3  # a key this many words long is named by all of them but one
+# A key that is a span of numbers: a version range ("1.73 - 1.77"), a bracket ("$40,001 – $80,000", "18 to 64").
+_RANGE_KEY = re.compile(r"^[$€£]?\s*(\d[\d,.]*)\s*(?:-|–|—|to)\s*[$€£]?\s*(\d[\d,.]*)$", re.IGNORECASE)
+_QUESTION_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*\d|(?<![\w.,])\d")
+
+
+def _number(text: str) -> tuple[int, ...] | None:
+    """A number as comparable parts: "40,001" → (40001,), "1.75" → (1, 75) (a version's parts, or an amount's
+    whole and cents); None for anything else."""
+    text = text.rstrip(".,")
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
+        text = text.replace(",", "")
+    if not re.fullmatch(r"\d+(?:\.\d+)*", text):
+        return None
+    return tuple(int(part) for part in text.split("."))
+
+
+def _key_range(key: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The (low, high) a key spans, both written alike (as many parts), or None."""
+    match = _RANGE_KEY.fullmatch(key.strip())
+    if match is None:
+        return None
+    low, high = _number(match.group(1)), _number(match.group(2))
+    return (low, high) if low and high and len(low) == len(high) and low <= high else None
 
 
 def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:
@@ -285,9 +322,14 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
     asked = question.casefold()
     names = english_names(question)
     asked_tokens = set(tokens(question))
-    whole, by_words, by_names, by_cells, by_most = [], [], [], [], []
+    whole, by_words, by_names, by_cells, by_most, by_range = [], [], [], [], [], []
+    asked_numbers = [number for text in _QUESTION_NUMBER.findall(question) if (number := _number(text))]
     for row in rows:
         key = row_key(row)
+        if row.header and asked_numbers and (bounds := _key_range(key)) is not None:
+            if any(len(n) == len(bounds[0]) and bounds[0] <= n <= bounds[1] for n in asked_numbers):
+                by_range.append((row, key))  # "Rust 1.75" names the row "1.73 - 1.77"
+            continue
         if not row.header or sum(c.isalpha() for c in key) < 2 or len(key) > 60:
             continue
         if re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
@@ -300,7 +342,7 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             by_cells.append((row, key))
         elif len(key_tokens) >= MOST_KEY_WORDS and len(key_tokens - asked_tokens) == 1:
             by_most.append((row, key))  # "the net profit in 2023" names "Net profit for the year"
-    named = whole or by_words or by_names or by_cells or by_most or _rows_in_asked_unit(question, rows)
+    named = whole or by_words or by_names or by_cells or by_most or by_range or _rows_in_asked_unit(question, rows)
     found = [(row, key, columns) for row, key in named
              if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
@@ -352,13 +394,19 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
     key_tokens = set(tokens(key))
     columns = _column_names(row.header)
     asked_tokens = column_words(asked_tokens)
-    asked = [(name, words) for name in columns if (words := set(tokens(name))) and words <= asked_tokens]
+    asked = [(name, words) for name in columns if (words := _name_words(name, tokens)) and words <= asked_tokens]
     # A column the key's words name is not asked for by them — except the Totals row's Totals column (the grand
     # total), when it is the only one the question names.
     named = [name for name, words in asked if not words <= key_tokens] or [name for name, words in asked if words == key_tokens]
     if named:
         return list(dict.fromkeys(named))
     return [] if len(fields(row.quote)) == 2 and len(columns) == 1 else None
+
+
+def _name_words(name: str, tokens) -> set[str]:
+    """A column name's words; a column named by a year's closing date ("31/12/2023") is named by its year."""
+    year = _YEAR_COLUMN.fullmatch(name.strip())
+    return {year.group(1)} if year else set(tokens(name))
 
 
 def widest_header_row(header: str) -> list[str]:

@@ -43,7 +43,7 @@ from pipeline.lang.tokenize import has_cjk, is_cjk_char
 from pipeline.text.adornments import RULE as _UNDERLINE
 from pipeline.text.adornments import FENCE, adornment_lines
 from pipeline.text.footnotes import NOTE_OPENING
-from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns
+from pipeline.text.tables import fields, is_header, is_table_row, is_table_rule, names_columns, years_header
 
 # A letter marker is not one before another initial: "A. N. Other", "V. S. Naipaul" are names.
 LIST_ITEM = re.compile(r"^\s*(?![A-Z]\.\s+[A-Z]\.\s)(?:[-*+•▪◦‣]\s+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s+)")
@@ -279,8 +279,10 @@ class _BlockReader:
     def _table_row(self, line: PackedLine) -> bool:
         text = line.text
         last_kind, last_lines = self.blocks[-1] if self.blocks else ("blank", [])
-        if is_table_row(text) or (last_kind == "row" and names_columns(text) and names_columns(last_lines[0].text)):
-            self.blocks.append(("row", [line]))  # a lower header row may have two cells ("START\tEND" under "DATES")
+        if (is_table_row(text) or (last_kind == "row" and names_columns(text) and names_columns(last_lines[0].text))
+                or years_header(text)):
+            # A lower header row may have two cells ("START\tEND" under "DATES"), a statement's "2023\t2022" too.
+            self.blocks.append(("row", [line]))
             return True
         return False
 

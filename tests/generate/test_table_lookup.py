@@ -291,3 +291,41 @@ def test_a_name_the_header_holds_names_a_column_not_the_row_whose_link_holds_it(
     assert named_row(question, rows, Tokenizer().tokens) is None
     assert named_row("What licence does charset normalizer have compared with Chardet's?", rows[:1],
                      Tokenizer().tokens) is None  # the key is not named either: "licence" is not "License"
+
+
+def test_a_statement_s_closing_dates_name_its_columns():
+    from pipeline.text.tables import years_header
+
+    assert years_header("31/12/2023\t31/12/2022") and years_header("2023-12-31\t2022-12-31")
+    assert years_header("2023\t2022") and not years_header("31/12/2023 31/12/2022")  # one cell: no header
+    assert not years_header("Phase 1\t2019") and not years_header("01/03/2019\t15/08/2021")  # not consecutive years
+
+
+def test_an_italian_statement_in_a_pdf_is_asked_in_italian(engine):
+    from tests.pdf_files import ask_pdf, italian_statement
+
+    data = italian_statement()
+    profit = ask_pdf(engine, data, "bilancio.pdf", "Qual è l'utile dell'esercizio 2023?")
+    assert profit.answer.status == "answered", profit.explanation
+    assert "Utile (perdita)" in profit.answer.answer and "31/12/2023: 685.529" in profit.proposal.note
+    sales = ask_pdf(engine, data, "bilancio.pdf", "A quanto ammontano i ricavi delle vendite nel 2022?")
+    assert sales.answer.status == "answered", sales.explanation
+    assert "ricavi delle vendite" in sales.answer.answer and "31/12/2022: 11.402.118" in sales.proposal.note
+    staff = ask_pdf(engine, data, "bilancio.pdf", "Quanti dipendenti ha in media la società?")
+    assert staff.answer.status == "answered" and "58 unità" in staff.answer.answer, staff.explanation
+    absent = ask_pdf(engine, data, "bilancio.pdf", "Quanto sono state le imposte nel 2021?")  # no 2021 column
+    assert absent.answer.status == "abstained"
+
+
+def test_a_row_keyed_by_a_range_is_named_by_a_number_inside_it():
+    tokens = Tokenizer().tokens
+    header = "Rust Version\tClang Version"
+    rows = [_row(f"{key}\t{clang}", header) for key, clang in (("1.65 - 1.69", "15"), ("1.70 - 1.72", "16"),
+                                                                ("1.73 - 1.77", "17"), ("1.78 - 1.81", "18"))]
+    row, key, columns = named_row("Which Clang version is a known good match for Rust 1.75?", rows, tokens)
+    assert (key, columns) == ("1.73 - 1.77", ["Clang Version"])
+    assert named_row("Which Clang version goes with Rust 1.70?", rows, tokens)[1] == "1.70 - 1.72"  # the bound is in
+    assert named_row("Which Clang version should I pair with Rust 1.95?", rows, tokens) is None  # beyond the table
+    brackets = [_row(f"{key}\t{rate}", "Taxable income\tRate") for key, rate in (("$0 – $40,000", "10%"),
+                                                                                 ("$40,001 – $80,000", "22%"))]
+    assert named_row("What rate applies to a taxable income of $45,000?", brackets, tokens)[1] == "$40,001 – $80,000"

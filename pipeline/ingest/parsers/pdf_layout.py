@@ -66,6 +66,10 @@ _MIN_GUTTER = 5.0  # points: a narrower vertical gap is never a column gutter
 _SECTION_NUMBER = re.compile(SECTION_NUMBER)
 _PROSE_WORDS = 5  # a line of this many words is running text, no table cell
 _CELL_GAP = 1.0  # × line height: a wider gap between two words is a cell boundary
+# × line height: between two figures ("13.059.880   11.600.122", "31/12/2023   31/12/2022") a narrower gap is one: two
+# columns of amounts set close are cells, and no figure is written with a gap of twice a space inside it.
+_FIGURE_CELL_GAP = 0.5
+_FIGURE = re.compile(r"[(\-–−+]?[$€£¥]?\d[\d.,/:'’]*%?\)?")
 _HEADING_SIZE = 1.15  # × the page's median line size: a line this much larger is a heading (if short)
 _HEADING_WORDS = 12
 _HEADING_LINES = 3  # a bold heading wraps onto at most this many lines
@@ -656,20 +660,22 @@ class _PageBuilder:
     def add_row(self, row: list[_Atom]) -> None:
         """A row of atoms: words joined by a space, or by a TAB where the gap is a cell boundary."""
         words = row[0].words if len(row) == 1 else [w for atom in row for w in atom.words]
-        gap = _CELL_GAP * max(a.y1 - a.y0 for a in row)
+        height = max(a.y1 - a.y0 for a in row)
+        gap, figure_gap = _CELL_GAP * height, _FIGURE_CELL_GAP * height
         parts: list[str] = []
         line_words = array("d")  # start, end, x0, y0, x1, y1 per word (contracts.WordBoxes)
         pos = offset = self.offset
-        previous = None
+        previous, previous_text = None, ""
         for x0, y0, x1, y1, text in words:
             if previous is not None:
-                parts.append(CELL_SEPARATOR if x0 - previous >= gap else " ")
+                cell = x0 - previous >= (figure_gap if _FIGURE.fullmatch(previous_text) and _FIGURE.fullmatch(text) else gap)
+                parts.append(CELL_SEPARATOR if cell else " ")
                 pos += 1
             parts.append(text)
             end = pos + len(text)
             line_words.extend((pos, end, x0, y0, x1, y1))
             pos = end
-            previous = x1
+            previous, previous_text = x1, text
         box = _make_box({"x0": min(a.x0 for a in row), "y0": min(a.y0 for a in row),
                          "x1": max(a.x1 for a in row), "y1": max(a.y1 for a in row)})
         self._append("".join(parts), offset, pos, box, line_words)
