@@ -144,6 +144,14 @@ REPORTS = re.compile(
 PERSON_PRONOUN = re.compile(r"(?:He|She|They|His|Her|Their)\b|(?:他们|她们|他|她)")  # "He appointed …" names no one
 
 
+# A demonstrative standing for what the sentence before says ("This has consequences, since make will fall back …",
+# "That means …"), not one before a noun ("This version restores …", which says what it is about).
+DEMONSTRATIVE_SUBJECT = re.compile(r"(?:This|That|These|Those)\s+(?:is|was|are|were|has|have|had|makes?|made|means?|"
+                                   r"meant|allows?|allowed|requires?|required|can|could|will|would|may|might|must|"
+                                   r"should|does|did|causes?|caused|leads?|led|results?|ensures?|prevents?|gives?|lets?|"
+                                   r"happens?|happened|applies|affects?|also)\b")
+
+
 ANAPHOR = re.compile(r"(?:They|It|This|These|Those|He|She|Its|Their|His|Her|Such)\b|(?:他们|她们|它们|他|她|它|这|该|其|此)")
 
 

@@ -335,6 +335,21 @@ def test_a_who_answer_that_opens_with_a_pronoun_runs_back_to_who_it_is():
     assert with_antecedent(he, "What did Ralph become?") is he  # not a who-question
 
 
+def test_an_answer_whose_subject_is_the_sentence_before_runs_back_to_it():
+    from pipeline.generate.extractive.composer import with_antecedent
+
+    units = units_of(_source(["The archive tool now writes every time stamp as 0.",
+                              "This has consequences, since make will fall back to adding each member. Other news."]))
+    this = next(u for u in units if u.quote.startswith("This has") and u.quote.endswith("member."))
+    question = "Why does make add every member?"
+    assert with_antecedent(this, question).quote == ("The archive tool now writes every time stamp as 0.\n"
+                                                     "This has consequences, since make will fall back to adding each "
+                                                     "member.")
+    units = units_of(_source(["The release notes follow. This version restores the default search path."]))
+    version = next(u for u in units if u.quote.startswith("This version"))
+    assert with_antecedent(version, "Which search path is the default?") is version  # "This" before a noun
+
+
 def test_a_short_label_line_is_scored_with_the_heading_it_sits_under():
     units = units_of(_source([
         "max_queue_size", "--------------", "", "**Default** - ``1000``", "",

@@ -32,7 +32,7 @@ from pipeline.generate.extractive.answer_forms import (
 from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
-from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, PERSON_PRONOUN, asks_about_document, defined_term, defines
+from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_SUBJECT, PERSON_PRONOUN, asks_about_document, defined_term, defines
 from pipeline.lang.opposites import antonym_instead, opposed_word
 from pipeline.lang.references import numbered_references
 from pipeline.lang.names import chinese_place_names, code_names, english_names, unmentioned_code_names, unmentioned_names
@@ -133,12 +133,40 @@ def with_default(best: Unit, question: str) -> Unit:
 
 def with_antecedent(best: Unit, question: str) -> Unit:
     """A who-question's answer that opens with a pronoun ("He appointed … and made Ralph the Timid earl") runs back
-    over the sentence before it, which says who ("Edward the Confessor …") — the pair is a unit of its own."""
-    if "who" not in wanted_types(question) or best.kind != "sentence" or not PERSON_PRONOUN.match(best.quote.lstrip()):
+    over the sentence before it, which says who ("Edward the Confessor …") — the pair is a unit of its own; so does an
+    answer whose subject is what the sentence before says ("This has consequences, since …"): alone it says of
+    nothing."""
+    if best.kind != "sentence":
+        return best
+    opening = best.quote.lstrip()
+    if DEMONSTRATIVE_SUBJECT.match(opening):
+        before = _sentence_before(best)
+        return joined(before, best) if before is not None else best
+    if "who" not in wanted_types(question) or not PERSON_PRONOUN.match(opening):
         return best
     pair = [u for u in units_of(best.source) if u.kind == "sentence" and u.end_line == best.end_line
             and u.start_line <= best.start_line and u.quote.endswith(best.quote) and len(u.quote) > len(best.quote)]
     return min(pair, key=lambda u: len(u.quote), default=best)
+
+
+def _sentence_before(unit: Unit) -> Unit | None:
+    """The sentence of `unit`'s paragraph right before it (on its first line or the line above, no blank line
+    between), or None."""
+    head = unit.quote.split("\n")[0]
+    line = next((line.text for line in unit.source.lines if line.number == unit.start_line), "")
+    offset = line.find(head)
+    candidates = []
+    for u in units_of(unit.source):
+        if u.kind != "sentence" or u.quote in unit.quote or unit.quote in u.quote:
+            continue
+        tail = u.quote.split("\n")[-1]
+        if u.end_line == unit.start_line and 0 <= line.find(tail) and line.find(tail) + len(tail) <= offset:
+            candidates.append((u.end_line, line.find(tail), -len(u.quote), u))
+        elif u.end_line == unit.start_line - 1 and offset == 0:
+            candidates.append((u.end_line, 0, -len(u.quote), u))
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: c[:3])[-1]
 
 
 def with_what_follows(best: Unit, question: str = "") -> Unit:
