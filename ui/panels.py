@@ -21,6 +21,7 @@ from pipeline import (
     Trace,
     marker,
     marker_key,
+    names_column,
     score_and_threshold,
 )
 
@@ -444,10 +445,9 @@ def _row_cells_html(trace: Trace) -> str:
     cells = trace.proposal.row_cells if trace.proposal is not None else []
     if not cells:
         return ""
-    question = trace.request.question.casefold()
-    # A column the question names word for word ("… in 2021?") is marked: that cell is the figure asked for.
-    marks = [" class='asked'" if name and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", question) else ""
-             for name, _ in cells]
+    # A column the question names ("… in 2021?", or "… nel 2023?" over "31/12/2023") is marked: that cell is the figure
+    # asked for.
+    marks = [" class='asked'" if names_column(trace.request.question, name) else "" for name, _ in cells]
     names = "".join(f"<th{mark}>{_e(name)}</th>" for mark, (name, _) in zip(marks, cells))
     values = "".join(f"<td{mark}>{_e(cell)}</td>" for mark, (_, cell) in zip(marks, cells))
     return (f"<table class='rag-row' id='answer-row'><caption>The quoted row under its table's header</caption>"

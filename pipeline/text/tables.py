@@ -297,6 +297,18 @@ def _number(text: str) -> tuple[int, ...] | None:
     return tuple(int(part) for part in text.split("."))
 
 
+def _rows_in_range(question: str, rows: Sequence) -> list[tuple[object, str]]:
+    """The rows keyed by a span of numbers that a number of the question falls in ("Rust 1.75" names "1.73 - 1.77")."""
+    asked = [number for text in _QUESTION_NUMBER.findall(question) if (number := _number(text))]
+    found = []
+    for row in rows if asked else ():
+        key = row_key(row)
+        bounds = _key_range(key) if row.header else None
+        if bounds is not None and any(len(n) == len(bounds[0]) and bounds[0] <= n <= bounds[1] for n in asked):
+            found.append((row, key))
+    return found
+
+
 def _key_range(key: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """The (low, high) a key spans, both written alike (as many parts), or None."""
     match = _RANGE_KEY.fullmatch(key.strip())
@@ -322,14 +334,9 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
     asked = question.casefold()
     names = english_names(question)
     asked_tokens = set(tokens(question))
-    whole, by_words, by_names, by_cells, by_most, by_range = [], [], [], [], [], []
-    asked_numbers = [number for text in _QUESTION_NUMBER.findall(question) if (number := _number(text))]
+    whole, by_words, by_names, by_cells, by_most = [], [], [], [], []
     for row in rows:
         key = row_key(row)
-        if row.header and asked_numbers and (bounds := _key_range(key)) is not None:
-            if any(len(n) == len(bounds[0]) and bounds[0] <= n <= bounds[1] for n in asked_numbers):
-                by_range.append((row, key))  # "Rust 1.75" names the row "1.73 - 1.77"
-            continue
         if not row.header or sum(c.isalpha() for c in key) < 2 or len(key) > 60:
             continue
         if re.search(rf"(?<!\w){re.escape(key.casefold())}(?!\w)", asked):
@@ -342,7 +349,8 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             by_cells.append((row, key))
         elif len(key_tokens) >= MOST_KEY_WORDS and len(key_tokens - asked_tokens) == 1:
             by_most.append((row, key))  # "the net profit in 2023" names "Net profit for the year"
-    named = whole or by_words or by_names or by_cells or by_most or by_range or _rows_in_asked_unit(question, rows)
+    named = (whole or by_words or by_names or by_cells or by_most or _rows_in_range(question, rows)
+             or _rows_in_asked_unit(question, rows))
     found = [(row, key, columns) for row, key in named
              if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
@@ -401,6 +409,16 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
     if named:
         return list(dict.fromkeys(named))
     return [] if len(fields(row.quote)) == 2 and len(columns) == 1 else None
+
+
+def names_column(question: str, name: str) -> bool:
+    """Does `question` name the column `name` word for word ("… in 2021?" names "2021"), or by the year of the closing
+    date it is headed by ("… nel 2023?" names "31/12/2023")?"""
+    asked = question.casefold()
+    if name and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", asked):
+        return True
+    year = _YEAR_COLUMN.fullmatch(name.strip())
+    return year is not None and re.search(rf"(?<![\w./-]){year.group(1)}(?![\w./-])", asked) is not None
 
 
 def _name_words(name: str, tokens) -> set[str]:

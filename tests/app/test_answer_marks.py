@@ -102,3 +102,12 @@ def test_a_row_answer_is_shown_under_its_column_names_and_escaped(engine):
             "<td class='asked'>(81,337)</td><td>(76,540)</td>") in shown
     sentence = engine.ask(engine.corpus([engine.parse(POLICY.encode("utf-8"), "harbour.md")]), REQUEST)
     assert sentence.answer.status == "answered" and "id='answer-row'" not in answer_html(sentence)
+
+
+def test_a_column_headed_by_a_closing_date_is_marked_by_its_year(engine):
+    from tests.pdf_files import ask_pdf, italian_statement
+
+    trace = ask_pdf(engine, italian_statement(), "bilancio.pdf", "Qual è l'utile dell'esercizio 2023?")
+    assert trace.answer.status == "answered", trace.explanation
+    assert ("<th class='asked'>31/12/2023</th><th>31/12/2022</th></tr><tr><td>21) Utile (perdita) dell&#x27;esercizio"
+            "</td><td class='asked'>685.529</td><td>296.611</td>") in answer_html(trace)
