@@ -23,13 +23,18 @@ def _segmenter():
 _SEGMENTER = None
 
 
+# The two dots that open a reStructuredText directive (".. versionadded:: 3.19") end no sentence: the text is split with
+# them masked (same length, so the spans are the text's).
+_DIRECTIVE_DOTS = re.compile(r"(?<!\S)\.\.(?=\s+[a-z][\w:-]*::)")
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Sentence boundaries as code-point spans (pysbd for English, punctuation for Chinese)."""
     chinese = has_cjk(text)
     if chinese:
         spans = [(m.start(), m.end()) for m in _CJK_SENTENCE.finditer(text)]
     else:
-        spans = [(s.start, s.end) for s in _segmenter().segment(text)]
+        spans = [(s.start, s.end) for s in _segmenter().segment(_DIRECTIVE_DOTS.sub("::", text))]
     trimmed = []
     for start, end in spans:
         while start < end and text[start].isspace():

@@ -94,6 +94,11 @@ def strip_edges(text: str) -> str:
 
 # Inline markup of Markdown, reStructuredText and MyST, as a reader of the rendered page would not see it.
 _INLINE_MARKUP = [
+    # Sphinx renders a version note as words: ".. versionadded:: 3.19" reads "Added in version 3.19."
+    (re.compile(r"(?:^|(?<=\s))\.\.\s+versionadded::[ \t]*(\S+)"), r"Added in version \1."),
+    (re.compile(r"(?:^|(?<=\s))\.\.\s+versionchanged::[ \t]*(\S+)"), r"Changed in version \1:"),
+    (re.compile(r"(?:^|(?<=\s))\.\.\s+deprecated::[ \t]*(\S+)"), r"Deprecated since version \1:"),
+    (re.compile(r"(?:^|(?<=\s))\.\.\s+versionremoved::[ \t]*(\S+)"), r"Removed in version \1:"),
     (re.compile(r"(?:^|(?<=\s))\.\.\s+(?:[a-z]+:)?[\w-]+::[ \t]*"), ""),  # ".. function:: f(x)" renders as "f(x)"
     (re.compile(r"\\(?=['\"*`_|])"), ""),  # reST's escape: *dictionary*\'s
     (re.compile(r"(?:\{[\w:-]+\}|:[\w:.-]+:)`([^`<]*?)\s*<[^`>]*>`"), r"\1"),  # :meth:`iter_lines() <Response.iter_lines>`

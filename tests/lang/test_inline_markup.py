@@ -19,6 +19,9 @@ from pipeline.lang.text import without_inline_markup
     (".. function:: viewkeys(dictionary) Return a view over *dictionary*\\'s keys.",
      "viewkeys(dictionary) Return a view over dictionary's keys."),
     ("Section: .. py:data:: string_types Possible types for text data.", "Section: string_types Possible types for text data."),
+    ("``COMMAND_ERROR_IS_FATAL <ANY|LAST>`` .. versionadded:: 3.19", "COMMAND_ERROR_IS_FATAL <ANY|LAST> Added in version 3.19."),
+    (".. versionchanged:: 3.9 Accepts a tuple.", "Changed in version 3.9: Accepts a tuple."),
+    (".. deprecated:: 2.1 Use load() instead.", "Deprecated since version 2.1: Use load() instead."),
 ])
 def test_roles_literals_links_and_emphasis_read_as_their_text(source, rendered):
     assert without_inline_markup(source) == rendered
@@ -28,3 +31,11 @@ def test_roles_literals_links_and_emphasis_read_as_their_text(source, rendered):
                                   "Wait... then run it.", "C:\\Users\\me\\notes.txt"])
 def test_text_that_only_looks_like_markup_is_left_alone(text):
     assert without_inline_markup(text) == text
+
+
+def test_a_version_note_ends_no_sentence_and_answers_when_its_entry_came():
+    from pipeline.lang.sentences import sentence_spans
+
+    text = "``ENCODING <name>`` .. versionadded:: 3.8 On Windows, the encoding is used to decode output."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "``ENCODING <name>`` .. versionadded:: 3.8 On Windows, the encoding is used to decode output."]

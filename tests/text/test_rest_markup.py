@@ -143,3 +143,31 @@ def test_a_wrapped_line_s_colon_goes_on_into_the_rest_of_its_sentence_and_a_labe
     quotes = [unit.quote for unit in units_of(_source(lines)) if unit.kind == "sentence"]
     assert "\n".join(lines[:3]) in quotes
     assert "Example:" in quotes and "run the tests with tox" in quotes
+
+
+OPTIONS = """execute_process
+---------------
+
+Options:
+
+``RESULTS_VARIABLE <variable>``
+  .. versionadded:: 3.10
+
+  The variable will be set to contain the result of all processes.
+
+``ENCODING <name>``
+  .. versionadded:: 3.8
+
+  On Windows, the encoding that is used to decode output from the process.
+"""
+
+
+def test_a_version_note_under_an_option_answers_when_the_option_came(engine):
+    from pipeline import REQUEST_DATE, Request, Settings
+
+    corpus = engine.corpus([engine.parse(OPTIONS.encode("utf-8"), "execute_process.rst")])
+    trace = engine.ask(corpus, Request(question="Which version added the ENCODING option?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert "versionadded:: 3.8" in trace.answer.answer and "3.10" not in trace.answer.answer
+    absent = engine.ask(corpus, Request(question="Which version added the TIMEOUT option?", date=REQUEST_DATE), Settings())
+    assert absent.answer.status == "abstained"
