@@ -4,9 +4,10 @@ function words dropped as that language does.
 The tokenizer was English-only for these scripts: an Italian question ("Quanti dipendenti ha in media la società?")
 kept "ha", "la" and "in" as terms and matched "media" against nothing in "numero medio dei dipendenti". A text is
 read as another language only on evidence: at least two of that language's own function words (bm25s' stopword
-lists, less every word English also uses as one), and more of them than English function words. A text without
-such evidence (a heading, a number, a code line, any English sentence) keeps the English reading, so English
-tokens are what they were.
+lists, less every word English also uses as one) and more of them than English function words, or, in a short text
+with no English function word, one that English text never writes ("dell'" in a statement's row "Utile (perdita)
+dell'esercizio"). A text without such evidence (a heading, a number, a code line, any English sentence) keeps the
+English reading, so English tokens are what they were.
 """
 
 from __future__ import annotations

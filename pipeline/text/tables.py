@@ -240,7 +240,7 @@ def other_years_only(asked_years: set[str], row) -> bool:
 
 
 # The number or letter a statement's row is listed by ("21) Utile (perdita) dell'esercizio", "B) Costi", "4. Taxes").
-_ROW_ENUMERATOR = re.compile(r"^(?:\d{1,3}|[A-Za-z])[).]\s+(?=\S)")
+_ROW_ENUMERATOR = re.compile(r"^(?:\d{1,3}[).]|[A-Za-z]\))\s+(?=\S)")  # not an initial: "J. Smith" stays whole
 
 
 def row_key(row) -> str:

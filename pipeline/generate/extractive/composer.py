@@ -134,8 +134,8 @@ def with_default(best: Unit, question: str) -> Unit:
 def with_antecedent(best: Unit, question: str) -> Unit:
     """A who-question's answer that opens with a pronoun ("He appointed … and made Ralph the Timid earl") runs back
     over the sentence before it, which says who ("Edward the Confessor …") — the pair is a unit of its own; so does an
-    answer whose subject is what the sentence before says ("This has consequences, since …"): alone it says of
-    nothing."""
+    answer whose subject is what the sentence before says ("This has consequences, since …"): alone it does not say
+    what "This" is."""
     if best.kind != "sentence":
         return best
     opening = best.quote.lstrip()
@@ -155,18 +155,17 @@ def _sentence_before(unit: Unit) -> Unit | None:
     head = unit.quote.split("\n")[0]
     line = next((line.text for line in unit.source.lines if line.number == unit.start_line), "")
     offset = line.find(head)
-    candidates = []
+    candidates = []  # (its last line, where it ends on that line, the shortest first, the unit)
     for u in units_of(unit.source):
         if u.kind != "sentence" or u.quote in unit.quote or unit.quote in u.quote:
             continue
         tail = u.quote.split("\n")[-1]
-        if u.end_line == unit.start_line and 0 <= line.find(tail) and line.find(tail) + len(tail) <= offset:
-            candidates.append((u.end_line, line.find(tail), -len(u.quote), u))
+        at = line.find(tail)
+        if u.end_line == unit.start_line and 0 <= at and at + len(tail) <= offset:
+            candidates.append((u.end_line, at, -len(u.quote), u))
         elif u.end_line == unit.start_line - 1 and offset == 0:
             candidates.append((u.end_line, 0, -len(u.quote), u))
-    if not candidates:
-        return None
-    return max(candidates, key=lambda c: c[:3])[-1]
+    return max(candidates, key=lambda c: c[:3])[-1] if candidates else None
 
 
 def with_what_follows(best: Unit, question: str = "") -> Unit:
