@@ -35,11 +35,12 @@ _LANGUAGES = {
 _QUESTION_WORDS = {
     "it": {"qual", "quando", "cosa"},
     "fr": {"combien", "quand", "pourquoi", "comment", "quel", "quelle", "quels", "quelles", "où", "lequel", "laquelle"},
-    "de": {"wann", "warum", "wieso", "weshalb", "wieviel", "wieviele", "wo", "woher", "wohin", "wer", "wen", "wem",
-           "welche", "welcher", "welches", "welchen"},
+    "de": {"wann", "warum", "wieso", "weshalb", "wieviel", "wieviele", "viel", "viele", "wo", "woher", "wohin", "wer",
+           "wen", "wem", "welche", "welcher", "welches", "welchen"},
     "es": {"cuánto", "cuánta", "cuántos", "cuántas", "cuándo", "dónde", "quién", "quiénes", "cuál", "cuáles", "qué",
            "cómo", "porqué"},
     "pt": {"quanto", "quanta", "quantos", "quantas", "quando", "onde", "quem", "qual", "quais", "porquê", "como"},
+    "ru": {"сколько", "почему", "какой", "какая", "какое", "какие", "каков"},
 }
 # English function words, for the evidence only: bm25s' short English list would let "in", "was" or "die" tip an
 # English text into another language.

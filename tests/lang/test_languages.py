@@ -11,6 +11,8 @@ from pipeline.lang.tokenize import Tokenizer
 def test_the_language_is_told_by_its_own_function_words():
     assert word_language("il numero medio dei dipendenti nel corso dell esercizio".split()) == "it"
     assert word_language("wie viele mitarbeiter hat die firma im jahr".split()) == "de"
+    assert Tokenizer().query_tokens("Wie viele Mitarbeiter hat das Unternehmen?") == ["mitarbeit", "unternehm"]
+    assert Tokenizer().query_tokens("Сколько сотрудников работает в компании?") == ["сотрудник", "работа", "компан"]
     assert word_language("combien coûte le billet pour paris".split()) == "fr"
     # English words that are another language's function words ("die", "per", "con") tip nothing.
     assert word_language("die casting costs per unit in the plant".split()) is None
