@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from pipeline.lang.names import english_names, unmentioned_names
+from pipeline.lang.tokenize import has_cjk
 
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 # A table without outer bars ("uid   | name   | description"): two or more bars with spaces around them.
@@ -412,9 +413,11 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
 
 
 def names_column(question: str, name: str) -> bool:
-    """Does `question` name the column `name` word for word ("… in 2021?" names "2021"), or by the year of the closing
-    date it is headed by ("… nel 2023?" names "31/12/2023")?"""
+    """Does `question` name the column `name` word for word ("… in 2021?" names "2021"; "本报告期营业收入" names "本报告期"),
+    or by the year of the closing date it is headed by ("… nel 2023?" names "31/12/2023")?"""
     asked = question.casefold()
+    if name and has_cjk(name) and name.casefold() in asked:  # Chinese writes no spaces: "本报告期营业收入是多少？"
+        return True
     if name and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", asked):
         return True
     year = _YEAR_COLUMN.fullmatch(name.strip())

@@ -329,3 +329,11 @@ def test_a_row_keyed_by_a_range_is_named_by_a_number_inside_it():
     brackets = [_row(f"{key}\t{rate}", "Taxable income\tRate") for key, rate in (("$0 – $40,000", "10%"),
                                                                                  ("$40,001 – $80,000", "22%"))]
     assert named_row("What rate applies to a taxable income of $45,000?", brackets, tokens)[1] == "$40,001 – $80,000"
+
+
+def test_a_chinese_question_names_its_column_without_spaces():
+    from pipeline.text.tables import names_column
+
+    assert names_column("本报告期营业收入是多少？", "本报告期")
+    assert not names_column("本报告期营业收入是多少？", "年初至报告期末")
+    assert names_column("What were personnel costs in 2023?", "2023") and not names_column("In 20230 …", "2023")
