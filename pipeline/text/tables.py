@@ -111,11 +111,21 @@ def _column_years(cells: list[str]) -> list[str]:
     return years
 
 
+def _years_only(cells: list[str]) -> bool:
+    """Are the cells consecutive years or closing dates, nothing else?"""
+    return len(_column_years(cells)) == len(cells)
+
+
+def _year_of(name: str) -> str | None:
+    """The year a column name is ("2023", "FY2023") or closes ("31/12/2023"), or None."""
+    year = _YEAR_COLUMN.fullmatch(name.strip())
+    return year.group(1) if year else None
+
+
 def years_header(text: str) -> bool:
     """A line of TAB-separated consecutive years or closing dates only ("31/12/2023\t31/12/2022"): the header of a
     statement's figure columns, whose first (label) cell is empty and so missing from the PDF's line."""
-    cells = fields(text)
-    return "\t" in text and len(_column_years(cells)) == len(cells)
+    return "\t" in text and _years_only(fields(text))
 
 
 def names_columns(text: str) -> bool:
@@ -226,7 +236,7 @@ def _column_names(header: str) -> list[str]:
     widest = max((len(cells) for cells in rows), default=0)
     # A header of years only ("31/12/2023\t31/12/2022") has no key column's cell to leave out.
     return [name.strip(KEY_TRIM) for cells in rows
-            for cell in (cells if len(cells) < widest or years_header("\t".join(cells)) else cells[1:])
+            for cell in (cells if len(cells) < widest or _years_only([c for c in cells if c]) else cells[1:])
             for name in FOOTNOTE_MARK.split(cell) if name.strip(KEY_TRIM)]
 
 
@@ -282,41 +292,6 @@ def _asked_in_cells(row, query_tokens: set[str], tokens) -> bool:
 
 
 MOST_KEY_WORDS = 3  # a key this many words long is named by all of them but one
-# A key that is a span of numbers: a version range ("1.73 - 1.77"), a bracket ("$40,001 – $80,000", "18 to 64").
-_RANGE_KEY = re.compile(r"^[$€£]?\s*(\d[\d,.]*)\s*(?:-|–|—|to)\s*[$€£]?\s*(\d[\d,.]*)$", re.IGNORECASE)
-_QUESTION_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*\d|(?<![\w.,])\d")
-
-
-def _number(text: str) -> tuple[int, ...] | None:
-    """A number as comparable parts: "40,001" → (40001,), "1.75" → (1, 75) (a version's parts, or an amount's
-    whole and cents); None for anything else."""
-    text = text.rstrip(".,")
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
-        text = text.replace(",", "")
-    if not re.fullmatch(r"\d+(?:\.\d+)*", text):
-        return None
-    return tuple(int(part) for part in text.split("."))
-
-
-def _rows_in_range(question: str, rows: Sequence) -> list[tuple[object, str]]:
-    """The rows keyed by a span of numbers that a number of the question falls in ("Rust 1.75" names "1.73 - 1.77")."""
-    asked = [number for text in _QUESTION_NUMBER.findall(question) if (number := _number(text))]
-    found = []
-    for row in rows if asked else ():
-        key = row_key(row)
-        bounds = _key_range(key) if row.header else None
-        if bounds is not None and any(len(n) == len(bounds[0]) and bounds[0] <= n <= bounds[1] for n in asked):
-            found.append((row, key))
-    return found
-
-
-def _key_range(key: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """The (low, high) a key spans, both written alike (as many parts), or None."""
-    match = _RANGE_KEY.fullmatch(key.strip())
-    if match is None:
-        return None
-    low, high = _number(match.group(1)), _number(match.group(2))
-    return (low, high) if low and high and len(low) == len(high) and low <= high else None
 
 
 def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[str]] | None:
@@ -350,8 +325,7 @@ def named_row(question: str, rows: Sequence, tokens) -> tuple[object, str, list[
             by_cells.append((row, key))
         elif len(key_tokens) >= MOST_KEY_WORDS and len(key_tokens - asked_tokens) == 1:
             by_most.append((row, key))  # "the net profit in 2023" names "Net profit for the year"
-    named = (whole or by_words or by_names or by_cells or by_most or _rows_in_range(question, rows)
-             or _rows_in_asked_unit(question, rows))
+    named = whole or by_words or by_names or by_cells or by_most or _rows_in_asked_unit(question, rows)
     found = [(row, key, columns) for row, key in named
              if (columns := _asked_columns(asked_tokens, row, key, tokens)) is not None]
     if len({key.casefold() for _, key, _ in found}) != 1:
@@ -420,14 +394,14 @@ def names_column(question: str, name: str) -> bool:
         return True
     if name and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", asked):
         return True
-    year = _YEAR_COLUMN.fullmatch(name.strip())
-    return year is not None and re.search(rf"(?<![\w./-]){year.group(1)}(?![\w./-])", asked) is not None
+    year = _year_of(name)
+    return year is not None and re.search(rf"(?<![\w./-]){year}(?![\w./-])", asked) is not None
 
 
 def _name_words(name: str, tokens) -> set[str]:
     """A column name's words; a column named by a year's closing date ("31/12/2023") is named by its year."""
-    year = _YEAR_COLUMN.fullmatch(name.strip())
-    return {year.group(1)} if year else set(tokens(name))
+    year = _year_of(name)
+    return {year} if year else set(tokens(name))
 
 
 def widest_header_row(header: str) -> list[str]:

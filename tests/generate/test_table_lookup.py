@@ -317,20 +317,6 @@ def test_an_italian_statement_in_a_pdf_is_asked_in_italian(engine):
     assert absent.answer.status == "abstained"
 
 
-def test_a_row_keyed_by_a_range_is_named_by_a_number_inside_it():
-    tokens = Tokenizer().tokens
-    header = "Rust Version\tClang Version"
-    rows = [_row(f"{key}\t{clang}", header) for key, clang in (("1.65 - 1.69", "15"), ("1.70 - 1.72", "16"),
-                                                                ("1.73 - 1.77", "17"), ("1.78 - 1.81", "18"))]
-    row, key, columns = named_row("Which Clang version is a known good match for Rust 1.75?", rows, tokens)
-    assert (key, columns) == ("1.73 - 1.77", ["Clang Version"])
-    assert named_row("Which Clang version goes with Rust 1.70?", rows, tokens)[1] == "1.70 - 1.72"  # the bound is in
-    assert named_row("Which Clang version should I pair with Rust 1.95?", rows, tokens) is None  # beyond the table
-    brackets = [_row(f"{key}\t{rate}", "Taxable income\tRate") for key, rate in (("$0 – $40,000", "10%"),
-                                                                                 ("$40,001 – $80,000", "22%"))]
-    assert named_row("What rate applies to a taxable income of $45,000?", brackets, tokens)[1] == "$40,001 – $80,000"
-
-
 def test_a_chinese_question_names_its_column_without_spaces():
     from pipeline.text.tables import names_column
 
