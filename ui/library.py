@@ -38,8 +38,8 @@ def _ready(source_id: str) -> str:
     return "ready"
 
 
-STATUS_HELP = ("Status: waiting to embed (searchable by BM25) → embedding n of m (BM25 for this document now; dense "
-               "ranking once ready, other documents keep theirs) → ready (both indexes), or failed (reason: BM25 only).")
+STATUS_HELP = ("Status: waiting to embed (searchable by BM25) → embedding n of m (every document ranked by BM25 until "
+               "then) → ready (both indexes), or failed (reason: BM25 only; upload again to retry).")
 
 
 def library_html(documents: Sequence[Document], corpus: Corpus, uploaded: set[str],

@@ -142,8 +142,9 @@ def ask(
 
 def _pending_dense(corpus: Corpus, request: Request, settings: Settings) -> tuple[str | None, Settings]:
     """The retrieval note while some readable documents' vectors are still being computed (pipeline.index.background),
-    and the settings to rank with: those documents are ranked by BM25 only (retrieve.selection), the others as asked;
-    when no readable document has its vectors yet, by BM25 alone."""
+    and the settings to rank with: BM25 alone for every document until they are in. A fusion where only some documents
+    have a meaning rank lets their nearest chunks in ahead of the pending ones (a sample on the same topic packed
+    beside a new upload); ranked by BM25 alone, the answers were the same and the samples stayed out of the context."""
     if not corpus.dense_missing or settings.retrieval == "bm25":
         return None, settings
     readable = corpus.readable_sources(request.groups)
@@ -153,11 +154,8 @@ def _pending_dense(corpus: Corpus, request: Request, settings: Settings) -> tupl
     status = corpus.dense_status or (lambda sid: "embedding")
     named = "; ".join(f"{sid}: {status(sid)}" for sid in pending[:8]) + (
         f"; and {len(pending) - 8} more" if len(pending) > 8 else "")
-    if len(pending) == len(readable):
-        return (f"dense ranking unavailable: {named}; requested {settings.retrieval}, ranked by BM25 only",
-                settings.model_copy(update={"retrieval": "bm25"}))
-    return (f"ranked by BM25 only while their dense vectors are computed ({named}); their BM25 rank stands in for "
-            f"the dense rank in the fusion; the other documents are ranked as requested ({settings.retrieval})"), settings
+    return (f"dense ranking unavailable while vectors are computed ({named}); requested {settings.retrieval}, "
+            f"every document ranked by BM25 only", settings.model_copy(update={"retrieval": "bm25"}))
 
 
 def _scoring_models(generator: Generator, judge: SupportJudge) -> dict[str, str]:

@@ -3,8 +3,8 @@
 `searchable_corpus` builds a corpus whose lexical index is complete and whose dense vectors are those
 already stored; each document that lacks some gets an `EmbeddingJob` of its own, which the process's one
 embedding worker runs, batch by batch, into the same vector store. The corpus names the documents whose
-rows are still zero (`Corpus.dense_missing`): retrieval ranks every other document by BM25 and dense as
-usual and those by BM25 only (pipeline.retrieve.selection), and the trace names them. `refreshed` gives the
+rows are still zero (`Corpus.dense_missing`): while a readable one is among them, retrieval ranks every document
+by BM25 only (pipeline.engine.journey), and the trace names them. `refreshed` gives the
 same corpus with the vectors of the documents whose jobs are done since.
 
 The jobs of one collection are an `Embeddings`: what a status line reads ("report.pdf: embedding 40 of

@@ -169,14 +169,6 @@ class Corpus:
                                    dense_status=self.dense_status if missing else None,
                                    _views=views, _groups=BoundedCache(GROUPS_CACHE_SIZE))
 
-    def dense_pending_rows(self, rows: np.ndarray) -> np.ndarray | None:
-        """Per row in `rows`, whether its document's vectors are still missing (None when none are)."""
-        if not self.dense_missing:
-            return None
-        missing = np.fromiter((sid in self.dense_missing for sid in self.source_order), dtype=bool,
-                              count=len(self.source_order))
-        return missing[self.chunk_source[rows]]
-
     def readable_sources(self, groups: Sequence[str]) -> frozenset[str]:
         key = frozenset(groups)
         return self._groups.get(key, lambda: frozenset(

@@ -38,7 +38,6 @@ class Scores:
     dense: np.ndarray | None  # NaN where HNSW returned no score
     term_weights: dict[str, float]
     dense_search: str | None = None  # "brute-force" or "chroma-hnsw"
-    dense_pending: np.ndarray | None = None  # per row: its document's vectors are still being computed (dense is NaN)
     boosts: tuple[Boost, ...] = ()  # the question's kind's own rankings: definitions, a named page, summaries
 
 
@@ -66,16 +65,13 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
         bm25 += contribution
         if total_weight > 0:
             coverage += present * np.float32(weight / total_weight)
-    dense, dense_search, pending = None, None, None
+    dense, dense_search = None, None
     if settings.retrieval != "bm25" and len(lexical.rows):
         query_vector = corpus.embedder.embed_query(request.question)
         query_vector = query_vector / max(float(np.linalg.norm(query_vector)), 1e-12)
         dense, dense_search = _dense_scores(corpus, request, lexical.rows, lexical.vectors, query_vector)
-        pending = corpus.dense_pending_rows(lexical.rows)
-        if pending is not None:  # their rows are zeros, not vectors: no similarity at all
-            dense = np.where(pending, np.nan, dense).astype(np.float32)
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
-                  dense_search=dense_search, dense_pending=pending, boosts=tuple(boost for boost in (
+                  dense_search=dense_search, boosts=tuple(boost for boost in (
                       _defining(corpus, lexical.rows, request.question),
                       _on_named_page(corpus, lexical.rows, reference),
                       _summaries(corpus, lexical.rows, request.question),

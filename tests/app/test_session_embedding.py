@@ -40,7 +40,7 @@ def _chunk_keys(shared, document) -> list[str]:
             for c in Chunker(index.chunk_window, index.chunk_overlap)(document)]
 
 
-def test_a_sample_keeps_its_dense_rank_while_an_upload_embeds_and_the_trace_names_the_upload(gated_shared):  # noqa: F811
+def test_the_samples_are_ranked_by_bm25_while_an_upload_embeds_and_the_trace_names_the_upload(gated_shared):  # noqa: F811
     shared, embedder = gated_shared
     session = Session()
     data = _long("harbour-rules", 12)
@@ -54,11 +54,9 @@ def test_a_sample_keeps_its_dense_rank_while_an_upload_embeds_and_the_trace_name
                                                   date=REQUEST_DATE))
     finally:
         embedder.resume()
-    assert trace.settings.retrieval == "hybrid" and trace.retrieval.rankings == ("bm25", "dense")
-    meals = [c for c in trace.retrieval.candidates if c.source_id == "meals-allowance"]
-    assert meals and all(c.dense is not None and c.dense_rank for c in meals)
+    assert trace.settings.retrieval == "bm25" and trace.retrieval.rankings == ("bm25",)
+    assert all(c.dense is None for c in trace.retrieval.candidates)
     assert trace.retrieval.selected[0].source_id == "meals-allowance"
-    assert all(c.dense is None for c in trace.retrieval.candidates if c.source_id == "harbour-rules")
     note = next(n for n in trace.retrieval.notes if "BM25 only" in n)
     assert "harbour-rules: " in note and "meals-allowance" not in note
 

@@ -67,7 +67,8 @@ def test_a_question_while_the_only_document_embeds_answers_from_bm25_and_says_de
     trace = _ask(engine, corpus)
     assert "42 euros" in trace.retrieval.selected[0].text  # BM25 found it
     assert trace.retrieval.rankings == ("bm25",) and trace.settings.retrieval == "bm25"
-    assert trace.retrieval.notes[0].startswith(f"dense ranking unavailable: ferries: embedding {JOB_BATCH_SIZE} of")
+    assert trace.retrieval.notes[0].startswith(
+        f"dense ranking unavailable while vectors are computed (ferries: embedding {JOB_BATCH_SIZE} of")
     assert all(c.dense is None for c in trace.retrieval.candidates)
 
     embedder.resume()
@@ -81,7 +82,9 @@ def test_a_question_while_the_only_document_embeds_answers_from_bm25_and_says_de
     assert "42 euros" in trace.retrieval.selected[0].text
 
 
-def test_documents_whose_vectors_are_in_keep_dense_ranking_while_another_embeds(gated):
+def test_every_document_is_ranked_by_bm25_while_another_embeds(gated):
+    # Fusing a meaning rank for some documents only lets their nearest chunks in ahead of the pending document's
+    # (measured on 646 product questions: a sample in 234 packed contexts instead of 24, the same answers).
     engine, embedder = gated
     pets, ferries = engine.parse(PETS.encode(), "pets.md"), engine.parse(TEXT.encode(), "ferries.md")
     store = MemoryVectorStore()
@@ -91,21 +94,11 @@ def test_documents_whose_vectors_are_in_keep_dense_ranking_while_another_embeds(
     assert set(jobs.jobs) == {"ferries"} and corpus.dense_missing == {"ferries"}
 
     trace = _ask(engine, corpus, "How do dogs travel on the ferry?")
-    assert trace.settings.retrieval == "hybrid" and trace.retrieval.rankings == ("bm25", "dense")
-    by_source = {}
-    for candidate in trace.retrieval.candidates:
-        by_source.setdefault(candidate.source_id, []).append(candidate)
-    assert all(c.dense is not None and c.dense_rank for c in by_source["pets"])  # ranked by meaning too
-    assert all(c.dense is None and c.dense_rank is None for c in by_source["ferries"])  # BM25 only
-    assert trace.retrieval.selected[0].source_id == "pets"
+    assert trace.settings.retrieval == "bm25" and trace.retrieval.rankings == ("bm25",)
+    assert all(c.dense is None and c.dense_rank is None for c in trace.retrieval.candidates)
+    assert trace.retrieval.selected[0].source_id == "pets"  # the stored document still answers by its words
     note = next(n for n in trace.retrieval.notes if "BM25 only" in n)
-    assert "(ferries: " in note and "pets" not in note
-
-    # Fused fairly: a pending chunk's BM25 rank stands in for the dense rank it lacks (it is not counted as last).
-    k = trace.settings.rrf_k
-    for candidate in by_source["ferries"]:
-        if candidate.bm25_rank:
-            assert candidate.fused == pytest.approx(2 / (k + candidate.bm25_rank), abs=1e-5)
+    assert "(ferries: " in note and "pets" not in note and "requested hybrid" in note
     trace = _ask(engine, corpus)
     assert "42 euros" in trace.retrieval.selected[0].text  # the pending document still answers by its words
 
@@ -118,6 +111,7 @@ def test_documents_whose_vectors_are_in_keep_dense_ranking_while_another_embeds(
     rows = [row for row, chunk in enumerate(corpus.chunks) if chunk.source_id == "ferries"]
     assert not before.vectors[rows].any() and np.allclose(np.linalg.norm(after.vectors[rows], axis=1), 1.0)
     trace = _ask(engine, ready, "How do dogs travel on the ferry?")
+    assert trace.retrieval.rankings == ("bm25", "dense")  # both again, for every document
     assert all(c.dense is not None for c in trace.retrieval.candidates)
     assert not any("BM25 only" in n for n in trace.retrieval.notes)
 
@@ -183,7 +177,7 @@ def test_a_failed_embedding_is_reported_and_bm25_keeps_answering():
     embedder.failing = False  # the model is back for the question (the composer embeds units), the job stays failed
     trace = _ask(engine, corpus)
     assert "42 euros" in trace.retrieval.selected[0].text
-    assert "dense ranking unavailable: ferries: failed (RuntimeError" in trace.retrieval.notes[0]
+    assert "dense ranking unavailable while vectors are computed (ferries: failed (RuntimeError" in trace.retrieval.notes[0]
 
 
 def test_stored_vectors_need_no_job(logic_engine):
