@@ -147,8 +147,12 @@ _ITS = re.compile(r"\bits\b", re.I)
 
 def _leans_on_a_pronoun(plain: str, words: list[str]) -> bool:
     """Does a pronoun point outside the question? "Its" after the question's own words points at them ("Can sort
-    download its input from a URL?" is about sort), while "What is its price?" has nothing of its own before it."""
+    download its input from a URL?" is about sort), while "What is its price?" has nothing of its own before it;
+    "one" before a word of its own counts ("… for one font?"), not as "the cheaper one (is …)"."""
     found, its = PRONOUNS & set(words), _ITS.search(plain)
+    if "one" in found and all(i + 1 < len(words) and words[i + 1] not in FUNCTION_WORDS
+                              for i, word in enumerate(words) if word == "one"):
+        found = found - {"one"}
     if found != {"its"} or its is None:
         return bool(found)
     return not question_terms(plain[:its.start()] + "?")

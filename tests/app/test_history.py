@@ -74,3 +74,14 @@ def test_its_after_the_questions_own_words_is_not_a_follow_up():
         "Can sort download its input from a URL?")
     assert is_follow_up("What is its price?") and is_follow_up("How much is its fee?")
     assert resolve("Can I bring it?", "ferry dogs") == "ferry dogs can I bring it?"  # not a name mid-text
+
+
+def test_one_before_a_noun_is_a_number_not_a_follow_up():
+    """"How do I disable antialiasing for one font?" was searched with the previous question's words glued on (found
+    asking the app as a new user); "Which one is cheaper?" and "What about the cheaper one?" still lean back."""
+    from ui.history import is_follow_up, resolve
+
+    for question in ("How do I disable antialiasing for one font?", "Can one user hold two sessions?"):
+        assert not is_follow_up(question), question
+        assert resolve(question, "What environment variable overrides the config file?") == question
+    assert is_follow_up("Which one is cheaper?") and is_follow_up("What about the cheaper one?")
