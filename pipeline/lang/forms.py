@@ -78,6 +78,22 @@ _ASKS_DEFINITION = (
 )
 
 
+# An option or a TeX macro asked what it does or is for ("What does the -k option do?", "What is -F shorthand for?"):
+# its reference entry ("-k --keep  Keep (don't delete) input files …") defines it.
+_ENTRY_NAME = r"(?:--?[A-Za-z][\w-]*|\\[A-Za-z@]+)"
+_ENTRY_KIND = r"option|flag|switch|parameter|argument|command|macro"
+_ASKS_ENTRY = (
+    re.compile(rf"^\W*what (?:does|do){_SPACES}(?:the{_SPACES})?({_ENTRY_NAME})(?:{_SPACES}(?:{_ENTRY_KIND}))?"
+               rf"{_SPACES}do\s*+\?\s*$", _I),
+    re.compile(rf"^\W*what(?:'s| is){_SPACES}(?:the{_SPACES})?({_ENTRY_NAME})(?:{_SPACES}(?:{_ENTRY_KIND}))?{_SPACES}"
+               r"(?:(?:used\s+)?for|short(?:hand)?\s+for|an?\s+(?:alias|shorthand|abbreviation)\s+for)\s*+\?\s*$", _I),
+)
+# The entry: the name (its other spellings after it: "-k, --keep", "--si") and then what it does, on the same line
+# after a gap or a colon, or on the next line ("-F     same as --follow=name --retry", "\\raggedbottom\n Makes …").
+_ENTRY_ALIASES = r"(?:(?:=|[ \t]?(?=[\[<A-Z]))[^\s,]*)?(?:,?[ \t]*(?:--?[A-Za-z][A-Za-z0-9_-]*|\\[A-Za-z@]+)(?:(?:=|[ \t]?(?=[\[<A-Z]))[^\s,]*)?)*?"
+_ENTRY_GAP = r"(?:(?:[ \t]*:[ \t]*|[ \t]{2,}|\t|[ \t]*\n\s*)(?=[\w(])|(?=[\u4e00-\u9fff]))"
+
+
 _DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b"
              r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?(?:\s+(?:for|of|in)\s+(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
              r",?\s+(?:means|mean|shall mean|refers to|shall refer to|stands for|is defined as|denotes)\b")
@@ -94,6 +110,9 @@ _SENTENCE_START = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))"
 
 def defined_term(question: str) -> str | None:
     """The term a "what is X?" question asks to define, or None (not a definition question)."""
+    for pattern in _ASKS_ENTRY:
+        if found := pattern.search(question):
+            return found.group(1)
     for pattern in _ASKS_DEFINITION:
         found = pattern.search(question)
         term = next((group for group in found.groups() if group), "") if found else ""
@@ -108,6 +127,9 @@ def _definition_pattern(term: str, anywhere: bool = False, spelled_out: bool = T
     "X是…"); with `anywhere`, a sentence or line of it that does."""
     escaped = re.escape(term).replace(r"\ ", r"\s+")
     start = _SENTENCE_START if anywhere else "^"
+    if re.fullmatch(_ENTRY_NAME, term):  # an option's case tells it apart (tail's "-F" is not its "-f")
+        return re.compile(rf"{start}[ \t>*_`'\"‘“]*{escaped}(?![\w-]){_ENTRY_ALIASES}{_ENTRY_GAP}",
+                          re.MULTILINE if anywhere else 0)
     defining = rf"{start}{_LEAD_IN}{escaped}(?:[`'\"’”*_]*(?:{_DEFINING})|(?:是指|是|指))"
     if spelled_out and _ACRONYM.fullmatch(term):  # "What does AOA stand for?": "The angle of attack (or AOA) …"
         defining += rf"|\((?:or\s+)?[‘“'\"]*{escaped}[’”'\"]*\)"

@@ -706,6 +706,13 @@ def opens_as_code(unit: Unit) -> bool:
     return unit.lines()[0].role == "code"
 
 
+def describes_code(unit: Unit) -> bool:
+    """Is the unit a reference entry: code over the sentence that says what it does ("-k --keep" over "Keep (don't
+    delete) input files …")? It answers what the code does, as a definition does."""
+    lines = unit.lines()
+    return unit.kind == "code" and lines[0].role == "code" and lines[-1].role != "code"
+
+
 MAX_DESCRIBED_LINES = 3  # a command reference's entry: a command or two over its description
 
 

@@ -368,6 +368,22 @@ def test_definition_questions_name_their_term():
     assert not defines("Python", "Python is required.")  # a statement about it, not what it is
 
 
+def test_an_option_asked_what_it_does_is_defined_by_its_reference_entry():
+    from pipeline.lang.forms import defined_term, defines
+
+    assert defined_term("What does the -k option do?") == "-k" and defined_term("What is -F shorthand for?") == "-F"
+    assert defined_term("What does --si do?") == "--si" and defined_term("What is the -q flag used for?") == "-q"
+    assert defined_term("What does \\raggedbottom do?") == "\\raggedbottom"
+    assert defined_term("What does the cat do?") is None  # not written as code
+    assert defines("-F", "-F     same as --follow=name --retry")
+    assert defines("-n", "-n, --lines=[+]NUM\n       output the last NUM lines")
+    assert defines("-l", "-l, --lock锁定指定账户的密码。")
+    assert defines("\\raggedbottom", "\\raggedbottom\n  Makes all pages the height of the text.")
+    assert not defines("-f", "-F     same as --follow=name --retry")  # an option's case tells it apart
+    assert not defines("-k", "-k is used to keep the input files.")  # a sentence about it, not its entry
+    assert not defines("-k", "-kfoo  another option")
+
+
 def test_a_question_with_a_long_run_of_spaces_is_no_definition_and_is_refused_at_once():
     # The definition patterns once retried every split of the spaces between "does" (or "is", "define") and the term,
     # each retry scanning the rest of them: a question of the longest length allowed took 13 s.

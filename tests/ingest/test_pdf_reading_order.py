@@ -272,6 +272,27 @@ def test_a_command_over_its_description_answers_how_do_i_with_it(engine):
     assert trace.proposal.reader_score is not None  # the reader read the description
 
 
+def test_an_option_in_typewriter_over_its_description_answers_what_it_does(engine):
+    # bzip2's manual (DocBook): each option in typewriter, what it does on the line under it. Read as code, the entry
+    # was never scored for a question that is not "how do I …", and "What does the -k option do?" abstained.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "The options are as follows.", fontsize=10)
+    for y, (option, description) in zip(range(114, 300, 28), (
+            ("-t --test", "Check integrity of the specified files, but do not decompress them."),
+            ("-k --keep", "Keep (do not delete) input files during compression or decompression."),
+            ("-s --small", "Reduce memory usage, for compression, decompression and testing."))):
+        page.insert_text((72, y), option, fontsize=10, fontname="cour")
+        page.insert_text((72, y + 14), description, fontsize=10)
+    trace = ask_pdf(engine, doc.tobytes(), "options.pdf", "What does the -k option do?")
+    assert trace.answer.status == "answered", trace.explanation
+    (citation,) = trace.answer.citations
+    assert citation.quote == "-k --keep\nKeep (do not delete) input files during compression or decompression."
+    assert "the unit defines '-k'" in trace.proposal.note
+    other = ask_pdf(engine, doc.tobytes(), "options.pdf", "What does the -q option do?")
+    assert other.answer.status == "abstained"  # no entry for it: no other option's entry answers
+
+
 def test_a_drop_cap_joins_the_word_it_begins_and_leaves_the_lines_beside_it_apart():
     """IEEE papers open their first paragraph with a letter three lines tall: its height made one row of the lines
     beside it, in a scrambled order ("T systems. … contained here … flow” of …")."""

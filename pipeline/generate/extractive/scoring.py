@@ -17,7 +17,7 @@ from pipeline.generate.extractive.answer_model import AnswerModel, Pair, feature
 from pipeline.lang.abbreviations import expand_tokens
 from pipeline.lang.questions import asks, asks_procedure, found_types, negation_unmatched, new_numerals, wanted_types
 from pipeline.lang.tokenize import Tokenizer, has_cjk
-from pipeline.text.units import Unit, join_lines, units_of
+from pipeline.text.units import Unit, describes_code, join_lines, units_of
 
 UNIT_CACHE = "unit-vectors"
 UNIT_CACHE_SIZE = 50_000
@@ -127,7 +127,8 @@ class _Asked:
 
 def _words_and_type(asked: _Asked, tokenizer: Tokenizer, unit: Unit, source_n: int, named: set[str]):
     """(rough score, the pair's inputs without meaning, matched terms) of a unit worth scoring, or None."""
-    if (unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not asked.procedure)
+    if (unit.kind == "heading" or unit.names_columns or (unit.kind == "code" and not asked.procedure
+                                                          and not describes_code(unit))
             or (unit.kind in ("sentence", "item") and asks(unit.quote))):
         return None  # a heading, a FAQ's question or a table's header names a topic; code answers "how do I …"
     text = unit.read()
