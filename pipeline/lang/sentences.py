@@ -23,8 +23,9 @@ def _segmenter():
 _SEGMENTER = None
 
 
-# The two dots that open a reStructuredText directive (".. versionadded:: 3.19") end no sentence: the text is split with
-# them masked (same length, so the spans are the text's).
+# Masked before pysbd splits (the same length, so the spans are the text's): the two dots that open a reStructuredText
+# directive (".. versionadded:: 3.19"), which end no sentence; and an empty pair of straight quotes ('salt=""'), which
+# pysbd pairs with the next quote, reading every sentence up to it as one quotation (fontconfig's element list).
 _DIRECTIVE_DOTS = re.compile(r"(?<!\S)\.\.(?=\s+[a-z][\w:-]*::)")
 
 
@@ -34,7 +35,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     if chinese:
         spans = [(m.start(), m.end()) for m in _CJK_SENTENCE.finditer(text)]
     else:
-        spans = [(s.start, s.end) for s in _segmenter().segment(_DIRECTIVE_DOTS.sub("::", text))]
+        masked = _DIRECTIVE_DOTS.sub("::", text).replace('""', "\u201c\u201d")
+        spans = [(s.start, s.end) for s in _segmenter().segment(masked)]
     trimmed = []
     for start, end in spans:
         while start < end and text[start].isspace():

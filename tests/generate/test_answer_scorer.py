@@ -592,6 +592,20 @@ def test_a_label_before_an_identifier_does_not_end_a_sentence_and_a_code_answers
     assert not holds_wanted_value("How much does it cost to comment?", sentence)  # a code is not an amount
 
 
+def test_an_empty_pair_of_quotes_opens_no_quotation_that_swallows_the_sentences_after_it():
+    # fontconfig's manual lists '<dir prefix="default" salt="">' over its description: pysbd paired the empty quotes'
+    # second mark with the next quote and read ten lines as one sentence, so "What is the default cache directory?"
+    # was refused on that block instead of answered by "The default directory is …".
+    from pipeline.lang.sentences import sentence_spans
+
+    text = ('<dir prefix="default" salt=""> This element contains a directory name. If \u2019prefix\u2019 is set to "xdg", '
+            'the value is used as the prefix. The default directory is "$XDG_CACHE_HOME/fontconfig".')
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        '<dir prefix="default" salt=""> This element contains a directory name.',
+        'If \u2019prefix\u2019 is set to "xdg", the value is used as the prefix.',
+        'The default directory is "$XDG_CACHE_HOME/fontconfig".']
+
+
 def test_the_words_that_name_a_document_count_in_every_unit_of_it(engine):
     """"How much baggage can I take on the ferry?" of ferry-baggage.md, whose one sentence never says "ferry"."""
     from pipeline.generate.extractive.scoring import candidate_pairs
