@@ -409,6 +409,7 @@ def answer_html(trace: Trace | None) -> str:
         return '<p class="rag-note">Ask a question, run a demo or check an answer.</p>'
     a = trace.answer
     parts = _status_html(trace)
+    parts.append(_words_only_html(trace))
     parts.append(marks_html(trace))
     parts.append(why_html(trace.explanation))
     parts.append(_chosen_by_html(trace))
@@ -422,6 +423,20 @@ def answer_html(trace: Trace | None) -> str:
             f" · timings {', '.join(f'{k} {v:.0f} ms' for k, v in trace.timings_ms.items())}")
     parts.append(f"<p class='rag-note'>{meta}</p>")
     return "".join(parts)
+
+
+_WORDS_ONLY = re.compile(r"^dense ranking unavailable while vectors are computed \((.*)\); requested")
+
+
+def _words_only_html(trace: Trace) -> str:
+    """Asked while a readable document was still being embedded: every document was ranked by its words only, and the
+    answer may change once its vectors are in (pipeline.engine.journey)."""
+    found = next((m for n in (trace.retrieval.notes if trace.retrieval else ()) if (m := _WORDS_ONLY.match(n))), None)
+    if found is None:
+        return ""
+    return (f"<p class='rag-note rag-words-only'>⏳ Ranked by words only (BM25) while vectors are computed "
+            f"({_e(found.group(1))}). Ask again once the document list says “ready” to rank by meaning too: the "
+            "answer may change.</p>")
 
 
 def _status_html(trace: Trace) -> list[str]:

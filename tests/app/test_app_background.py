@@ -66,6 +66,8 @@ def test_a_question_mid_embedding_answers_from_bm25_then_dense_is_used(browser, 
         shot(page, "embedding-in-progress.png")
         ask(page, "How much does the harbour pass cost per month?", topic="")
         page.locator("#answer").get_by_text("42 euros").first.wait_for()
+        words_only = page.locator("#answer .rag-words-only")  # the answer says it may change once the vectors are in
+        assert f"ferry-handbook: embedding {JOB_BATCH_SIZE} of {chunks}" in words_only.inner_text()
         page.get_by_role("tab", name="2 Candidates").click()
         candidates = page.locator("#candidates")
         candidates.get_by_text(re.compile(rf"dense ranking unavailable .*ferry-handbook: embedding {JOB_BATCH_SIZE} of {chunks}"))\
@@ -80,6 +82,7 @@ def test_a_question_mid_embedding_answers_from_bm25_then_dense_is_used(browser, 
     ask(page, "How much does the harbour pass cost per month?", topic="")
     page.locator("#history tr[data-turn='2']").wait_for()  # the second answer is in
     page.locator("#answer").get_by_text("42 euros").first.wait_for()
+    assert page.locator("#answer .rag-badge").count() and page.locator("#answer .rag-words-only").count() == 0
     page.get_by_role("tab", name="2 Candidates").click()
     assert page.locator("#rankings").inner_text() == "BM25 + dense"
     assert "BM25 only" not in page.locator("#candidates").inner_text()
