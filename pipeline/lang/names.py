@@ -103,6 +103,7 @@ def name_words(text: str) -> list[str]:
 
 
 _INNER_STOP = re.compile(r"(?<=\w)\.(?=\w)")  # "Ph.D." is how a text writes "PhD"
+_LETTERS_DASH_DIGITS = re.compile(r"([^\W\d_])-(\d)")  # "SHA-512" is how another text writes "SHA512"
 
 
 def unmentioned_names(names: list[str], text: str) -> list[str]:
@@ -111,9 +112,12 @@ def unmentioned_names(names: list[str], text: str) -> list[str]:
     "Norman", "European" by "Europe", "Hawley's" by "HAWLEY", "Great Britain" by "Britain"."""
     folded = _fold(text)
     folded = f"{folded}\n{_INNER_STOP.sub('', folded)}" if _INNER_STOP.search(folded) else folded
+    if _LETTERS_DASH_DIGITS.search(folded):
+        folded = folded + "\n" + _LETTERS_DASH_DIGITS.sub(r"\1\2", folded)
     missing = []
     for name in names:
         words = [w for w in _fold(name).replace("'s", "").replace("’s", "").split() if w not in _QUALIFIERS] or _fold(name).split()
+        words = [_LETTERS_DASH_DIGITS.sub(r"\1\2", w) for w in words]
         if not any(re.search(rf"(?<![\w-]){re.escape(w[: max(4, len(w) - 3)])}", folded) for w in words) \
                 and not _initials_in(name, text) and not _acronym_part_in(name, text):
             missing.append(name)

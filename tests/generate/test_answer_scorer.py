@@ -432,6 +432,10 @@ def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
     assert unmentioned_names(["US-registered"], "This AD affects 73 airplanes of Canadian registry.") == ["US-registered"]
     # "Where did she get her PhD?" of a biosketch whose table writes "Ph.D." had abstained: PhD unmentioned
     assert unmentioned_names(["PhD", "Harvard"], "University of Vermont\tPh.D.\t05/1996") == ["Harvard"]
+    # "What is the digest size of SHA-512?" of nettle's manual, which writes "SHA512", had abstained: SHA-512 unmentioned
+    assert unmentioned_names(["SHA-512"], "The size of a SHA512 digest, i.e. 64.") == []
+    assert unmentioned_names(["SHA512"], "The SHA-512 digest is 64 octets.") == []
+    assert unmentioned_names(["AES-128"], "struct aes256_ctx holds the key schedule.") == ["AES-128"]
 
 
 def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_there_is_none():
