@@ -434,7 +434,7 @@ def _words_only_html(trace: Trace) -> str:
     found = next((m for n in (trace.retrieval.notes if trace.retrieval else ()) if (m := _WORDS_ONLY.match(n))), None)
     if found is None:
         return ""
-    return (f"<p class='rag-note rag-words-only'>⏳ Ranked by words only (BM25) while vectors are computed "
+    return (f"<p class='rag-note rag-words-only'><b>Ranked by words only</b> (BM25) while vectors are computed "
             f"({_e(found.group(1))}). Ask again once the document list says “ready” to rank by meaning too: the "
             "answer may change.</p>")
 
