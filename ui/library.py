@@ -64,18 +64,19 @@ def library_html(documents: Sequence[Document], corpus: Corpus, uploaded: set[st
 
 def embedding_line(session) -> str:
     """The uploads whose dense vectors are not ready, one status each ("report.pdf: embedding 40 of 120"): those
-    are ranked by BM25 meanwhile, every other document by both; or the ones whose embedding failed."""
+    and every document is ranked by BM25 meanwhile; or the ones whose embedding failed."""
     statuses = session.embedding_statuses() if session.uploads else []
     failed = [(name, status) for name, status in statuses if status.startswith("failed")]
     busy = [(name, status) for name, status in statuses if not status.startswith("failed")]
     lines = []
     if busy:
         lines.append("… Dense vectors: " + "; ".join(f"{_e(name)}: {_e(status)}" for name, status in busy)
-                     + ". You can ask now: " + ("this document is" if len(busy) == 1 else "these documents are")
-                     + " ranked by BM25 until ready (the trace says so); every other document keeps dense ranking.")
+                     + ". You can ask now: every document is ranked by BM25 until "
+                     + ("it is" if len(busy) == 1 else "they are") + " ready (the answer says so).")
     if failed:
         lines.append("✗ Dense vectors " + "; ".join(f"{_e(name)}: {_e(status)}" for name, status in failed)
-                     + ": BM25 only for " + ("it" if len(failed) == 1 else "them") + "; upload again to retry.")
+                     + ": every document is ranked by BM25 only until " + ("it is" if len(failed) == 1 else "they are")
+                     + " uploaded again.")
     return f"<p class='rag-note' id='embedding-line'>{'<br>'.join(lines)}</p>" if lines else ""
 
 

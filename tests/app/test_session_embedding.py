@@ -1,5 +1,5 @@
 """A session's uploads are embedded in the background one document at a time (ui.state.Session,
-pipeline.index.background): while one upload embeds, every other document keeps dense ranking; each upload has
+pipeline.index.background): while one upload embeds, every document is ranked by BM25; each upload has
 its own status; deleting or replacing an upload, or the session ending, cancels its work at once, and the
 worker is idle within seconds (measured with the real model: its queue and the process's CPU time)."""
 

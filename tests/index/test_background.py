@@ -1,5 +1,5 @@
-"""Background embedding per document (pipeline.index.background): BM25 answers at once; every document whose
-vectors are in keeps dense ranking while others are still embedding; each document has its own status and job,
+"""Background embedding per document (pipeline.index.background): BM25 answers at once; every document is ranked by
+BM25 while any readable one is still embedding, and by both once all are in; each document has its own status and job,
 and a cancelled job stops within one batch.
 
 The embedder is the deterministic test embedder slowed on demand (tests/fakes.py): while paused, the
