@@ -50,7 +50,7 @@ LIST_ITEM = re.compile(r"^\s*(?![A-Z]\.\s+[A-Z]\.\s)(?:[-*+•▪◦‣]\s+|\(?(
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _NUMBER_END = re.compile(r"[\d)%][\s.…]*$")
 _MARKUP_ONLY = re.compile(r"^\s*(?:<[^<>]*>\s*)+$")
-_INDENTED = re.compile(r"^(?: {2,}|\t)\S")
+_INDENTED = re.compile(r"^(?: {2,}|\t)\s*\S")
 _MARKUP = re.compile(r"<[^<>]*>|\]\([^()\s]*\)|https?://\S+")  # tags, Markdown link targets, bare URLs
 
 

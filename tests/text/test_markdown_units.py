@@ -52,6 +52,20 @@ def test_an_indented_block_announced_by_a_colon_is_a_literal_block_of_code():
     assert units[-1].kind == "sentence" and units[-1].quote == "To roll back this change, run the\n  commands in reverse order."
 
 
+def test_a_command_indented_by_several_tabs_is_a_literal_block_too():
+    # A manual page run through `col -b` indents by tabs: chage(1)'s example sits three tabs deep under "… in 180
+    # days:", and "How do I make an account expire in 180 days?" was answered with the colon line alone.
+    units = units_of(_source([
+        "\t   For example the following can be used to set an account to expire", "\t   in 180 days:", "",
+        "\t\t\tchage -E $(date -d +180days +%Y-%m-%d)", "",
+        "\t   Passing the number -1 as the EXPIRE_DATE will remove an account", "\t   expiration date.",
+    ]))
+    code = [u for u in units if u.kind == "code"]
+    assert [(u.start_line, u.end_line) for u in code] == [(4, 4), (1, 4)]
+    assert code[1].quote.endswith("in 180 days:\n\n\t\t\tchage -E $(date -d +180days +%Y-%m-%d)")
+    assert units[-1].kind == "sentence" and units[-1].start_line == 6
+
+
 def test_an_items_indented_command_after_an_empty_line_is_part_of_the_item():
     units = units_of(_source([
         "### How to:", "", "1. Create the dictionary", "", "   `zstd --train samples/* -o dict`", "",
