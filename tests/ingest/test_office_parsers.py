@@ -11,6 +11,7 @@ import zipfile
 
 import pytest
 
+from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.core.errors import InputError
 from pipeline.core.limits import PdfLimits
 from pipeline.ingest.parsers import choose_parser, parse, registered_parsers
@@ -81,6 +82,23 @@ def test_html_spans_nested_lists_line_breaks_and_declared_encodings():
     assert ["3. Three", "  - inner", "4. Four"] == [line for line in lines if line.strip() and line.lstrip()[0] in "-34"][:3]
     assert "Dates\t\tFee" in lines and "May\tJune\t40" in lines and "May\tJuly\t45" in lines
     assert "## Layout" in lines and "Column text." in lines  # a layout table is read as its blocks
+
+
+def test_a_definition_lists_description_sits_under_its_term_and_answers_what_the_term_does(engine):
+    # bzip2's HTML manual lists its options as <dt>/<dd>; written as two paragraphs, "-k --keep" was a sentence of its
+    # own and "What does the -k option do?" abstained.
+    page = (b"<html><body><p>The options are:</p><dl>"
+            b"<dt><span class='term'><code>-k --keep</code></span></dt>\n<dd><p>Keep (don't delete) input files during"
+            b"\n compression or decompression.</p></dd><dt><code>-s --small</code></dt><dd>\n<p>Reduce memory usage.</p>"
+            b"<p>Files are decompressed more slowly.</p></dd></dl><p>After the list.</p></body></html>")
+    lines = texts(parse(page, "options.html"))
+    assert lines[lines.index("-k --keep") + 1] == "    Keep (don't delete) input files during compression or decompression."
+    assert lines[lines.index("-s --small") + 1] == "    Reduce memory usage."
+    assert lines[-1] == "After the list." and "Files are decompressed more slowly." in lines
+    corpus = engine.corpus([engine.parse(page, "options.html")])
+    trace = engine.ask(corpus, Request(question="What does the -k option do?", date=REQUEST_DATE), Settings())
+    assert trace.answer.status == "answered", trace.explanation
+    assert trace.answer.citations[0].quote == "-k --keep\n    Keep (don't delete) input files during compression or decompression."
 
 
 def test_an_epub_reads_its_chapters_in_spine_order_with_the_books_title():

@@ -98,6 +98,7 @@ class HtmlReader:
         self.writer = writer
         self.inline: list[str] = []
         self.joined = False  # the next paragraph continues the last one (after a <br>)
+        self.after_term = False  # the next paragraph is the description of a definition list's term (<dt>)
 
     def read(self, root) -> None:
         body = root.find("body")
@@ -109,8 +110,11 @@ class HtmlReader:
         text = clean("".join(self.inline))
         self.inline = []
         if text:
-            self.writer.paragraph(text, joined=self.joined)
-            self.joined = broken
+            if self.after_term:
+                self.writer.description(text)
+            else:
+                self.writer.paragraph(text, joined=self.joined)
+            self.joined, self.after_term = broken, False
         elif not broken:
             self.joined = False
 
@@ -128,17 +132,26 @@ class HtmlReader:
             return
         if tag == "br":
             self.flush(broken=True)
+        elif tag == "dt":  # a term over its description ("-k --keep" over "Keep (don't delete) …"), as a manual page sets it
+            self.flush()
+            self.content(element)
+            self.flush()
+            self.after_term = True
         elif tag in _HEADINGS:
             self.flush()
+            self.after_term = False
             self.writer.heading(_HEADINGS[tag], text_of(element))
         elif tag in ("ul", "ol", "menu"):
             self.flush()
+            self.after_term = False
             self.list(element, 0)
         elif tag == "table":
             self.flush()
+            self.after_term = False
             self.table(element)
         elif tag == "pre":
             self.flush()
+            self.after_term = False
             self.writer.code(element.text_content())
         elif tag in _BLOCKS:
             self.flush()

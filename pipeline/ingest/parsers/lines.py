@@ -77,6 +77,13 @@ class BodyWriter:
             self.blank()
         self._add(text, "paragraph")
 
+    def description(self, text: str) -> None:
+        """A definition list's description: indented right under its term, no empty line between (a text reads the
+        two as one entry, as a manual page's "-k, --keep" over its description)."""
+        text = clean(text)
+        if text:
+            self._add("    " + text, "paragraph")
+
     def item(self, text: str, number: int | None = None, depth: int = 0) -> None:
         text = clean(text)
         if text:
