@@ -345,10 +345,13 @@ def _describes_term(last_kind: str, last_lines: list[PackedLine], text: str) -> 
             and not _CENTRED_TITLE.match(text))
 
 
+_PROSE_MARKS = frozenset(" .,;'\"‘’“”")  # what a sentence writes besides letters ("See '-<number>' in 'more'.")
+
+
 def _reads_as_prose(block: list[PackedLine]) -> bool:
     """Words ending in a sentence, no line opening like a prompt, a comment, a tag or a bracket."""
     text = " ".join(line.text.strip() for line in block)
-    letters = sum(1 for char in text if char.isalpha() or char == " ")
+    letters = sum(1 for char in text if char.isalpha() or char in _PROSE_MARKS)
     return (letters >= 0.85 * len(text) and _SENTENCE_END.search(text) is not None
             and not any(_CODE_START.match(line.text) for line in block))
 
