@@ -18,6 +18,7 @@ from pipeline import (
     Context,
     Corpus,
     Document,
+    WORDS_ONLY_NOTE,
     Trace,
     marker,
     marker_key,
@@ -425,7 +426,7 @@ def answer_html(trace: Trace | None) -> str:
     return "".join(parts)
 
 
-_WORDS_ONLY = re.compile(r"^dense ranking unavailable while vectors are computed \((.*)\); requested")
+_WORDS_ONLY = re.compile(rf"^{re.escape(WORDS_ONLY_NOTE)} \((.*)\); requested")
 
 
 def _words_only_html(trace: Trace) -> str:

@@ -140,6 +140,10 @@ def ask(
     return trace
 
 
+# How the retrieval note of an answer ranked by BM25 alone while vectors are computed opens (the Answer panel finds it).
+WORDS_ONLY_NOTE = "dense ranking unavailable while vectors are computed"
+
+
 def _pending_dense(corpus: Corpus, request: Request, settings: Settings) -> tuple[str | None, Settings]:
     """The retrieval note while some readable documents' vectors are still being computed (pipeline.index.background),
     and the settings to rank with: BM25 alone for every document until they are in. A fusion where only some documents
@@ -154,7 +158,7 @@ def _pending_dense(corpus: Corpus, request: Request, settings: Settings) -> tupl
     status = corpus.dense_status or (lambda sid: "embedding")
     named = "; ".join(f"{sid}: {status(sid)}" for sid in pending[:8]) + (
         f"; and {len(pending) - 8} more" if len(pending) > 8 else "")
-    return (f"dense ranking unavailable while vectors are computed ({named}); requested {settings.retrieval}, "
+    return (f"{WORDS_ONLY_NOTE} ({named}); requested {settings.retrieval}, "
             f"every document ranked by BM25 only", settings.model_copy(update={"retrieval": "bm25"}))
 
 

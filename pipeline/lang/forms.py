@@ -55,7 +55,22 @@ _WHERE_DEFINED = rf"(?:\s++(?:in|under|according to){_SPACES}(?:the{_SPACES}|thi
 _NAMED_GROUP = r"category|column|field|heading|label|entry|class|group|row|line item"
 
 
+# An option or a TeX macro asked what it does or is for ("What does the -k option do?", "What is -F shorthand for?"):
+# its reference entry ("-k --keep  Keep (don't delete) input files …") defines it.
+_ENTRY_NAME = r"(?:--?[A-Za-z][\w-]*|\\[A-Za-z@]+)"
+_ENTRY_KIND = r"option|flag|switch|parameter|argument|command|macro"
+# The entry: the name (its other spellings and arguments after it: "-k, --keep", "-n, --lines=[+]NUM") and then what it
+# does, on the same line after a gap or a colon, or on the next line ("-F     same as --follow=name --retry").
+_ENTRY_ARGUMENT = r"(?:(?:=|[ \t]?(?=[\[<A-Z]))[^\s,]*)?"
+_ENTRY_ALIASES = rf"{_ENTRY_ARGUMENT}(?:,?[ \t]*(?:--?[A-Za-z][A-Za-z0-9_-]*|\\[A-Za-z@]+){_ENTRY_ARGUMENT})*?"
+_ENTRY_GAP = r"(?:(?:[ \t]*:[ \t]*|[ \t]{2,}|\t|[ \t]*\n\s*)(?=[\w(])|(?=[\u4e00-\u9fff]))"
+
+
 _ASKS_DEFINITION = (
+    re.compile(rf"^\W*what (?:does|do){_SPACES}(?:the{_SPACES})?({_ENTRY_NAME})(?:{_SPACES}(?:{_ENTRY_KIND}))?"
+               rf"{_SPACES}do\s*+\?\s*$", _I),
+    re.compile(rf"^\W*what(?:'s| is){_SPACES}(?:the{_SPACES})?({_ENTRY_NAME})(?:{_SPACES}(?:{_ENTRY_KIND}))?{_SPACES}"
+               r"(?:(?:used\s+)?for|short(?:hand)?\s+for|an?\s+(?:alias|shorthand|abbreviation)\s+for)\s*+\?\s*$", _I),
     re.compile(rf"^\W*what(?:'s| is| are){_SPACES}(?:an?{_SPACES}|the{_SPACES})?['\"‘“`]?([^?'\"’”`]{{1,60}}?)['\"’”`]?"
                r"\s*+\?\s*$", _I),
     re.compile(rf"^\W*what (?:does|do){_SPACES}(?:an?{_SPACES}|the{_SPACES})?"
@@ -78,22 +93,6 @@ _ASKS_DEFINITION = (
 )
 
 
-# An option or a TeX macro asked what it does or is for ("What does the -k option do?", "What is -F shorthand for?"):
-# its reference entry ("-k --keep  Keep (don't delete) input files …") defines it.
-_ENTRY_NAME = r"(?:--?[A-Za-z][\w-]*|\\[A-Za-z@]+)"
-_ENTRY_KIND = r"option|flag|switch|parameter|argument|command|macro"
-_ASKS_ENTRY = (
-    re.compile(rf"^\W*what (?:does|do){_SPACES}(?:the{_SPACES})?({_ENTRY_NAME})(?:{_SPACES}(?:{_ENTRY_KIND}))?"
-               rf"{_SPACES}do\s*+\?\s*$", _I),
-    re.compile(rf"^\W*what(?:'s| is){_SPACES}(?:the{_SPACES})?({_ENTRY_NAME})(?:{_SPACES}(?:{_ENTRY_KIND}))?{_SPACES}"
-               r"(?:(?:used\s+)?for|short(?:hand)?\s+for|an?\s+(?:alias|shorthand|abbreviation)\s+for)\s*+\?\s*$", _I),
-)
-# The entry: the name (its other spellings after it: "-k, --keep", "--si") and then what it does, on the same line
-# after a gap or a colon, or on the next line ("-F     same as --follow=name --retry", "\\raggedbottom\n Makes …").
-_ENTRY_ALIASES = r"(?:(?:=|[ \t]?(?=[\[<A-Z]))[^\s,]*)?(?:,?[ \t]*(?:--?[A-Za-z][A-Za-z0-9_-]*|\\[A-Za-z@]+)(?:(?:=|[ \t]?(?=[\[<A-Z]))[^\s,]*)?)*?"
-_ENTRY_GAP = r"(?:(?:[ \t]*:[ \t]*|[ \t]{2,}|\t|[ \t]*\n\s*)(?=[\w(])|(?=[\u4e00-\u9fff]))"
-
-
 _DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b"
              r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?(?:\s+(?:for|of|in)\s+(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
              r",?\s+(?:means|mean|shall mean|refers to|shall refer to|stands for|is defined as|denotes)\b")
@@ -110,9 +109,6 @@ _SENTENCE_START = r"(?:^|(?<=[.!?。！？]\s)|(?<=\n))"
 
 def defined_term(question: str) -> str | None:
     """The term a "what is X?" question asks to define, or None (not a definition question)."""
-    for pattern in _ASKS_ENTRY:
-        if found := pattern.search(question):
-            return found.group(1)
     for pattern in _ASKS_DEFINITION:
         found = pattern.search(question)
         term = next((group for group in found.groups() if group), "") if found else ""

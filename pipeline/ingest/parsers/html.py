@@ -118,6 +118,11 @@ class HtmlReader:
         elif not broken:
             self.joined = False
 
+    def end_block(self) -> None:
+        """Before a heading, a list, a table or a listing: the text so far, and no term's description is awaited."""
+        self.flush()
+        self.after_term = False
+
     def content(self, element) -> None:
         if element.text:
             self.inline.append(element.text)
@@ -138,20 +143,16 @@ class HtmlReader:
             self.flush()
             self.after_term = True
         elif tag in _HEADINGS:
-            self.flush()
-            self.after_term = False
+            self.end_block()
             self.writer.heading(_HEADINGS[tag], text_of(element))
         elif tag in ("ul", "ol", "menu"):
-            self.flush()
-            self.after_term = False
+            self.end_block()
             self.list(element, 0)
         elif tag == "table":
-            self.flush()
-            self.after_term = False
+            self.end_block()
             self.table(element)
         elif tag == "pre":
-            self.flush()
-            self.after_term = False
+            self.end_block()
             self.writer.code(element.text_content())
         elif tag in _BLOCKS:
             self.flush()
