@@ -128,7 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layers", type=int, default=6)
     parser.add_argument("--max-fvr", type=float, default=0.12)
     parser.add_argument("--answer-threshold", type=float, help="use this answer threshold (chosen on the whole engine)")
+    parser.add_argument("--continued-from", type=Path, default=None, metavar="RECORD",
+                        help="the record of the reader a continued fine-tune started from (kept in this record)")
+    parser.add_argument("--mix-manifest", type=Path, default=None,
+                        help="training.mix's manifest of the pairs the continued fine-tune trained on")
     args = parser.parse_args(argv)
+    earlier = json.loads(args.continued_from.read_text()) if args.continued_from else None
     record_path = args.model.with_suffix(".json")
     digest = hashlib.sha256(args.model.read_bytes()).hexdigest()
     provisional = {"name": "reader-v1", "model_sha256": digest, "layers": args.layers,
@@ -166,7 +171,10 @@ def main(argv: list[str] | None = None) -> int:
         },
         "answer_curve_pairs": answer_curve, "support_curve_calibration": support_curve,
         "training": {"args": run_args, "pairs": json.loads(manifest_path.read_text()) if manifest_path.exists() else {},
-                     "validation_curve": curve},
+                     "validation_curve": curve,
+                     **({"mix": json.loads(args.mix_manifest.read_text())} if args.mix_manifest else {}),
+                     **({"continued_from": {"model_sha256": earlier["model_sha256"], "training": earlier["training"]}}
+                        if earlier else {})},
         "data_licences": "SQuAD 1.1/2.0 and CMRC 2018: CC BY-SA 4.0; SciFact: CC BY 4.0 (claims), ODC-By 1.0 (abstracts)",
         "check_pairs": [{"task": t, "query": q, "unit": u, "logit": round(float(reader.logits(t, q, [u])[0]), 4)}
                         for t, q, u in CHECK_PAIRS],

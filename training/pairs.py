@@ -22,6 +22,9 @@ nowhere else) or "val" (reported, never tuned on). What goes where:
   rationales and the abstract's other sentences do not.
 - Questions asked of real documents the way users ask them (`--product DIR`, training/product_pairs.py): man
   pages, Debian notes, reST and Markdown guides; split by document.
+- Echo negatives (`--echo P`): the answer's sentence with the answer itself replaced by a pro-form ("this",
+  "someone", "several", "这"): a sentence that restates the question's subject without saying what is asked,
+  which is what the product's wrong answers on unseen documents were ("These compress data in memory.").
 - Hard negatives made from the positives (each a negative for the sentence that answered the
   original): the question's or claim's name, number or year swapped for another of the same
   article; a word swapped for its opposite; a claim negated.
@@ -153,7 +156,8 @@ def _holding(units: list[tuple[int, int, str]], starts: list[int]) -> set[int]:
     return {i for i, (s, e, _) in enumerate(units) if any(s <= a < e for a in starts)}
 
 
-def qa_pairs(writer: PairWriter, row: dict, origin: str, split: str, negatives: int, article_values: dict) -> None:
+def qa_pairs(writer: PairWriter, row: dict, origin: str, split: str, negatives: int, article_values: dict,
+             echo: float = 0.0) -> None:
     """A SQuAD-format question against its paragraph's sentences, plus swapped-question hard negatives."""
     units = _paragraph_sentences(row["context"])
     if not units:
@@ -178,10 +182,51 @@ def qa_pairs(writer: PairWriter, row: dict, origin: str, split: str, negatives: 
         chosen.append(writer.rng.choice(rest))
     for i in chosen:
         writer.add("question", question, units[i][2], 0, origin, group, split)
+    if echo > 0 and writer.rng.random() < echo and (echoed := echo_negative(row, writer.rng)) is not None:
+        writer.add("question", question, echoed, 0, origin + "-echo", group, split)
     answer_unit = units[min(positive)][2]
     swapped = swap_query(question, answer_unit, article_values.get(row["title"], {}), writer.rng)
     if swapped is not None:
         writer.add("question", swapped[0], answer_unit, 0, origin + "-swap-" + swapped[1], group + "-swap", split)
+
+
+# Pro-forms an echo negative puts where the answer was: what a sentence says when it mentions what is asked
+# without saying it. General English and Chinese words, no benchmark answer.
+_PRO_NUMBER = ("several", "a number of", "some", "many")
+_PRO_TIME = ("then", "at that time", "that year", "one day")
+_PRO_NAME = ("someone", "they", "this", "it")
+_PRO_OTHER = ("this", "it", "these", "something", "them", "that", "the following", "such things")
+_PRO_ZH = ("这", "其", "某些", "此", "相关内容")
+_PRO_ZH_NUMBER = ("若干", "某时", "一些")
+_TIME = re.compile(r"^(?:1[5-9]\d\d|20\d\d)$|\d:\d\d|\b(?:January|February|March|April|May|June|July|August|September|"
+                   r"October|November|December)\b|\b1[5-9]\d\ds?\b|\b20\d\ds?\b")
+
+
+def echo_negative(row: dict, rng: random.Random) -> str | None:
+    """The sentence holding the first answer with that answer replaced by a pro-form; None when the answer is
+    not inside one sentence, is most of it, or the question itself says the answer."""
+    answer = next((a for a in row["answers"] if a.get("text")), None)
+    if answer is None or answer["text"].casefold() in row["question"].casefold():
+        return None
+    start, text = answer["answer_start"], answer["text"]
+    for s, e, sentence in _paragraph_sentences(row["context"]):
+        if s <= start and start + len(text) <= e:
+            if len(text) > 0.6 * len(sentence.strip()):
+                return None
+            if re.search(r"[\u4e00-\u9fff]", text):
+                pro = rng.choice(_PRO_ZH_NUMBER if re.search(r"\d", text) else _PRO_ZH)
+            elif _TIME.search(text):
+                pro = rng.choice(_PRO_TIME)
+            elif _NUMBER.search(text):
+                pro = rng.choice(_PRO_NUMBER)
+            elif _NAME.fullmatch(text.strip()):
+                pro = rng.choice(_PRO_NAME)
+            else:
+                pro = rng.choice(_PRO_OTHER)
+            echoed = sentence[: start - s] + pro + sentence[start - s + len(text):]
+            # Any other mention of the answer would still answer.
+            return None if text.casefold() in echoed.casefold() else echoed
+    return None
 
 
 def article_values(rows: list[dict]) -> dict[str, dict[str, list[str]]]:
@@ -256,7 +301,7 @@ def elsewhere_negative(row: dict, article: dict[str, list[str]]) -> str | None:
     return best
 
 
-def squad11(writer: PairWriter, limit: int, elsewhere: float = 0.0) -> None:
+def squad11(writer: PairWriter, limit: int, elsewhere: float = 0.0, echo: float = 0.0) -> None:
     rows = list(_read_jsonl_gz(SQUAD11))
     values = article_values(rows)
     articles: dict[str, dict[str, list[str]]] = {}
@@ -268,7 +313,7 @@ def squad11(writer: PairWriter, limit: int, elsewhere: float = 0.0) -> None:
     writer.rng.shuffle(rows)
     for row in rows[:limit]:
         split = "val" if _bucket("squad11:" + row["title"], 100) == 0 else "train"
-        qa_pairs(writer, row, "squad11", split, negatives=2, article_values=values)
+        qa_pairs(writer, row, "squad11", split, negatives=2, article_values=values, echo=echo)
         if elsewhere > 0 and writer.rng.random() < elsewhere and (
                 unit := elsewhere_negative(row, articles[row["title"]])) is not None:
             writer.add("question", row["question"].strip(), unit, 0, "squad11-elsewhere", row["id"], split)
@@ -287,21 +332,22 @@ def squad2_train(writer: PairWriter) -> None:
         qa_pairs(writer, row, "squad2train", "train", negatives=2, article_values=values)
 
 
-def squad2_dev(writer: PairWriter) -> None:
+def squad2_dev(writer: PairWriter, echo: float = 0.0) -> None:
     rows = list(_squad_json(data.SQUAD2))
     values = article_values(rows)
     for row in rows:
-        qa_pairs(writer, row, "squad2dev", SQUAD2_DEV_SPLIT[row["title"]], negatives=3, article_values=values)
+        qa_pairs(writer, row, "squad2dev", SQUAD2_DEV_SPLIT[row["title"]], negatives=3, article_values=values,
+                 echo=echo)
 
 
-def cmrc(writer: PairWriter, limit: int) -> None:
+def cmrc(writer: PairWriter, limit: int, echo: float = 0.0) -> None:
     rows = list(_read_jsonl_gz(CMRC_TRAIN))
     values = article_values(rows)
     writer.rng.shuffle(rows)
     for row in rows[:limit]:
-        qa_pairs(writer, row, "cmrc", "train", negatives=2, article_values=values)
+        qa_pairs(writer, row, "cmrc", "train", negatives=2, article_values=values, echo=echo)
     for row in _squad_json(data.CMRC):
-        qa_pairs(writer, row, "cmrcdev", "val", negatives=2, article_values={})
+        qa_pairs(writer, row, "cmrcdev", "val", negatives=2, article_values={}, echo=echo)
 
 
 def scifact(writer: PairWriter) -> None:
@@ -347,21 +393,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cmrc", type=int, default=10142, help="CMRC train questions to use")
     parser.add_argument("--elsewhere", type=float, default=0.0, metavar="P",
                         help="share of SQuAD 1.1 questions also paired with another paragraph's closest sentence")
+    parser.add_argument("--echo", type=float, default=0.0, metavar="P",
+                        help="share of answerable questions also paired with their answer's sentence, answer replaced")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--product", type=Path, action="append", default=[],
                         help="a folder of questions asked of real documents (questions.jsonl + docs/); repeatable")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     writer = PairWriter(args.out / "pairs.jsonl", args.seed)
-    for step in (lambda: squad2_dev(writer), lambda: squad2_train(writer), lambda: scifact(writer),
-                 lambda: cmrc(writer, args.cmrc), lambda: squad11(writer, args.squad11, args.elsewhere),
+    for step in (lambda: squad2_dev(writer, args.echo), lambda: squad2_train(writer), lambda: scifact(writer),
+                 lambda: cmrc(writer, args.cmrc, args.echo),
+                 lambda: squad11(writer, args.squad11, args.elsewhere, args.echo),
                  *(lambda folder=folder: product(writer, folder) for folder in args.product)):
         step()
         print(json.dumps(writer.counts, sort_keys=True), flush=True)
     writer.close()
     inputs = [SQUAD11, SQUAD2_TRAIN, CMRC_TRAIN, data.SQUAD2, data.CMRC, data.SCIFACT_CLAIMS, data.SCIFACT_CORPUS,
               *(folder / "questions.jsonl" for folder in args.product)]
-    manifest = {"seed": args.seed, "squad11": args.squad11, "cmrc": args.cmrc, "elsewhere": args.elsewhere, "counts": writer.counts,
+    manifest = {"seed": args.seed, "squad11": args.squad11, "cmrc": args.cmrc, "elsewhere": args.elsewhere, "echo": args.echo,
+                "counts": writer.counts,
                 "inputs": {p.name: sha256(p) for p in inputs}, "pairs_sha256": sha256(args.out / "pairs.jsonl")}
     (args.out / "pairs.manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return 0

@@ -103,7 +103,14 @@ def validation_report(model: Reader, val: dict, pad: int) -> dict:
     report = {}
     for origin in sorted(set(val["origin"])):
         sel = np.array([o == origin for o in val["origin"]])
-        report[origin] = {"n": int(sel.sum()), "auc": auc(val["labels"][sel], logits[sel])}
+        entry = {"n": int(sel.sum()), "auc": auc(val["labels"][sel], logits[sel])}
+        base = origin.split("-")[0]
+        if entry["auc"] is None and base != origin:
+            # A negatives-only origin (echo, swap, unanswerable): its pairs against its source's answering ones.
+            answering = np.array([o == base for o in val["origin"]]) & (val["labels"] == 1)
+            both = sel | answering
+            entry["auc_vs_answering"] = auc(val["labels"][both], logits[both])
+        report[origin] = entry
     # The product's question: per question, does the best unit answer (right unit), and is an unanswerable's best low?
     groups: dict[str, list[int]] = {}
     for i, g in enumerate(val["group"]):

@@ -1,0 +1,33 @@
+"""Echo negatives: the answer's sentence with the answer replaced, so it restates the question's subject only."""
+
+import random
+
+from training.pairs import echo_negative
+
+
+def _row(context: str, answer: str, question: str) -> dict:
+    return {"context": context, "question": question,
+            "answers": [{"text": answer, "answer_start": context.index(answer)}]}
+
+
+def test_the_answer_is_replaced_and_the_rest_of_its_sentence_kept():
+    row = _row("The ferry is old. The ferry leaves at 10:30 every morning. Tickets are sold aboard.", "10:30",
+               "When does the ferry leave?")
+    echoed = echo_negative(row, random.Random(0))
+    assert echoed is not None and "10:30" not in echoed
+    assert echoed.startswith("The ferry leaves at ") and echoed.endswith(" every morning.")
+
+
+def test_no_echo_when_the_answer_is_still_said_or_is_the_sentence():
+    repeated = _row("Julian Seward wrote bzip2, and Julian Seward keeps it.", "Julian Seward", "Who wrote bzip2?")
+    assert echo_negative(repeated, random.Random(0)) is None
+    whole = _row("Intro. Julian Seward wrote it. End.", "Julian Seward wrote it.", "Who wrote it?")
+    assert echo_negative(whole, random.Random(0)) is None
+    asked = _row("Paris is the capital of France.", "Paris", "Is Paris the capital?")
+    assert echo_negative(asked, random.Random(0)) is None
+
+
+def test_a_chinese_answer_gets_a_chinese_pro_form():
+    row = _row("范廷颂于1963年被任为主教。他出生于越南。", "1963年", "范廷颂是什么时候被任为主教的？")
+    echoed = echo_negative(row, random.Random(0))
+    assert echoed is not None and "1963" not in echoed and echoed.startswith("范廷颂于")
