@@ -31,3 +31,23 @@ def test_a_chinese_answer_gets_a_chinese_pro_form():
     row = _row("范廷颂于1963年被任为主教。他出生于越南。", "1963年", "范廷颂是什么时候被任为主教的？")
     echoed = echo_negative(row, random.Random(0))
     assert echoed is not None and "1963" not in echoed and echoed.startswith("范廷颂于")
+
+
+def test_the_echo_check_counts_each_question_once_against_its_echo():
+    from pipeline.models.reader import shipped_reader
+    from training.echo_check import echo_report
+
+    def group(gid, query, answer, echo, other):
+        return [{"split": "val", "group": gid, "query": query, "unit": answer, "label": 1, "origin": "squad2dev"},
+                {"split": "val", "group": gid, "query": query, "unit": echo, "label": 0, "origin": "squad2dev-echo"},
+                {"split": "val", "group": gid, "query": query, "unit": other, "label": 0, "origin": "squad2dev"}]
+
+    rows = (group("a", "When does the ferry leave?", "The ferry leaves at 10:30 every morning.",
+                  "The ferry leaves at some time every morning.", "Tickets are sold aboard.")
+            + group("b", "Who wrote bzip2?", "bzip2 was written by Julian Seward.", "bzip2 was written by someone.",
+                    "It compresses files.")
+            + [{"split": "train", "group": "c", "query": "q", "unit": "u", "label": 0, "origin": "squad2dev-echo"}])
+    report = echo_report(shipped_reader(), rows)
+    assert set(report) == {"squad2dev"} and report["squad2dev"]["questions"] == 2
+    assert report["squad2dev"]["answer_above_echo"] == 1.0
+    assert report["squad2dev"]["passing"]["0.3"]["other"] == 0.0
