@@ -1,7 +1,8 @@
 """Pairs for a continued fine-tune: every pair of the product-shaped question folders (training/product_pairs.py)
 and of the reader's recorded run-time inputs on them (training/runtime_pairs.py), with a sample of an earlier pairs
-file's training pairs replayed (and, with `--keep-origin`, all of one kind of its pairs: the echo negatives) so that what the reader learnt is kept, and that file's validation pairs, so the
-validation curve stays comparable.
+file's training pairs replayed so that what the reader learnt is kept (and, with `--keep-origin`, the questions
+having one kind of pair, the echo negatives, each whole), and that file's validation pairs, so the validation curve
+stays comparable.
 
     uv run --frozen python -m training.mix --earlier training/data/pairs.jsonl --replay 4000 \\
         --product DIR [--product DIR …] [--runtime FILE] --out training/data/mix.jsonl
@@ -35,10 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     earlier = [json.loads(line) for line in args.earlier.read_text(encoding="utf-8").splitlines() if line.strip()]
     train = [r for r in earlier if r["split"] == "train"]
-    groups = sorted({r["group"] for r in train if r["origin"].endswith(tuple(args.keep_origin))}) if args.keep_origin else []
+    of_kind = (lambda r: r["origin"].endswith(tuple(args.keep_origin))) if args.keep_origin else (lambda r: False)
+    groups = sorted({r["group"] for r in train if of_kind(r)})
     kept_groups = set(rng.sample(groups, min(args.keep_groups, len(groups))))
     kept = [r for r in train if r["group"] in kept_groups]
-    rest = [r for r in train if r["group"] not in kept_groups]
+    rest = [r for r in train if r["group"] not in kept_groups and not of_kind(r)]  # no more of that kind replayed
     rows = kept + rng.sample(rest, min(args.replay, len(rest))) + [r for r in earlier if r["split"] == "val"]
     for folder in args.product:
         rows.extend(product_pairs(folder, rng))
@@ -51,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     writer.close()
     counts = writer.counts
     inputs = {**{str(f): sha256(f / "questions.jsonl") for f in args.product}, **{str(f): sha256(f) for f in args.runtime}}
-    manifest = {"seed": args.seed, "replay": args.replay, "keep_origin": args.keep_origin, "keep_groups": args.keep_groups, "counts": counts, "earlier_sha256": sha256(args.earlier),
+    manifest = {"seed": args.seed, "replay": args.replay, "keep_origin": args.keep_origin,
+                "keep_groups": args.keep_groups, "counts": counts, "earlier_sha256": sha256(args.earlier),
                 "inputs": inputs, "pairs_sha256": sha256(args.out)}
     args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     print(json.dumps(counts, sort_keys=True))

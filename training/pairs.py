@@ -198,8 +198,8 @@ _PRO_NAME = ("someone", "they", "this", "it")
 _PRO_OTHER = ("this", "it", "these", "something", "them", "that", "the following", "such things")
 _PRO_ZH = ("这", "其", "某些", "此", "相关内容")
 _PRO_ZH_NUMBER = ("若干", "某时", "一些")
-_TIME = re.compile(r"^(?:1[5-9]\d\d|20\d\d)$|\d:\d\d|\b(?:January|February|March|April|May|June|July|August|September|"
-                   r"October|November|December)\b|\b1[5-9]\d\ds?\b|\b20\d\ds?\b")
+_TIME = re.compile(r"\d:\d\d|\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+                   r"December)\b|\b(?:1[5-9]|20)\d\ds?\b")
 
 
 def echo_negative(row: dict, rng: random.Random) -> str | None:

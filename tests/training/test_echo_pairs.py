@@ -51,3 +51,36 @@ def test_the_echo_check_counts_each_question_once_against_its_echo():
     assert set(report) == {"squad2dev"} and report["squad2dev"]["questions"] == 2
     assert report["squad2dev"]["answer_above_echo"] == 1.0
     assert report["squad2dev"]["passing"]["0.3"]["other"] == 0.0
+
+
+def test_a_date_answer_becomes_a_time_pro_form():
+    row = _row("The bridge opened in March 1932 after six years of work.", "March 1932", "When did the bridge open?")
+    echoed = echo_negative(row, random.Random(0))
+    assert echoed is not None and "1932" not in echoed and "March" not in echoed
+    assert echoed.startswith("The bridge opened in ") and echoed.endswith(" after six years of work.")
+
+
+def test_a_mix_keeps_each_echo_question_whole_beside_the_replayed_pairs(tmp_path):
+    import json
+
+    from training import mix
+
+    def pair(group, origin, label, split="train"):
+        return {"task": "question", "query": f"q {group}", "unit": f"u {group} {origin} {label}", "label": label,
+                "origin": origin, "group": group, "split": split}
+
+    rows = [pair("e1", "squad11", 1), pair("e1", "squad11", 0), pair("e1", "squad11-echo", 0),
+            pair("e2", "squad11", 1), pair("e2", "squad11-echo", 0),
+            *(pair(f"o{i}", "squad11", i % 2) for i in range(20)), pair("v", "squad11", 1, "val")]
+    earlier = tmp_path / "pairs.jsonl"
+    earlier.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "mix.jsonl"
+    assert mix.main(["--earlier", str(earlier), "--replay", "5", "--keep-origin=-echo", "--keep-groups", "1",
+                     "--out", str(out)]) == 0
+    mixed = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    kept = {r["group"] for r in mixed if r["origin"].endswith("-echo")}
+    assert len(kept) == 1  # at most --keep-groups echo questions
+    (group,) = kept
+    assert len([r for r in mixed if r["group"] == group]) == len([r for r in rows if r["group"] == group])
+    assert len([r for r in mixed if r["split"] == "train" and r["group"] not in kept]) == 5
+    assert [r["group"] for r in mixed if r["split"] == "val"] == ["v"]
