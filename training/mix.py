@@ -36,11 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     earlier = [json.loads(line) for line in args.earlier.read_text(encoding="utf-8").splitlines() if line.strip()]
     train = [r for r in earlier if r["split"] == "train"]
-    of_kind = (lambda r: r["origin"].endswith(tuple(args.keep_origin))) if args.keep_origin else (lambda r: False)
-    groups = sorted({r["group"] for r in train if of_kind(r)})
+    kind = tuple(args.keep_origin)  # no suffix: nothing kept
+    groups = sorted({r["group"] for r in train if r["origin"].endswith(kind)})
     kept_groups = set(rng.sample(groups, min(args.keep_groups, len(groups))))
     kept = [r for r in train if r["group"] in kept_groups]
-    rest = [r for r in train if r["group"] not in kept_groups and not of_kind(r)]  # no more of that kind replayed
+    rest = [r for r in train if r["group"] not in kept_groups and not r["origin"].endswith(kind)]  # none more replayed
     rows = kept + rng.sample(rest, min(args.replay, len(rest))) + [r for r in earlier if r["split"] == "val"]
     for folder in args.product:
         rows.extend(product_pairs(folder, rng))

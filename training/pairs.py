@@ -44,6 +44,7 @@ from pathlib import Path
 from pipeline.evaluate import data
 from pipeline.evaluate.judge_data import held_out
 from pipeline.lang.sentences import sentence_spans
+from pipeline.lang.tokenize import has_cjk
 
 TRAIN_DIR = data.EVAL_DIR / "train"
 SQUAD11 = TRAIN_DIR / "squad11_train_reconstructed.jsonl.gz"
@@ -213,7 +214,7 @@ def echo_negative(row: dict, rng: random.Random) -> str | None:
         if s <= start and start + len(text) <= e:
             if len(text) > 0.6 * len(sentence.strip()):
                 return None
-            if re.search(r"[\u4e00-\u9fff]", text):
+            if has_cjk(text):
                 pro = rng.choice(_PRO_ZH_NUMBER if re.search(r"\d", text) else _PRO_ZH)
             elif _TIME.search(text):
                 pro = rng.choice(_PRO_TIME)

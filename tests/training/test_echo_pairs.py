@@ -1,7 +1,11 @@
 """Echo negatives: the answer's sentence with the answer replaced, so it restates the question's subject only."""
 
+import json
 import random
 
+from pipeline.models.reader import shipped_reader
+from training import mix
+from training.echo_check import echo_report
 from training.pairs import echo_negative
 
 
@@ -34,9 +38,6 @@ def test_a_chinese_answer_gets_a_chinese_pro_form():
 
 
 def test_the_echo_check_counts_each_question_once_against_its_echo():
-    from pipeline.models.reader import shipped_reader
-    from training.echo_check import echo_report
-
     def group(gid, query, answer, echo, other):
         return [{"split": "val", "group": gid, "query": query, "unit": answer, "label": 1, "origin": "squad2dev"},
                 {"split": "val", "group": gid, "query": query, "unit": echo, "label": 0, "origin": "squad2dev-echo"},
@@ -61,10 +62,6 @@ def test_a_date_answer_becomes_a_time_pro_form():
 
 
 def test_a_mix_keeps_each_echo_question_whole_beside_the_replayed_pairs(tmp_path):
-    import json
-
-    from training import mix
-
     def pair(group, origin, label, split="train"):
         return {"task": "question", "query": f"q {group}", "unit": f"u {group} {origin} {label}", "label": label,
                 "origin": origin, "group": group, "split": split}
