@@ -60,8 +60,9 @@ _NAMED_GROUP = r"category|column|field|heading|label|entry|class|group|row|line 
 _ENTRY_NAME = r"(?:--?[A-Za-z][\w-]*|\\[A-Za-z@]+)"
 _ENTRY_KIND = r"option|flag|switch|parameter|argument|command|macro"
 # The entry: the name (its other spellings and arguments after it: "-k, --keep", "-n, --lines=[+]NUM") and then what it
-# does, on the same line after a gap or a colon, or on the next line ("-F     same as --follow=name --retry").
-_ENTRY_ARGUMENT = r"(?:(?:=|[ \t]?(?=[\[<A-Z]))[^\s,]*)?"
+# does, on the same line after a gap or a colon, or on the next line ("-F     same as --follow=name --retry"); a BSD
+# manual's lower-case argument ends its line ("-a rounds").
+_ENTRY_ARGUMENT = r"(?:(?:=|[ \t]?(?=[\[<A-Z]))[^\s,]*|[ \t][a-z][\w-]*(?=[ \t]*\n))?"
 _ENTRY_ALIASES = rf"{_ENTRY_ARGUMENT}(?:,?[ \t]*(?:--?[A-Za-z][A-Za-z0-9_-]*|\\[A-Za-z@]+){_ENTRY_ARGUMENT})*?"
 _ENTRY_GAP = r"(?:(?:[ \t]*:[ \t]*|[ \t]{2,}|\t|[ \t]*\n\s*)(?=[\w(])|(?=[\u4e00-\u9fff]))"
 
@@ -163,11 +164,22 @@ PERSON_PRONOUN = re.compile(r"(?:He|She|They|His|Her|Their)\b|(?:他们|她们|�
 
 
 # A demonstrative standing for what the sentence before says ("This has consequences, since make will fall back …",
-# "That means …"), not one before a noun ("This version restores …", which says what it is about).
-DEMONSTRATIVE_SUBJECT = re.compile(r"(?:This|That|These|Those)\s+(?:is|was|are|were|has|have|had|makes?|made|means?|"
-                                   r"meant|allows?|allowed|requires?|required|can|could|will|would|may|might|must|"
-                                   r"should|does|did|causes?|caused|leads?|led|results?|ensures?|prevents?|gives?|lets?|"
-                                   r"happens?|happened|applies|affects?|also)\b")
+# "That means …", "This includes things like Google Hangouts"), not one before a noun ("This version restores …", which
+# says what it is about): a verb after "This"/"That" ends in -s (not a noun's -ss, -us, -is, -ies) or -ed (not -eed);
+# after "These"/"Those", the common verbs. And a sentence that opens on "this option" or "this group" (a reference
+# entry's "Without this option, the system will use …", "Members of this group can read many log files"): alone it
+# does not say which option or group.
+_REFERRED_THING = (r"options?|flags?|settings?|variables?|parameters?|directives?|switch(?:es)?|keywords?|groups?|users?|"
+                   r"accounts?")
+DEMONSTRATIVE_SUBJECT = re.compile(
+    r"(?:This|That|These|Those)\s+(?:is|was|are|were|has|have|had|makes?|made|means?|meant|allows?|allowed|requires?|"
+    r"required|can|could|will|would|may|might|must|should|does|did|causes?|caused|leads?|led|results?|ensures?|"
+    r"prevents?|gives?|lets?|happens?|happened|applies|affects?|also|includes?|included|contains?|contained|covers?|"
+    r"provides?|describes?|explains?|shows?|works?|depends?|needs?|uses?|used|enables?|disables?|applies|apply)\b"
+    r"|(?:This|That)\s+[a-z]{2,}s(?<!ss)(?<!us)(?<!is)(?<!ies)(?<!news)\b|(?:This|That|These|Those)\s+[a-z]{2,}ed(?<!eed)\b"
+    rf"|(?:(?:Without|With|If|When|Unless|Once)\s+|[A-Z][a-z]+\s+of\s+)(?:this|that|these|those)\s+(?:{_REFERRED_THING})\b"
+    rf"|(?:This|These)\s+(?:{_REFERRED_THING})\s+(?:is|are|can|may|must|should|will|has|have|does|sets?|allows?|"
+    r"enables?|disables?|specifies|defines|controls?)\b")
 
 
 ANAPHOR = re.compile(r"(?:They|It|This|These|Those|He|She|Its|Their|His|Her|Such)\b|(?:他们|她们|它们|他|她|它|这|该|其|此)")

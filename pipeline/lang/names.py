@@ -109,7 +109,7 @@ _LETTERS_DASH_DIGITS = re.compile(r"([^\W\d_])-(\d)")  # "SHA-512" is how anothe
 def unmentioned_names(names: list[str], text: str) -> list[str]:
     """The names of `names` that `text` does not mention. A name is mentioned when one of its words (not a
     mere qualifier like "Great" or "New") starts a word of the text, its last letters free: "Normans" by
-    "Norman", "European" by "Europe", "Hawley's" by "HAWLEY", "Great Britain" by "Britain"."""
+    "Norman", "European" by "Europe", "Hawley's" by "HAWLEY", "Great Britain" by "Britain", "CAs" by "CA"."""
     folded = _fold(text)
     folded = f"{folded}\n{_INNER_STOP.sub('', folded)}" if _INNER_STOP.search(folded) else folded
     if _LETTERS_DASH_DIGITS.search(folded):
@@ -119,9 +119,19 @@ def unmentioned_names(names: list[str], text: str) -> list[str]:
         words = [w for w in _fold(name).replace("'s", "").replace("’s", "").split() if w not in _QUALIFIERS] or _fold(name).split()
         words = [_LETTERS_DASH_DIGITS.sub(r"\1\2", w) for w in words]
         if not any(re.search(rf"(?<![\w-]){re.escape(w[: max(4, len(w) - 3)])}", folded) for w in words) \
-                and not _initials_in(name, text) and not _acronym_part_in(name, text):
+                and not _initials_in(name, text) and not _acronym_part_in(name, text) \
+                and not ((plural := _PLURAL_ACRONYM.fullmatch(name)) and _acronym_written(plural.group(1), text)):
             missing.append(name)
     return missing
+
+
+# An acronym's plural ("CAs", "APIs") names what its singular names.
+_PLURAL_ACRONYM = re.compile(r"([A-Z]{2,})s")
+
+
+def _acronym_written(acronym: str, text: str) -> bool:
+    """Is the acronym written, as such (its case kept: "CA" is not "can") or by its stops ("U.S.")?"""
+    return re.search(rf"(?<![\w]){acronym}(?:s|es)?(?![A-Za-z])", text) is not None or _initials_in(acronym, text)
 
 
 def _acronym_part_in(name: str, text: str) -> bool:

@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from pipeline.lang.negation import NEGATED_VERB, NEGATION_BEFORE, REMOVABLE_NEGATION
+from pipeline.lang.negation import NEGATED_QUESTION, NEGATED_VERB, NEGATION_BEFORE, REMOVABLE_NEGATION
 from pipeline.lang.tokenize import english_stem
 
 _CLASSES = (
@@ -120,6 +120,45 @@ def antonym_instead(question: str, text: str) -> tuple[str, str] | None:
         if opposite is not None:
             return word, said[opposite]
     return None
+
+
+# A clause that negates with an exception ("cannot be installed without libfoo") may still say how the asked thing
+# happens; it is not read as the opposite.
+_DOUBLE_NEGATIVE = re.compile(r"\b(?:without|unless|except|until|only\s+if|only\s+when)\b")
+
+
+# The alternative a text sets aside ("create a host certificate instead of a user certificate").
+_INSTEAD_OF = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?:(?:an?|the)\s+)?(?:[\w-]+\s+)?$")
+
+
+def negated_instead(question: str, text: str) -> tuple[str, str] | None:
+    """(the question's word, the text's negated phrase) when a plain question ("What happens if the home directory
+    already exists?") uses a content word the text only ever negates ("If the directory does not exist, it is
+    created") or sets aside ("a host certificate instead of a user certificate"): the text speaks of the other case. Compared by stem; None for a negated question; a negated clause
+    with an exception ("not … without", "not … unless") is not the opposite."""
+    question, text = question.lower().replace("’", "'"), text.lower().replace("’", "'")
+    if NEGATED_QUESTION.search(question):
+        return None
+    framing = {english_stem(match.group(1)) for match in _HOW.finditer(question)}
+    asked = {english_stem(word): word for word in _CONTENT.findall(question) if word not in _FUNCTION}
+    found: dict[str, list[int]] = {}
+    for match in _CONTENT.finditer(text):
+        found.setdefault(english_stem(match.group()), []).append(match.start())
+    for stem, word in asked.items():
+        if stem in framing or not (places := found.get(stem)):
+            continue
+        if all(_set_aside(text, at) for at in places):
+            at, said = places[0], _CONTENT.match(text, places[0]).group()
+            aside = _INSTEAD_OF.search(text[max(0, at - 40) : at])
+            return word, (aside.group() + said).strip() if aside else _span_phrase(text, at, said)
+    return None
+
+
+def _set_aside(text: str, at: int) -> bool:
+    """Is the word at `at` negated or set aside, with no exception in its clause?"""
+    before = text[max(0, at - 40) : at]
+    return bool(NEGATED_VERB.search(before[-30:]) or _INSTEAD_OF.search(before)) \
+        and not _DOUBLE_NEGATIVE.search(re.split(r"[,;.:!?]", text[at:], maxsplit=1)[0])
 
 
 def said_opposite(claim: str, span: str) -> tuple[str, str] | None:

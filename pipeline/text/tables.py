@@ -33,7 +33,20 @@ WRAPPED_LINES = 2  # at most this many lines of wrapped cell text between two ro
 def is_table_row(text: str) -> bool:
     # TABs before a line's first text indent it ("\t\tgit://… master" under a command); a row with an empty first
     # cell ("\tQ1\tQ2") still has a TAB between texts.
-    return (text.count("\t") >= 2 and "\t" in text.lstrip(" \t")) or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3) or bool(_BARE_TABLE.match(text))
+    return (text.count("\t") >= 2 and "\t" in text.lstrip(" \t") and not _sentence_spacing(text)) \
+        or (bool(_MD_TABLE.match(text)) and text.count("|") >= 3) or bool(_BARE_TABLE.match(text))
+
+
+# `col -b` (how `man foo | col -b` saves a manual page) writes runs of spaces as TABs, so the two spaces after a
+# sentence become one: "Specifies the number of bits in the key to create.\t For RSA keys,". Such a line is prose: each
+# TAB inside its text ends a sentence and every piece is several words.
+_SENTENCE_TAB = re.compile(r"(?<=[.!?])\t")
+
+
+def _sentence_spacing(text: str) -> bool:
+    inner = text.lstrip(" \t")
+    pieces = _SENTENCE_TAB.split(inner)
+    return "\t" not in "".join(pieces) and len(pieces) > 1 and all(len(piece.split()) >= 3 for piece in pieces)
 
 
 def is_table_rule(text: str) -> bool:

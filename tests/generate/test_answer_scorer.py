@@ -382,6 +382,9 @@ def test_an_option_asked_what_it_does_is_defined_by_its_reference_entry():
     assert not defines("-f", "-F     same as --follow=name --retry")  # an option's case tells it apart
     assert not defines("-k", "-k is used to keep the input files.")  # a sentence about it, not its entry
     assert not defines("-k", "-kfoo  another option")
+    # a BSD manual's entry writes its argument in lower case, alone on the line ("ssh-keygen -a rounds")
+    assert defines("-a", "     -a rounds\n\t     When saving a private key, this option specifies the number of rounds.")
+    assert not defines("-a", "-a rounds of tests are run first.")
 
 
 def test_a_question_with_a_long_run_of_spaces_is_no_definition_and_is_refused_at_once():
@@ -436,6 +439,10 @@ def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
     assert unmentioned_names(["SHA-512"], "The size of a SHA512 digest, i.e. 64.") == []
     assert unmentioned_names(["SHA512"], "The SHA-512 digest is 64 octets.") == []
     assert unmentioned_names(["AES-128"], "struct aes256_ctx holds the key schedule.") == ["AES-128"]
+    # "Who is responsible for assessing the CAs?" of ca-certificates' README, which writes "CA certificates", had
+    # abstained: CAs unmentioned. The acronym keeps its case ("can" does not write it).
+    assert unmentioned_names(["CAs"], "The CA certificates in this package are not audited.") == []
+    assert unmentioned_names(["CAs", "URLs"], "I can do it, see the URL list.") == ["CAs"]
 
 
 def test_a_question_about_money_wants_an_amount_of_money_or_a_statement_that_there_is_none():

@@ -114,3 +114,14 @@ def test_a_unit_about_the_antonym_of_what_is_asked_does_not_answer(engine):
     assert "“uploads” where the question asks “download”" in download.proposal.note
     upload = ask_with(engine, corpus, "How can I upload large files without reading them into memory?", min_reader=0.0)
     assert upload.answer.status == "answered" and "uploads" in upload.answer.answer
+
+
+def test_a_unit_that_only_negates_what_is_asked_does_not_answer(engine):
+    """"What happens if the home directory already exists?" is not answered by what happens when it does not."""
+    corpus = corpus_of(engine, ("useradd.md", "# Home directory\n\nIf the home directory does not exist, useradd "
+                                              "creates it and copies the skeleton files into it.\n"))
+    exists = ask_with(engine, corpus, "What happens if the home directory already exists?", min_reader=0.0)
+    assert exists.answer.status == "abstained"
+    assert "“not exist” where the question asks “exists”" in exists.proposal.note
+    missing = ask_with(engine, corpus, "What happens if the home directory does not exist?", min_reader=0.0)
+    assert missing.answer.status == "answered" and "creates it" in missing.answer.answer

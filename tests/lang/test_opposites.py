@@ -81,3 +81,24 @@ def test_the_antonyms_come_from_wordnet_without_function_words_or_common_framing
     assert not words & set(STOPWORDS_EN)
     # "What are the different places …?", "When did it end?": words this common frame a question
     assert not words & {"different", "same", "first", "last", "large", "small", "end", "ending", "new", "old"}
+
+
+@pytest.mark.parametrize("question, text, found", [
+    ("What happens if the home directory already exists?",
+     "If the directory HOME_DIR does not exist, then it will be created unless the -M option is specified.",
+     ("exists", "not exist")),
+    ("When is a password required?", "A password is not required for the root account.", ("required", "not required")),
+    ("How do I sign a user certificate?", "-h When signing a key, create a host certificate instead of a user "
+                                          "certificate.", ("user", "instead of a user")),
+    ("How do I sign a host certificate?", "-h When signing a key, create a host certificate instead of a user "
+                                          "certificate.", None),
+    # the text says the plain case too, the question is negated, or the negation has an exception
+    ("What happens if the file exists?", "If the file exists, it is overwritten; if it does not exist, it is created.",
+     None),
+    ("What happens if the file does not exist?", "If the file does not exist, it is created.", None),
+    ("What is needed to install the package?", "The package cannot be installed without libfoo.", None),
+])
+def test_a_text_that_only_negates_a_question_word_speaks_of_the_opposite_case(question, text, found):
+    from pipeline.lang.opposites import negated_instead
+
+    assert negated_instead(question, text) == found

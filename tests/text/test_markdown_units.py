@@ -364,6 +364,50 @@ def test_an_answer_whose_subject_is_the_sentence_before_runs_back_to_it():
     assert with_antecedent(version, "Which search path is the default?") is version  # "This" before a noun
 
 
+@pytest.mark.parametrize("lines, opening, asked", [
+    # a verb after "This" that ends in -s, which the verb list does not name
+    (["The package disables most built-in extensions by default.", "This includes things like Google Hangouts, etc."],
+     "This includes", "Does the package include Google Hangouts?"),
+    # a reference entry's sentence about "this option" does not say which option
+    (["-s, --shell SHELL", "    sets the path to the login shell. Without this option, the system uses SHELL."],
+     "Without this option", "What option sets the login shell?"),
+    # a definition list's entry: "this group" is the entry's group
+    (["Group adm is used for system monitoring tasks. Members of this group can read many log files."],
+     "Members of this group", "Which group can read log files?"),
+])
+def test_a_sentence_about_this_runs_back_to_what_this_is(lines, opening, asked):
+    from pipeline.generate.extractive.composer import with_antecedent
+
+    units = units_of(_source(lines))
+    this = next(u for u in units if u.quote.startswith(opening))
+    extended = with_antecedent(this, asked)
+    assert extended.quote.endswith(this.quote) and len(extended.quote) > len(this.quote)
+    assert extended.start_line == 1
+
+
+@pytest.mark.parametrize("opening, standing_for_a_sentence", [
+    ("This includes things", True), ("This means that", True), ("Those included", True), ("That works", True),
+    ("This version restores", False), ("This class is", False), ("This process", False), ("This status", False),
+    ("This speed", False), ("These files live", False), ("These options are", True), ("Members of this group can", True),
+    ("This option sets the HOME variable", True), ("This document fills that gap", False),
+])
+def test_a_demonstrative_subject_is_told_from_a_demonstrative_before_a_noun(opening, standing_for_a_sentence):
+    from pipeline.lang.forms import DEMONSTRATIVE_SUBJECT
+
+    assert bool(DEMONSTRATIVE_SUBJECT.match(opening)) is standing_for_a_sentence
+
+
+def test_a_line_saved_by_col_with_a_tab_after_a_sentence_is_prose_not_a_table_row():
+    """`man ssh-keygen | col -b` writes the two spaces after a sentence as a TAB: the line is the entry's text."""
+    from pipeline.text.tables import is_table_row
+
+    assert not is_table_row("\t     Specifies the number of bits in the key to create.\t For RSA keys,")
+    assert is_table_row("Name\tAge\tCity") and is_table_row("\tQ1\tQ2") and is_table_row("Paid in full.\tYes.\tNo.")
+    units = units_of(_source(["     -b bits", "\t     Specifies the number of bits in the key to create.\t For RSA keys,",
+                              "\t     the minimum size is 1024 bits and the default is 3072 bits."]))
+    assert not any(u.kind == "row" for u in units)
+
+
 def test_a_short_label_line_is_scored_with_the_heading_it_sits_under():
     units = units_of(_source([
         "max_queue_size", "--------------", "", "**Default** - ``1000``", "",
