@@ -56,3 +56,13 @@ def test_the_section_answers_not_its_entry_in_the_contents(engine):
     assert trace.answer.status == "answered", trace.explanation
     assert "uninst.bat" in trace.answer.answer and ". . ." not in trace.answer.answer
 
+
+
+def test_the_reader_alone_would_pass_the_entry_so_the_check_stays(engine):
+    """Measured when each composer check was taken away (docs/decisions.md): the reader reads the entry as an answer,
+    so with the reader on the entry must still be kept out by the contents check."""
+    corpus = corpus_of(engine, ("guide.md", GUIDE))
+    for question in ("How do I uninstall TeX Live on Windows?", "How do I upgrade packages on Windows?"):
+        trace = engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+        assert trace.answer.status == "abstained" or ". . ." not in (trace.answer.answer or ""), trace.answer.answer
+        assert all(". . ." not in (c.quote or "") for c in trace.answer.citations)
