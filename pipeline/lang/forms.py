@@ -94,7 +94,10 @@ _ASKS_DEFINITION = (
 )
 
 
-_DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+(?:an?|the|one|any)\b"
+# "CHUNK is simply the buffer size …": a hedge between the verb and the article still defines.
+_DEFINING = (r"(?:\s*\([^()]{1,80}\))?,?\s+(?:is|are|was|were)\s+"
+             r"(?:(?:simply|just|merely|basically|essentially|actually|really|usually|typically|generally)\s+)?"
+             r"(?:an?|the|one|any)\b"
              r"|(?:\s*\([^()]{1,80}\))?(?:,?\s+(?:an?\s+)?[a-z]+)?(?:\s+(?:for|of|in)\s+(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
              r",?\s+(?:means|mean|shall mean|refers to|shall refer to|stands for|is defined as|denotes)\b")
 # '"Source" form shall mean', 'To "convey" a work means', '"Installation Information" for a User Product means'

@@ -366,6 +366,9 @@ def test_definition_questions_name_their_term():
     assert defines("流动性", "流动性是指资产变现的能力。")
     assert not defines("BM25", "BM25S (or BM25-Sparse) is an implementation of BM25.")  # another term
     assert not defines("Python", "Python is required.")  # a statement about it, not what it is
+    # zlib's usage example: "What is CHUNK?" had been refused by the reader (0.23) on its definition
+    assert defines("CHUNK", "CHUNK is simply the buffer size for feeding data to and pulling data from the zlib routines.")
+    assert not defines("CHUNK", "CHUNK is simply too small for large files.")
 
 
 def test_an_option_asked_what_it_does_is_defined_by_its_reference_entry():
