@@ -170,8 +170,9 @@ PERSON_PRONOUN = re.compile(r"(?:He|She|They|His|Her|Their)\b|(?:他们|她们|�
 # "That means …", "This includes things like Google Hangouts"), not one before a noun ("This version restores …", which
 # says what it is about): a verb after "This"/"That" ends in -s (not a noun's -ss, -us, -is, -ies) or -ed (not -eed);
 # after "These"/"Those", the common verbs. And a sentence that opens on "this option" or "this group" (a reference
-# entry's "Without this option, the system will use …", "Members of this group can read many log files"): alone it
-# does not say which option or group.
+# entry's "Without this option, the system will use …", "Members of this group can read many log files"), or on a
+# phrase about "this"/"that" ("In this case, …", "For this reason …", "Seeing that message … indicates …"): alone it
+# does not say which option, group, case or message.
 _REFERRED_THING = (r"options?|flags?|settings?|variables?|parameters?|directives?|switch(?:es)?|keywords?|groups?|users?|"
                    r"accounts?")
 DEMONSTRATIVE_SUBJECT = re.compile(
@@ -182,7 +183,9 @@ DEMONSTRATIVE_SUBJECT = re.compile(
     r"|(?:This|That)\s+[a-z]{2,}s(?<!ss)(?<!us)(?<!is)(?<!ies)(?<!news)\b|(?:This|That|These|Those)\s+[a-z]{2,}ed(?<!eed)\b"
     rf"|(?:(?:Without|With|If|When|Unless|Once)\s+|[A-Z][a-z]+\s+of\s+)(?:this|that|these|those)\s+(?:{_REFERRED_THING})\b"
     rf"|(?:This|These)\s+(?:{_REFERRED_THING})\s+(?:is|are|can|may|must|should|will|has|have|does|sets?|allows?|"
-    r"enables?|disables?|specifies|defines|controls?)\b")
+    r"enables?|disables?|specifies|defines|controls?)\b"
+    r"|(?:[A-Z][a-z]+ing|In|On|At|For|From|With|Without|After|Before|By|Under|Given|Despite|Unlike|Like)\s+"
+    r"(?:this|that|these|those|such)\s+(?!(?:the|a|an|it|you|we|they|he|she|there|is|was|are|if|when)\b)[a-z]")
 
 
 ANAPHOR = re.compile(r"(?:They|It|This|These|Those|He|She|Its|Their|His|Her|Such)\b|(?:他们|她们|它们|他|她|它|这|该|其|此)")

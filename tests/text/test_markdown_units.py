@@ -390,6 +390,8 @@ def test_a_sentence_about_this_runs_back_to_what_this_is(lines, opening, asked):
     ("This version restores", False), ("This class is", False), ("This process", False), ("This status", False),
     ("This speed", False), ("These files live", False), ("These options are", True), ("Members of this group can", True),
     ("This option sets the HOME variable", True), ("This document fills that gap", False),
+    ("In this case, use the wrapper", True), ("Seeing that message while", True), ("For this reason I chose", True),
+    ("Given that the file", False), ("In that it was", False),
 ])
 def test_a_demonstrative_subject_is_told_from_a_demonstrative_before_a_noun(opening, standing_for_a_sentence):
     from pipeline.lang.forms import DEMONSTRATIVE_SUBJECT
