@@ -134,8 +134,9 @@ _INSTEAD_OF = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?:(?:an?|the)\s+)
 def negated_instead(question: str, text: str) -> tuple[str, str] | None:
     """(the question's word, the text's negated phrase) when a plain question ("What happens if the home directory
     already exists?") uses a content word the text only ever negates ("If the directory does not exist, it is
-    created") or sets aside ("a host certificate instead of a user certificate"): the text speaks of the other case. Compared by stem; None for a negated question; a negated clause
-    with an exception ("not … without", "not … unless") is not the opposite."""
+    created") or sets aside ("a host certificate instead of a user certificate"): the text speaks of the other case.
+    Compared by stem; None for a negated question; a negated clause with an exception ("not … without", "not …
+    unless") is not the opposite."""
     question, text = question.lower().replace("’", "'"), text.lower().replace("’", "'")
     if NEGATED_QUESTION.search(question):
         return None

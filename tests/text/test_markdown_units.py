@@ -394,9 +394,9 @@ def test_a_sentence_about_this_runs_back_to_what_this_is(lines, opening, asked):
     ("Given that the file", False), ("In that it was", False),
 ])
 def test_a_demonstrative_subject_is_told_from_a_demonstrative_before_a_noun(opening, standing_for_a_sentence):
-    from pipeline.lang.forms import DEMONSTRATIVE_SUBJECT
+    from pipeline.lang.forms import DEMONSTRATIVE_OPENING
 
-    assert bool(DEMONSTRATIVE_SUBJECT.match(opening)) is standing_for_a_sentence
+    assert bool(DEMONSTRATIVE_OPENING.match(opening)) is standing_for_a_sentence
 
 
 def test_a_line_saved_by_col_with_a_tab_after_a_sentence_is_prose_not_a_table_row():

@@ -32,7 +32,7 @@ from pipeline.generate.extractive.answer_forms import (
 from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
-from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_SUBJECT, PERSON_PRONOUN, asks_about_document, defined_term, defines
+from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_OPENING, PERSON_PRONOUN, asks_about_document, defined_term, defines
 from pipeline.lang.opposites import antonym_instead, negated_instead, opposed_word
 from pipeline.lang.references import numbered_references
 from pipeline.lang.names import chinese_place_names, code_names, english_names, unmentioned_code_names, unmentioned_names
@@ -139,7 +139,7 @@ def with_antecedent(best: Unit, question: str) -> Unit:
     if best.kind != "sentence":
         return best
     opening = best.quote.lstrip()
-    if DEMONSTRATIVE_SUBJECT.match(opening):
+    if DEMONSTRATIVE_OPENING.match(opening):
         before = _sentence_before(best)
         return joined(before, best) if before is not None else best
     if "who" not in wanted_types(question) or not PERSON_PRONOUN.match(opening):
