@@ -142,14 +142,14 @@ def negated_instead(question: str, text: str) -> tuple[str, str] | None:
         return None
     framing = {english_stem(match.group(1)) for match in _HOW.finditer(question)}
     asked = {english_stem(word): word for word in _CONTENT.findall(question) if word not in _FUNCTION}
-    found: dict[str, list[int]] = {}
+    found: dict[str, list[re.Match]] = {}
     for match in _CONTENT.finditer(text):
-        found.setdefault(english_stem(match.group()), []).append(match.start())
+        found.setdefault(english_stem(match.group()), []).append(match)
     for stem, word in asked.items():
         if stem in framing or not (places := found.get(stem)):
             continue
-        if all(_set_aside(text, at) for at in places):
-            at, said = places[0], _CONTENT.match(text, places[0]).group()
+        if all(_set_aside(text, place.start()) for place in places):
+            at, said = places[0].start(), places[0].group()
             aside = _INSTEAD_OF.search(text[max(0, at - 40) : at])
             return word, (aside.group() + said).strip() if aside else _span_phrase(text, at, said)
     return None
