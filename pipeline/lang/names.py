@@ -131,13 +131,13 @@ _PLURAL_ACRONYM = re.compile(r"([A-Z]{2,})s")
 
 def _acronym_written(acronym: str, text: str) -> bool:
     """Is the acronym written, as such (its case kept: "CA" is not "can") or by its stops ("U.S.")?"""
-    return re.search(rf"(?<![\w]){acronym}(?:s|es)?(?![A-Za-z])", text) is not None or _initials_in(acronym, text)
+    return _initials_in(acronym, text) or re.search(rf"\b{acronym}\b", text) is not None
 
 
 def _acronym_part_in(name: str, text: str) -> bool:
     """A hyphenated name led by an acronym ("US-registered", "EU-funded") names what the acronym names."""
     head = re.match(r"([A-Z]{2,5})[-–]\w", name)
-    return bool(head) and (_initials_in(head.group(1), text) or re.search(rf"\b{head.group(1)}\b", text) is not None)
+    return bool(head) and _acronym_written(head.group(1), text)
 
 
 def _initials_in(name: str, text: str) -> bool:

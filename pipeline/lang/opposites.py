@@ -13,7 +13,8 @@ span says nothing of that class (a negated mention does not count: "not allowed"
 
 For a question that is not yes/no, the composer also asks WordNet (`antonym_instead`, its antonym pairs without
 function words and common words): a unit that uses only the antonym of a question word ("uploads" for "How do I
-download …?") does not answer it.
+download …?") does not answer it, nor does one that only negates or sets aside a question word ("does not exist"
+for "… already exists?", `negated_instead`); `question_opposite` asks all three.
 """
 
 from __future__ import annotations
@@ -148,18 +149,28 @@ def negated_instead(question: str, text: str) -> tuple[str, str] | None:
     for stem, word in asked.items():
         if stem in framing or not (places := found.get(stem)):
             continue
-        if all(_set_aside(text, place.start()) for place in places):
-            at, said = places[0].start(), places[0].group()
-            aside = _INSTEAD_OF.search(text[max(0, at - 40) : at])
-            return word, (aside.group() + said).strip() if aside else _span_phrase(text, at, said)
+        phrases = [_set_aside(text, place) for place in places]
+        if all(phrases) and (first := phrases[0]):
+            return word, first
     return None
 
 
-def _set_aside(text: str, at: int) -> bool:
-    """Is the word at `at` negated or set aside, with no exception in its clause?"""
+def _set_aside(text: str, place: re.Match) -> str | None:
+    """The phrase that negates or sets aside the word at `place` ("not exist", "instead of a user"), or None when it
+    is stated plainly or its clause holds an exception."""
+    at, said = place.start(), place.group()
     before = text[max(0, at - 40) : at]
-    return bool(NEGATED_VERB.search(before[-30:]) or _INSTEAD_OF.search(before)) \
-        and not _DOUBLE_NEGATIVE.search(re.split(r"[,;.:!?]", text[at:], maxsplit=1)[0])
+    aside = _INSTEAD_OF.search(before)
+    if not (NEGATED_VERB.search(before[-30:]) or aside) \
+            or _DOUBLE_NEGATIVE.search(re.split(r"[,;.:!?]", text[at:], maxsplit=1)[0]):
+        return None
+    return (aside.group() + said).strip() if aside else _span_phrase(text, at, said)
+
+
+def question_opposite(question: str, text: str) -> tuple[str, str] | None:
+    """(the question's word, what the text says instead) when the text speaks only of the opposite of what a
+    question asks: a class opposite, a WordNet antonym, or the asked word only negated or set aside."""
+    return opposed_word(question, text) or antonym_instead(question, text) or negated_instead(question, text)
 
 
 def said_opposite(claim: str, span: str) -> tuple[str, str] | None:

@@ -33,7 +33,7 @@ from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, ship
 from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
 from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_OPENING, PERSON_PRONOUN, asks_about_document, defined_term, defines
-from pipeline.lang.opposites import antonym_instead, negated_instead, opposed_word
+from pipeline.lang.opposites import question_opposite
 from pipeline.lang.references import numbered_references
 from pipeline.lang.names import chinese_place_names, code_names, english_names, unmentioned_code_names, unmentioned_names
 from pipeline.lang.numbers import YEAR
@@ -527,8 +527,7 @@ class LocalExtractive:
             return named
         kept, first_pair = [], None
         for row in named:
-            pair = (opposed_word(question, row.unit.quote) or antonym_instead(question, row.unit.quote)
-                    or negated_instead(question, row.unit.quote))
+            pair = question_opposite(question, row.unit.quote)
             if pair is None:
                 kept.append(row)
             elif first_pair is None:
