@@ -317,6 +317,9 @@ CONTRAST_JS = """(selector) => {
 }"""
 
 
+HELPER_TEXTS = (".info-text", ".rag-note", "#first-use p", "[data-testid=block-info]")
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_helper_text_meets_wcag_aa_contrast_in_both_themes(browser, app_url, theme):
     context = browser.new_context(viewport={"width": 1440, "height": 1000}, color_scheme=theme)
@@ -324,9 +327,9 @@ def test_helper_text_meets_wcag_aa_contrast_in_both_themes(browser, app_url, the
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(f"{app_url}?__theme={theme}")
     page.get_by_text("Auditable RAG — a cited-answer engine you can audit").wait_for()
-    page.locator("#first-use").wait_for()  # the helper texts are drawn by then
-    measured = [row for selector in (".info-text", ".rag-note", "#first-use p", "[data-testid=block-info]")
-                for row in page.evaluate(CONTRAST_JS, selector)]
+    # Gradio draws the helper texts after the first-use line, at its own pace: wait until they are there
+    page.wait_for_function("(selector) => (" + CONTRAST_JS + ")(selector).length >= 5", arg=", ".join(HELPER_TEXTS))
+    measured = [row for selector in HELPER_TEXTS for row in page.evaluate(CONTRAST_JS, selector)]
     assert len(measured) >= 5, measured
     low = [(text, round(ratio, 2)) for text, ratio in measured if ratio < 4.5]
     assert not low, low
