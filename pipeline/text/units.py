@@ -685,6 +685,24 @@ def _section_at(units: list[Unit], line: int) -> str:
     return above[-1].quote.strip().lstrip("#").strip() if above else ""
 
 
+def with_nested_lines(item: Unit) -> Unit | None:
+    """A list item that announces what follows ("5. Remove the signature (macOS and Windows only):") together with
+    the lines nested under it (its sub-items, their commands), as one list unit; None when nothing is nested under it
+    or the whole is longer than a list that answers."""
+    indent = next(_indent(line.text) for line in item.source.lines if line.number == item.start_line)
+    last = None
+    for line in item.source.lines:
+        if line.number <= item.end_line or not line.text.strip():
+            continue
+        if _indent(line.text) <= indent:
+            break
+        last = line.number
+    if last is None:
+        return None
+    unit = _from_intro(item.source, item, last, kind="list")
+    return unit if len(unit.quote) <= MAX_LIST_LENGTH else None
+
+
 def _list_unit(source: PackedSource, intro: Unit, items: list[list[PackedLine]]) -> Unit:
     return _from_intro(source, intro, items[-1][-1].number, kind="list")
 

@@ -130,3 +130,18 @@ def test_a_list_asked_for_stays_whole(engine, lists):
     answer = trace.answer
     assert answer.status == "answered"
     assert "Applications must be able" in answer.answer and "Administrators must be able" in answer.answer
+
+
+def test_a_faq_entrys_question_is_never_the_part_quoted_alone(engine):
+    # the reader may read the entry's own question as the best answer to the same question; it names the topic
+    faq = ("# Questions about the viewer\n\n"
+           "1. Is there a Windows build of the viewer ?\n\n"
+           "   Yes, the download page offers an installer for Windows 10 and later, see the release notes.\n\n"
+           "2. Can the viewer open encrypted files ?\n\n"
+           "   No, encrypted files must be decrypted first with the vendor's tool.\n")
+    corpus = corpus_of(engine, ("viewer-faq.md", faq))
+    for question, said in (("Is there a Windows build of the viewer?", "installer"),
+                           ("Can the viewer open encrypted files?", "decrypted first")):
+        trace = ask_with(engine, corpus, question)
+        assert trace.answer.status == "answered", trace.proposal.note
+        assert said in trace.answer.answer, trace.answer.answer

@@ -101,6 +101,31 @@ def test_a_definition_lists_description_sits_under_its_term_and_answers_what_the
     assert trace.answer.citations[0].quote == "-k --keep\n    Keep (don't delete) input files during compression or decompression."
 
 
+def test_a_list_item_holding_paragraphs_and_a_listing_keeps_them_as_the_items_own_lines(engine):
+    # A FAQ or a how-to writes an <li> as a question or a step over paragraphs and commands; read as one line, the
+    # question, its answer and the commands ran together ("3. Is there C++ bindings ? Yes for example xmlwrapp").
+    page = (b"<html><body><h1>Viewer FAQ</h1><ol>"
+            b"<li><em>Is there a Windows build of the viewer ?</em><p>Yes, the download page offers an installer.</p>"
+            b"<p>The installer needs Windows 10 or later and 200 MB of free disk space.</p></li>"
+            b"<li><p>How do I remove the old signature on macOS ?</p><pre><code>codesign --remove-signature viewer"
+            b"</code><button>copy</button></pre><p>Then sign the binary again with your own certificate.</p></li>"
+            b"<li><p>Tight item</p></li></ol><p>After the list.</p></body></html>")
+    lines = texts(parse(page, "faq.html"))
+    question = lines.index("1. Is there a Windows build of the viewer ?")
+    assert lines[question + 1:question + 5] == ["", "   Yes, the download page offers an installer.", "",
+                                                 "   The installer needs Windows 10 or later and 200 MB of free disk space."]
+    step = lines.index("2. How do I remove the old signature on macOS ?")
+    assert lines[step + 1:step + 5] == ["", "   codesign --remove-signature viewer", "",
+                                         "   Then sign the binary again with your own certificate."]
+    assert "3. Tight item" in lines and lines[-1] == "After the list."
+    corpus = engine.corpus([engine.parse(page, "faq.html")])
+    for question, said in (("How much disk space does the installer need?", "200 MB"),
+                           ("How do I remove the old signature on macOS?", "codesign --remove-signature viewer")):
+        trace = engine.ask(corpus, Request(question=question, date=REQUEST_DATE), Settings())
+        assert trace.answer.status == "answered", trace.explanation
+        assert said in trace.answer.answer and all(c.verified for c in trace.answer.citations), trace.answer.answer
+
+
 def test_an_epub_reads_its_chapters_in_spine_order_with_the_books_title():
     document = parse(make_epub(), "harbour.epub")
     lines = texts(document)

@@ -236,6 +236,22 @@ def test_a_sentence_that_announces_a_list_answers_with_the_list():
     assert with_what_follows(plain) is plain
 
 
+def test_a_step_that_announces_its_sub_items_answers_with_them_and_their_commands():
+    # "5. Remove the signature (macOS and Windows only):" says how only through the lines nested under it
+    from pipeline.generate.extractive.composer import with_what_follows
+
+    source = _source(["1. Build the binary:", "", "   make viewer", "2. Remove the signature (macOS and Windows only):",
+                      "  - On macOS:", "", "    codesign --remove-signature viewer", "  - On Windows:", "",
+                      "    signtool remove /s viewer.exe", "3. Run the binary.", "", "After the steps."])
+    units = units_of(source)
+    step = next(u for u in units if u.kind == "item" and u.start_line == 4)
+    answer = with_what_follows(step)
+    assert (answer.kind, answer.start_line, answer.end_line) == ("list", 4, 10)
+    assert "codesign --remove-signature viewer" in answer.quote and "Run the binary" not in answer.quote
+    last = next(u for u in units if u.kind == "item" and u.start_line == 11)
+    assert with_what_follows(last) is last  # it announces nothing
+
+
 @pytest.mark.parametrize("lines, question, expected", [
     (["操场的种类大约分成两种。一种位于室内，一种位于室外。"], "操场的种类有哪些？", "操场的种类大约分成两种。一种位于室内，一种位于室外。"),
     (["There are two kinds of harbour pass.", "A day pass and a season pass are sold at pier 4."],

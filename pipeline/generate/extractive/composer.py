@@ -40,6 +40,7 @@ from pipeline.lang.numbers import YEAR
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
     ASKS_WHERE_IN_DOCUMENT,
+    asks,
     asks_procedure,
     VALUE_TYPES,
     asked_address,
@@ -71,6 +72,7 @@ from pipeline.text.units import (
     labels_code,
     opens_as_code,
     units_of,
+    with_nested_lines,
 )
 
 Generator = Callable[[Context], Proposal]
@@ -175,7 +177,11 @@ def with_what_follows(best: Unit, question: str = "") -> Unit:
     if introduces(best) or labels_code(best):
         following = [u for u in units_of(best.source) if u.kind in ("list", "code") and u.start_line == best.start_line
                      and u.end_line > best.end_line and u.quote.startswith(best.quote)]
-        return max(following, key=lambda u: u.end_line, default=best)
+        if following:
+            return max(following, key=lambda u: u.end_line)
+        # a step whose sub-items say how ("5. Remove the signature …:" over "- On macOS:" and its command)
+        nested = with_nested_lines(best) if best.kind == "item" and introduces(best) else None
+        return nested or best
     if best.kind != "sentence" or not ASKS_SEVERAL.search(question) or not COUNTS_KINDS.search(best.quote):
         return best
     units = [u for u in units_of(best.source) if u.kind == "sentence"]
@@ -317,16 +323,13 @@ class LocalExtractive:
         if len(inside) < 2 or (not whole_list and any(ANAPHOR.match(u.quote.lstrip()) for u in inside[1:])):
             return best, "", None
         scores = [self._reader_score(question, unit) for unit in inside]
-        # "Level 3 heading: …" is not the part that answers "How are level 2 headings formatted?", however it reads.
-        references = numbered_references(question)
-        candidates = [i for i, unit in enumerate(inside) if not _names_another(references, unit)] or range(len(inside))
-        top = max(candidates, key=lambda i: scores[i])
+        top, naming = _best_part(question, inside, scores)
         part, part_score = inside[top], scores[top]
         alone = (part_score >= (self.reader_threshold or 0.0) and not ANAPHOR.match(part.quote.lstrip())
-                 and not introduces(part) and not self._drops_asked_words(question, part, inside))
+                 and not asks(part.quote) and not introduces(part)
+                 and not self._drops_asked_words(question, part, inside))
         if alone:
             others = max(score for i, score in enumerate(scores) if i != top)
-            naming = "" if len(candidates) == len(inside) else "; the parts naming another number are left aside"
             note = (f"; the reader ({self.reader.name}) finds its part {part.marker()} answers alone ({part_score:.2f}; "
                     f"its other parts {others:.2f}){naming}, so only that is quoted")
             return part, note, (part, part_score) if whole_list else None
@@ -334,6 +337,15 @@ class LocalExtractive:
             return best, "", None
         note = f"; no part of the list answers alone (the reader's best: {part.marker()} {part_score:.2f}), so it is read whole"
         return best, note, (best, self._reader_score(question, best))
+
+    def _introduction_read(self, question: str, chosen: Unit, best: Unit) -> tuple[Unit, float] | None:
+        """A command with the sentence that introduces it ("…as a tuple of both files' paths::"), or a step with the
+        lines nested under it: the reader reads the introduction, as it did the step alone (it is not trained on
+        code); a bare command stays unread."""
+        if self.reader is None or not (best.kind == "code" or (best.kind == "list" and chosen.kind == "item")):
+            return None
+        intro = chosen if chosen.kind in READ_KINDS else introduction(best)
+        return (intro, self._reader_score(question, under_heading(intro))) if intro is not None else None
 
     def _reader_score(self, question: str, unit: Unit) -> float:
         # One unit at a time, always: a batch's int8 activations are scaled together, so a score would depend on its
@@ -575,11 +587,7 @@ class LocalExtractive:
             chosen = best
             for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
                 best = extend(best, question)
-            if self.reader is not None and read is None and best.kind == "code":
-                # A command with the sentence that introduces it ("…as a tuple of both files' paths::"): the reader
-                # reads that sentence (it is not trained on code); a bare command stays unread.
-                intro = chosen if chosen.kind in READ_KINDS else introduction(best)
-                read = (intro, self._reader_score(question, under_heading(intro))) if intro is not None else None
+            read = read if read is not None else self._introduction_read(question, chosen, best)
             how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + narrowed
             if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
                 how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
@@ -620,6 +628,17 @@ def _row_and_column(row, columns: list[str]) -> str:
     if cells := asked_cells(row, columns):
         named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
     return named
+
+
+def _best_part(question: str, parts: list[Unit], scores: list[float]) -> tuple[int, str]:
+    """The part of a unit the reader scores highest among those that may answer, and what was left aside: "Level 3
+    heading: …" is not the part that answers "How are level 2 headings formatted?", however it reads; nor is a FAQ
+    entry's question ("3. Is there C++ bindings ?") the part that answers it, as in scoring."""
+    references = numbered_references(question)
+    answering = [i for i, unit in enumerate(parts) if not asks(unit.quote)] or range(len(parts))
+    candidates = [i for i in answering if not _names_another(references, parts[i])] or answering
+    naming = "" if len(candidates) == len(answering) else "; the parts naming another number are left aside"
+    return max(candidates, key=lambda i: scores[i]), naming
 
 
 def _names_another(references: list, unit: Unit) -> bool:

@@ -1,7 +1,8 @@
 """The HTML parser: a web page (and an EPUB's chapters, `epub.py`) → addressable lines (`lines.BodyWriter`).
 
 lxml's HTML parser (libxml2) reads the page: it is the tolerant, C-speed parser BeautifulSoup itself would call, and
-python-docx already depends on it. The tree is walked once: headings, paragraphs, list items (nested ones indented),
+python-docx already depends on it. The tree is walked once: headings, paragraphs, list items (nested ones indented; an
+item that holds paragraphs or a listing, a FAQ's question over its answer, keeps them as its own indented lines),
 table rows (a layout table, one holding headings, lists or other tables, is read as the blocks in its cells; a data
 table is recorded on the page with its header rows, from <thead> or leading <th> rows, and its column names, colspan
 and rowspan spread over the grid: `lines.BodyWriter.table`),
@@ -28,6 +29,7 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "figure",
            "figcaption", "address", "dl", "dt", "dd", "body", "html", "center", "details", "summary", "form",
            "fieldset", "legend", "caption", "hr", "li", "tr", "td", "th", "thead", "tbody", "tfoot"}
+_ITEM_BLOCKS = {"p", "div", "pre", "table", "blockquote", "dl", "figure", "h1", "h2", "h3", "h4", "h5", "h6"}
 _LAYOUT_INSIDE = {"table", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote"}
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.IGNORECASE)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
@@ -153,7 +155,7 @@ class HtmlReader:
             self.table(element)
         elif tag == "pre":
             self.end_block()
-            self.writer.code(element.text_content())
+            self.writer.code(_listing(element))
         elif tag in _BLOCKS:
             self.flush()
             self.content(element)
@@ -172,6 +174,10 @@ class HtmlReader:
                 if _tag(item) in ("ul", "ol"):
                     self.list(item, depth + 1)
                 continue
+            if any(_tag(child) in _ITEM_BLOCKS for child in _shown_children(item)):
+                self.loose_item(item, number if ordered else None, depth)
+                number += 1
+                continue
             nested = [child for child in item if _tag(child) in ("ul", "ol")]  # read below the item, indented
             parts = [item.text or ""]
             for child in item:
@@ -186,6 +192,44 @@ class HtmlReader:
             number += 1
             for child in nested:
                 self.list(child, depth + 1)
+
+    def loose_item(self, item, number: int | None, depth: int) -> None:
+        """A list item that holds blocks (a FAQ's question over its answer's paragraphs, a step over its command):
+        its text up to the first block, or its first paragraph, is the item; each later paragraph or listing is a
+        paragraph of the item (of the nested item above it, after a nested list), a table a table and a list a
+        nested list, in their order."""
+        children = _shown_children(item)
+        first_block = next((i for i, child in enumerate(children) if _is_item_block(child)), len(children))
+        lead = [item.text or ""]
+        for child in children[:first_block]:
+            lead += [" " if _tag(child) == "br" else text_of(child), child.tail or ""]
+        rest, after_lead = children[first_block:], ""
+        if not clean("".join(lead)) and rest and _tag(rest[0]) in ("p", "div") and not _holds_blocks(rest[0]):
+            lead, after_lead, rest = [text_of(rest[0])], rest[0].tail or "", rest[1:]
+        self.writer.item("".join(lead), number, depth)
+        self.item_body(after_lead, rest, depth)
+
+    def item_body(self, text: str, children, depth: int) -> None:
+        """The rest of a loose list item: runs of inline text are its paragraphs, blocks are read as blocks."""
+        inline = [text]
+        for child in children:
+            if not _is_item_block(child):
+                inline += [" " if _tag(child) == "br" else text_of(child), child.tail or ""]
+                continue
+            self.writer.item_paragraph("".join(inline))
+            tag = _tag(child)
+            if tag in ("ul", "ol", "menu"):
+                self.list(child, depth + 1)
+            elif tag == "pre":
+                self.writer.item_listing(_listing(child))
+            elif tag == "table":
+                self.table(child)
+            elif _holds_blocks(child):
+                self.item_body(child.text or "", _shown_children(child), depth)
+            else:
+                self.writer.item_paragraph(text_of(child))
+            inline = [child.tail or ""]
+        self.writer.item_paragraph("".join(inline))
 
     def table(self, table) -> None:
         rows = [row for row in table.iter("tr") if _nearest_table(row) is table]
@@ -203,6 +247,28 @@ class HtmlReader:
                   for cell in row if _tag(cell) in ("td", "th") and not _hidden(cell)] for row in rows]
         grid = grid_rows(cells, MAX_COLUMNS)
         self.writer.table(grid, header_rows(grid, _marked_header_rows(rows)))
+
+
+def _listing(pre) -> str:
+    """A listing's text without what is not text in it (a documentation site's "copy" button)."""
+    parts = [pre.text or ""]
+    for child in pre:
+        if _tag(child) and _tag(child) not in _SKIP and not _hidden(child):
+            parts.append(_listing(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _shown_children(element) -> list:
+    return [child for child in element if _tag(child) and _tag(child) not in _SKIP and not _hidden(child)]
+
+
+def _is_item_block(element) -> bool:
+    return _tag(element) in _ITEM_BLOCKS or _tag(element) in ("ul", "ol", "menu")
+
+
+def _holds_blocks(element) -> bool:
+    return any(_is_item_block(child) for child in _shown_children(element))
 
 
 def _nearest_table(element):

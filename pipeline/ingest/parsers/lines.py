@@ -3,7 +3,8 @@ heading, list item or table row, in reading order.
 
 The later stages read these lines as they read Markdown and PDF text (`pipeline.text.units`, `pipeline.text.tables`):
 - a heading is "# " … "###### " and its text (never an answer, kept as the section over what follows);
-- a list item is "- " or "1. " and its text;
+- a list item is "- " or "1. " and its text; its further paragraphs and listings are indented to its text after an
+  empty line, as Markdown writes a loose item;
 - a table row is its cells joined by TAB, one per column of the table (`grid.Grid`: a cell merged across columns
   once, in its first column; one merged down rows in each), header row(s) first. A table with a header is
   recorded on the page (`Page.tables`): which lines are its header rows (those the file marks as its header:
@@ -55,6 +56,7 @@ class BodyWriter:
         self.lines: list[str] = []
         self.tables: list[PageTable] = []  # the tables written, by line number (`Page.tables`)
         self._last = ""  # the kind of the last line: heading, paragraph, item, row, code, or "" (none or blank)
+        self.item_text_at = 0  # where the last list item's text starts ("  1. " → 5), for its further paragraphs
 
     def _add(self, line: str, kind: str) -> None:
         if len(self.lines) >= self.max_lines:
@@ -89,7 +91,37 @@ class BodyWriter:
         if text:
             if self._last in ("paragraph", "row", "code"):
                 self.blank()
-            self._add("  " * min(depth, 8) + (f"{number}. " if number is not None else "- ") + text, "item")
+            marker = "  " * min(depth, 8) + (f"{number}. " if number is not None else "- ")
+            self._add(marker + text, "item")
+            self.item_text_at = len(marker)
+
+    def item_paragraph(self, text: str) -> None:
+        """A further paragraph of the list item just written, or of its last paragraph (an HTML <li> of several <p>):
+        after an empty line, indented to the item's text, as Markdown writes a loose item, so the later stages read it
+        as part of the item. After anything else (a table) it is a paragraph of its own."""
+        text = clean(text)
+        if not text:
+            return
+        if self._last != "item":
+            self.paragraph(text)
+            return
+        self.blank()
+        self._add(" " * self.item_text_at + text, "item")
+
+    def item_listing(self, text: str) -> None:
+        """A listing inside a list item (a step over its command): its non-empty lines indented to the item's text,
+        after an empty line, so the item holds its command as the item's text did when it was read as one line; after
+        anything else, a fenced code block."""
+        lines = [_CONTROL.sub("", line).expandtabs(4).rstrip() for line in text.split("\n")]
+        lines = [line for line in lines if line.strip()]
+        if not lines:
+            return
+        if self._last != "item":
+            self.code(text)
+            return
+        self.blank()
+        for line in lines:
+            self._add(" " * self.item_text_at + line, "item")
 
     def row(self, cells: Sequence[str], width: int = 0) -> bool:
         """One table row, padded with empty cells to `width` (the table's columns) and to `MIN_ROW_FIELDS`; empty
