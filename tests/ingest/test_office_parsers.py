@@ -104,13 +104,14 @@ def test_a_definition_lists_description_sits_under_its_term_and_answers_what_the
 def test_a_list_item_holding_paragraphs_and_a_listing_keeps_them_as_the_items_own_lines(engine):
     # A FAQ or a how-to writes an <li> as a question or a step over paragraphs and commands; read as one line, the
     # question, its answer and the commands ran together ("3. Is there C++ bindings ? Yes for example xmlwrapp").
-    page = (b"<html><body><h1>Viewer FAQ</h1><ol>"
-            b"<li><em>Is there a Windows build of the viewer ?</em><p>Yes, the download page offers an installer.</p>"
+    page = ("<html><body><h1>Viewer FAQ<a class='headerlink' href='#viewer-faq'>¶</a></h1><ol>".encode()
+            + b"<li><em>Is there a Windows build of the viewer ?</em><p>Yes, the download page offers an installer.</p>"
             b"<p>The installer needs Windows 10 or later and 200 MB of free disk space.</p></li>"
             b"<li><p>How do I remove the old signature on macOS ?</p><pre><code>codesign --remove-signature viewer"
             b"</code><button>copy</button></pre><p>Then sign the binary again with your own certificate.</p></li>"
             b"<li><p>Tight item</p></li></ol><p>After the list.</p></body></html>")
     lines = texts(parse(page, "faq.html"))
+    assert lines[0] == "# Viewer FAQ"  # a heading's permalink sign is not its text
     question = lines.index("1. Is there a Windows build of the viewer ?")
     assert lines[question + 1:question + 5] == ["", "   Yes, the download page offers an installer.", "",
                                                  "   The installer needs Windows 10 or later and 200 MB of free disk space."]

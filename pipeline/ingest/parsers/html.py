@@ -69,8 +69,15 @@ def _tag(element) -> str:
     return element.tag.lower() if isinstance(element.tag, str) else ""
 
 
+_PERMALINK_SIGNS = {"¶", "#", "§", "🔗"}
+
+
 def _hidden(element) -> bool:
-    return element.get("hidden") is not None or element.get("aria-hidden") == "true"
+    """Not shown, or not text: a heading's permalink ("¶" after a Sphinx or Texinfo heading, "#" before Node.js's)."""
+    if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+        return True
+    return (_tag(element) == "a" and (element.get("href") or "").startswith("#")
+            and element.text_content().strip() in _PERMALINK_SIGNS)
 
 
 def text_of(element) -> str:
