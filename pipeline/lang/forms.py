@@ -174,7 +174,7 @@ PERSON_PRONOUN = re.compile(r"(?:He|She|They|His|Her|Their)\b|(?:他们|她们|�
 # phrase about "this"/"that" ("In this case, …", "For this reason …", "Seeing that message … indicates …"): alone it
 # does not say which option, group, case or message.
 _REFERRED_THING = (r"options?|flags?|settings?|variables?|parameters?|directives?|switch(?:es)?|keywords?|groups?|users?|"
-                   r"accounts?")
+                   r"accounts?|commands?|examples?")
 DEMONSTRATIVE_OPENING = re.compile(
     r"(?:This|That|These|Those)\s+(?:is|was|are|were|has|have|had|makes?|made|means?|meant|allows?|allowed|requires?|"
     r"required|can|could|will|would|may|might|must|should|does|did|causes?|caused|leads?|led|results?|ensures?|"

@@ -380,6 +380,22 @@ def test_an_answer_whose_subject_is_the_sentence_before_runs_back_to_it():
     assert with_antecedent(version, "Which search path is the default?") is version  # "This" before a noun
 
 
+def test_a_sentence_about_the_command_above_runs_back_to_the_command_and_its_introduction():
+    # "This command will create …" under its code block says what the command does, not which command it is
+    from pipeline.generate.extractive.composer import with_antecedent
+
+    units = units_of(_source(["# Workspaces", "", "In a project that already has a manifest you can run:", "",
+                              "```", "tool init -w ./packages/a", "```", "",
+                              "This command will create the missing folders and a new manifest.", "",
+                              "A workspace is a nested package."]))
+    this = next(u for u in units if u.quote.startswith("This command"))
+    answer = with_antecedent(this, "How do I create a new workspace?")
+    assert (answer.kind, answer.start_line, answer.end_line) == ("code", 3, 9)
+    assert "tool init -w ./packages/a" in answer.quote and answer.quote.endswith("a new manifest.")
+    plain = next(u for u in units if u.quote == "A workspace is a nested package.")
+    assert with_antecedent(plain, "What is a workspace?") is plain
+
+
 @pytest.mark.parametrize("lines, opening, asked", [
     # a verb after "This" that ends in -s, which the verb list does not name
     (["The package disables most built-in extensions by default.", "This includes things like Google Hangouts, etc."],

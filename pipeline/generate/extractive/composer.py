@@ -64,6 +64,7 @@ from pipeline.text.tables import (
 )
 from pipeline.text.units import (
     Unit,
+    exact_between,
     heading_above,
     introduces,
     is_contents_entry,
@@ -143,7 +144,12 @@ def with_antecedent(best: Unit, question: str) -> Unit:
     opening = best.quote.lstrip()
     if DEMONSTRATIVE_OPENING.match(opening):
         before = _sentence_before(best)
-        return joined(before, best) if before is not None else best
+        if before is not None:
+            return joined(before, best)
+        command = _command_above(best)  # "npm init -w ./packages/a" over "This command will create the missing folders …"
+        if command is None:
+            return best
+        return Unit(best.source, command.start_line, best.end_line, exact_between(command, best), kind="code")
     if "who" not in wanted_types(question) or not PERSON_PRONOUN.match(opening):
         return best
     pair = [u for u in units_of(best.source) if u.kind == "sentence" and u.end_line == best.end_line
@@ -168,6 +174,15 @@ def _sentence_before(unit: Unit) -> Unit | None:
         elif u.end_line == unit.start_line - 1 and offset == 0:
             candidates.append((u.end_line, 0, -len(u.quote), u))
     return max(candidates, key=lambda c: c[:3])[-1] if candidates else None
+
+
+def _command_above(unit: Unit) -> Unit | None:
+    """The code block that ends right above `unit`, only empty lines between, with the sentence that introduces it
+    when it has one; None when what is above is not code."""
+    gap = [line for line in unit.source.lines if line.number < unit.start_line]
+    above = next((line.number for line in reversed(gap) if line.text.strip()), None)
+    blocks = [u for u in units_of(unit.source) if u.kind == "code" and u.end_line == above]
+    return min(blocks, key=lambda u: u.start_line, default=None)
 
 
 def with_what_follows(best: Unit, question: str = "") -> Unit:
