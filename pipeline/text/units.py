@@ -689,7 +689,7 @@ def with_nested_lines(item: Unit) -> Unit | None:
     """A list item that announces what follows ("5. Remove the signature (macOS and Windows only):") together with
     the lines nested under it (its sub-items, their commands), as one list unit; None when nothing is nested under it
     or the whole is longer than a list that answers."""
-    indent = next(_indent(line.text) for line in item.source.lines if line.number == item.start_line)
+    indent = next((_indent(line.text) for line in item.source.lines if line.number == item.start_line), 0)
     last = None
     for line in item.source.lines:
         if line.number <= item.end_line or not line.text.strip():

@@ -138,7 +138,8 @@ def with_antecedent(best: Unit, question: str) -> Unit:
     """A who-question's answer that opens with a pronoun ("He appointed … and made Ralph the Timid earl") runs back
     over the sentence before it, which says who ("Edward the Confessor …") — the pair is a unit of its own; so does an
     answer whose subject is what the sentence before says ("This has consequences, since …"): alone it does not say
-    what "This" is."""
+    what "This" is. First in its paragraph, such a sentence runs back over the code block right above it ("This
+    command will create the missing folders …" under `npm init -w ./packages/a`)."""
     if best.kind != "sentence":
         return best
     opening = best.quote.lstrip()
@@ -146,7 +147,7 @@ def with_antecedent(best: Unit, question: str) -> Unit:
         before = _sentence_before(best)
         if before is not None:
             return joined(before, best)
-        command = _command_above(best)  # "npm init -w ./packages/a" over "This command will create the missing folders …"
+        command = _command_above(best)
         if command is None:
             return best
         return Unit(best.source, command.start_line, best.end_line, exact_between(command, best), kind="code")
@@ -179,22 +180,22 @@ def _sentence_before(unit: Unit) -> Unit | None:
 def _command_above(unit: Unit) -> Unit | None:
     """The code block that ends right above `unit`, only empty lines between, with the sentence that introduces it
     when it has one; None when what is above is not code."""
-    gap = [line for line in unit.source.lines if line.number < unit.start_line]
-    above = next((line.number for line in reversed(gap) if line.text.strip()), None)
-    blocks = [u for u in units_of(unit.source) if u.kind == "code" and u.end_line == above]
+    lines_above = [line for line in unit.source.lines if line.number < unit.start_line]
+    last_text = next((line.number for line in reversed(lines_above) if line.text.strip()), None)
+    blocks = [u for u in units_of(unit.source) if u.kind == "code" and u.end_line == last_text]
     return min(blocks, key=lambda u: u.start_line, default=None)
 
 
 def with_what_follows(best: Unit, question: str = "") -> Unit:
-    """A unit that announces a list or a command ("中文句子使用全角标点，例如：") answers together with it; asked for
-    several things, a sentence that only counts them ("操场的种类大约分成两种。") answers with the next sentence, which
-    names them ("一种位于室内，一种位于室外。")."""
+    """A unit that announces a list or a command ("中文句子使用全角标点，例如：") answers together with it (a list item
+    that announces its sub-items, with the lines nested under it); asked for several things, a sentence that only
+    counts them ("操场的种类大约分成两种。") answers with the next sentence, which names them ("一种位于室内，一种位于室外。")."""
     if introduces(best) or labels_code(best):
         following = [u for u in units_of(best.source) if u.kind in ("list", "code") and u.start_line == best.start_line
                      and u.end_line > best.end_line and u.quote.startswith(best.quote)]
         if following:
             return max(following, key=lambda u: u.end_line)
-        # a step whose sub-items say how ("5. Remove the signature …:" over "- On macOS:" and its command)
+        # "5. Remove the signature …:" says how in the sub-items under it ("- On macOS:" and its command)
         nested = with_nested_lines(best) if best.kind == "item" and introduces(best) else None
         return nested or best
     if best.kind != "sentence" or not ASKS_SEVERAL.search(question) or not COUNTS_KINDS.search(best.quote):
