@@ -331,12 +331,26 @@ def _check_of(citation: Citation, unshown: list):
     return None
 
 
+# A command the answer quotes from a Markdown code block: shown as code, not as its fences.
+_FENCED = re.compile(r"\n*^[ \t]*(?:```|~~~)[^\n]*\n(.*?)\n[ \t]*(?:```|~~~)[ \t]*$\n*", re.DOTALL | re.MULTILINE)
+
+
+def _answer_text_html(text: str) -> str:
+    """A stretch of the answer, escaped; a fenced code block in it as a listing."""
+    out, position = [], 0
+    for block in _FENCED.finditer(text):
+        out += [_e(text[position:block.start()]), f'<pre class="rag-pre rag-code"><code>{_e(block.group(1))}</code></pre>']
+        position = block.end()
+    out.append(_e(text[position:]))
+    return "".join(out)
+
+
 def _answer_with_marks(answer: str, citations: Sequence[Citation], dropped: Sequence[Citation]) -> str:
     ok = {_citation_key(c) for c in citations}
     bad = {_citation_key(c) for c in dropped}
     out, position = [], 0
     for match in MARKER.finditer(answer):
-        out.append(_e(answer[position:match.start()]))
+        out.append(_answer_text_html(answer[position:match.start()]))
         sid, _, start, end = marker_key(match)
         key = (sid, start, end)
         if key in ok:
@@ -346,7 +360,7 @@ def _answer_with_marks(answer: str, citations: Sequence[Citation], dropped: Sequ
         else:
             out.append(f'<span class="rag-mark">{_e(match.group(0))}</span>')
         position = match.end()
-    out.append(_e(answer[position:]))
+    out.append(_answer_text_html(answer[position:]))
     return "".join(out)
 
 

@@ -111,3 +111,16 @@ def test_a_column_headed_by_a_closing_date_is_marked_by_its_year(engine):
     assert trace.answer.status == "answered", trace.explanation
     assert ("<th class='asked'>31/12/2023</th><th>31/12/2022</th></tr><tr><td>21) Utile (perdita) dell&#x27;esercizio"
             "</td><td class='asked'>685.529</td><td>296.611</td>") in answer_html(trace)
+
+
+def test_a_command_in_the_answer_is_shown_as_code_not_as_its_fences(logic_engine, make_corpus):
+    readme = "---\nid: tool\n---\nInstall the tool with pip:\n\n```bash\npip install <tool>\n```\n"
+    request = Request(question="How do I install the tool?", date=dt.date(2026, 9, 14))
+    proposal = Proposal(answer="Install the tool with pip:\n\n```bash\npip install <tool>\n``` [tool:1-5]",
+                        citations=[ProposedCitation(source_id="tool", start_line=1, end_line=5)])
+    trace = logic_engine.ask(make_corpus(("tool.md", readme)), request, proposal=proposal)
+    shown = answer_html(trace)
+    answer = shown[shown.index('<div class="rag-answer">'):]
+    answer = answer[:answer.index("</div>")]
+    assert '<pre class="rag-pre rag-code"><code>pip install &lt;tool&gt;</code></pre>' in answer
+    assert "```" not in answer and "[tool:1-5]" in answer
