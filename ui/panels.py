@@ -335,6 +335,20 @@ def _check_of(citation: Citation, unshown: list):
 _FENCED = re.compile(r"\n*^[ \t]*(?:```|~~~)[^\n]*\n(.*?)\n[ \t]*(?:```|~~~)[ \t]*$\n*", re.DOTALL | re.MULTILINE)
 
 
+# The same command inside a claim, whose line breaks the claim splitter joined: "… run: ``` npm init ``` This …".
+_INLINE_FENCED = re.compile(r"(?:```|~~~)[\w+-]*\s+(.*?)\s+(?:```|~~~)", re.DOTALL)
+
+
+def _claim_text_html(text: str) -> str:
+    """A claim's text, escaped; a command quoted from a code block as code, not as its fences."""
+    out, position = [], 0
+    for block in _INLINE_FENCED.finditer(text):
+        out += [_e(text[position:block.start()]), f"<code>{_e(block.group(1))}</code>"]
+        position = block.end()
+    out.append(_e(text[position:]))
+    return "".join(out)
+
+
 def _answer_text_html(text: str) -> str:
     """A stretch of the answer, escaped; a fenced code block in it as a listing."""
     out, position = [], 0
@@ -391,7 +405,7 @@ def claims_html(answer) -> str:
         mark = "✓ verified" if claim.status == "verified" else "✗ dropped"
         cited = "; ".join(_e(citation_label(c)) + (f" (failed: {_e(', '.join(c.failed_checks))})" if c.failed_checks else "")
                           + _supported_by(c) for c in claim.citations) or "no citation"
-        text = _e(claim.text) if claim.status == "verified" else f"<del>{_e(claim.text)}</del>"
+        text = _claim_text_html(claim.text) if claim.status == "verified" else f"<del>{_claim_text_html(claim.text)}</del>"
         rows.append([mark, text, cited])
     return "<h4>Claims</h4>" + table(["status", "claim", "citations"], rows, raw_columns=[1, 2])
 
@@ -406,7 +420,7 @@ def dropped_claims_html(answer) -> str:
         marks = " ".join(f'<span class="rag-mark no" title="dropped">✗ {_e(marker(c.source_id, c.page, c.start_line, c.end_line))}'
                          "</span>" for c in claim.citations)
         why = ", ".join(claim.failed_checks) or "no verified citation"
-        items.append(f"<li><del>{_e(claim.text)}</del> {marks} <span class='rag-note'>failed: {_e(why)}</span></li>")
+        items.append(f"<li><del>{_claim_text_html(claim.text)}</del> {marks} <span class='rag-note'>failed: {_e(why)}</span></li>")
     return ("<div class='rag-dropped'><p class='rag-note'>Dropped from the answer (no citation of "
             f"{'it' if len(dropped) == 1 else 'them'} passed its checks):</p><ul>{''.join(items)}</ul></div>")
 

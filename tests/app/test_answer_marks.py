@@ -124,3 +124,6 @@ def test_a_command_in_the_answer_is_shown_as_code_not_as_its_fences(logic_engine
     answer = answer[:answer.index("</div>")]
     assert '<pre class="rag-pre rag-code"><code>pip install &lt;tool&gt;</code></pre>' in answer
     assert "```" not in answer and "[tool:1-5]" in answer
+    claim = shown[shown.index("<td>✓ verified</td><td>") + len("<td>✓ verified</td><td>"):]
+    claim = claim[:claim.index("</td>")]  # the Claims table's claim cell (its citation cell names the source lines)
+    assert "<code>pip install &lt;tool&gt;</code>" in claim and "```" not in claim
