@@ -339,24 +339,22 @@ _FENCED = re.compile(r"\n*^[ \t]*(?:```|~~~)[^\n]*\n(.*?)\n[ \t]*(?:```|~~~)[ \t
 _INLINE_FENCED = re.compile(r"(?:```|~~~)[\w+-]*\s+(.*?)\s+(?:```|~~~)", re.DOTALL)
 
 
-def _claim_text_html(text: str) -> str:
-    """A claim's text, escaped; a command quoted from a code block as code, not as its fences."""
+def _code_shown(text: str, fenced: re.Pattern, template: str) -> str:
+    """`text` escaped, each command `fenced` finds in it written as `template` makes code of it."""
     out, position = [], 0
-    for block in _INLINE_FENCED.finditer(text):
-        out += [_e(text[position:block.start()]), f"<code>{_e(block.group(1))}</code>"]
+    for block in fenced.finditer(text):
+        out += [_e(text[position:block.start()]), template.format(_e(block.group(1)))]
         position = block.end()
     out.append(_e(text[position:]))
     return "".join(out)
+
+
+def _claim_text_html(text: str) -> str:
+    return _code_shown(text, _INLINE_FENCED, "<code>{}</code>")
 
 
 def _answer_text_html(text: str) -> str:
-    """A stretch of the answer, escaped; a fenced code block in it as a listing."""
-    out, position = [], 0
-    for block in _FENCED.finditer(text):
-        out += [_e(text[position:block.start()]), f'<pre class="rag-pre rag-code"><code>{_e(block.group(1))}</code></pre>']
-        position = block.end()
-    out.append(_e(text[position:]))
-    return "".join(out)
+    return _code_shown(text, _FENCED, '<pre class="rag-pre rag-code"><code>{}</code></pre>')
 
 
 def _answer_with_marks(answer: str, citations: Sequence[Citation], dropped: Sequence[Citation]) -> str:

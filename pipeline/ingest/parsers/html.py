@@ -181,7 +181,7 @@ class HtmlReader:
                 if _tag(item) in ("ul", "ol"):
                     self.list(item, depth + 1)
                 continue
-            if any(_tag(child) in _ITEM_BLOCKS for child in _shown_children(item)):
+            if any(_tag(child) in _ITEM_BLOCKS for child in _shown_children(item)):  # not a nested list alone
                 self.loose_item(item, number if ordered else None, depth)
                 number += 1
                 continue
@@ -207,9 +207,7 @@ class HtmlReader:
         nested list, in their order."""
         children = _shown_children(item)
         first_block = next((i for i, child in enumerate(children) if _is_item_block(child)), len(children))
-        lead = [item.text or ""]
-        for child in children[:first_block]:
-            lead += [" " if _tag(child) == "br" else text_of(child), child.tail or ""]
+        lead = [item.text or "", *(_inline(child) for child in children[:first_block])]
         rest, after_lead = children[first_block:], ""
         if not clean("".join(lead)) and rest and _tag(rest[0]) in ("p", "div") and not _holds_blocks(rest[0]):
             lead, after_lead, rest = [text_of(rest[0])], rest[0].tail or "", rest[1:]
@@ -221,7 +219,7 @@ class HtmlReader:
         inline = [text]
         for child in children:
             if not _is_item_block(child):
-                inline += [" " if _tag(child) == "br" else text_of(child), child.tail or ""]
+                inline.append(_inline(child))
                 continue
             self.writer.item_paragraph("".join(inline))
             tag = _tag(child)
@@ -264,6 +262,11 @@ def _listing(pre) -> str:
             parts.append(_listing(child))
         parts.append(child.tail or "")
     return "".join(parts)
+
+
+def _inline(element) -> str:
+    """An inline element's text with the text after it (a <br> as a space)."""
+    return (" " if _tag(element) == "br" else text_of(element)) + (element.tail or "")
 
 
 def _shown_children(element) -> list:

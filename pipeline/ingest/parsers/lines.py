@@ -38,6 +38,11 @@ _PERIOD = re.compile(r"(?:(?:Q[1-4]|H[12]|FY)\s*'?)?(?:19|20)\d\d|(?:Q[1-4]|H[12
 MIN_ROW_FIELDS = 3  # `pipeline.text.tables.is_table_row` wants two tab stops
 
 
+def _listing_lines(text: str) -> list[str]:
+    """A listing's lines as they are shown: control characters dropped, tabs as four spaces, no trailing spaces."""
+    return [_CONTROL.sub("", line).expandtabs(4).rstrip() for line in text.split("\n")]
+
+
 def clean(text: str) -> str:
     """One line of text: control characters dropped, any run of whitespace one space, trimmed."""
     return _SPACES.sub(" ", _CONTROL.sub("", text)).strip()
@@ -100,25 +105,22 @@ class BodyWriter:
         after an empty line, indented to the item's text, as Markdown writes a loose item, so the later stages read it
         as part of the item. After anything else (a table) it is a paragraph of its own."""
         text = clean(text)
-        if not text:
-            return
-        if self._last != "item":
+        if text and self._last == "item":
+            self._item_lines([text])
+        elif text:
             self.paragraph(text)
-            return
-        self.blank()
-        self._add(" " * self.item_text_at + text, "item")
 
     def item_listing(self, text: str) -> None:
         """A listing inside a list item (a step over its command): its non-empty lines indented to the item's text,
         after an empty line, so the item holds its command as the item's text did when it was read as one line; after
         anything else, a fenced code block."""
-        lines = [_CONTROL.sub("", line).expandtabs(4).rstrip() for line in text.split("\n")]
-        lines = [line for line in lines if line.strip()]
-        if not lines:
-            return
-        if self._last != "item":
+        lines = [line for line in _listing_lines(text) if line.strip()]
+        if lines and self._last == "item":
+            self._item_lines(lines)
+        elif lines:
             self.code(text)
-            return
+
+    def _item_lines(self, lines: list[str]) -> None:
         self.blank()
         for line in lines:
             self._add(" " * self.item_text_at + line, "item")
@@ -159,7 +161,7 @@ class BodyWriter:
 
     def code(self, text: str) -> None:
         """Preformatted text as a fenced block: its lines keep their indentation (tabs as four spaces)."""
-        lines = [_CONTROL.sub("", line).expandtabs(4).rstrip() for line in text.split("\n")]
+        lines = _listing_lines(text)
         while lines and not lines[-1]:
             lines.pop()
         while lines and not lines[0]:
