@@ -96,3 +96,16 @@ def test_a_pdf_whose_content_inflates_past_the_cap_is_refused_before_mupdf_reads
     assert 2**20 < counted[0] <= 2**20 + 65536 and 4 * 2**20 < counted[1] <= 4 * 2**20 + 65536  # stops at the cap
     with pytest.raises(InputError, match=r"its pages' content is over 0.5 MB once decompressed \(at page 1\)"):
         parse_pdf(inflating_pdf(0.6) , "two.pdf", limits=PdfLimits(max_page_content=2**20, max_content=2**20 // 2))
+
+
+def test_a_flate_stream_with_bytes_after_its_end_is_counted_and_the_count_ends():
+    """A writer's padding after a content stream's end (the 2007 IRS 1040-NR instructions carry such a stream):
+    zlib keeps the extra bytes as an unconsumed tail that decompresses to nothing, and the count looped forever."""
+    import zlib
+
+    from pipeline.ingest.parsers.pdf_guard import _inflated_size
+
+    content = b"BT /F1 12 Tf 72 712 Td (padded) Tj ET\n" * 2000
+    padded = zlib.compress(content) + b"\r\n\x00"
+    assert _inflated_size(padded, 2**25) == len(content)
+    assert _inflated_size(padded, 100) <= 100 + 65536  # still stops at the cap

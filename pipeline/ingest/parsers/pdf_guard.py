@@ -40,7 +40,9 @@ def _inflated_size(data: bytes, cap: int) -> int:
     inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # zlib or gzip header, as PDF writers use
     total, pending = 0, data
     try:
-        while pending and total <= cap:
+        # Bytes after the stream's end (a writer's padding) stay in `unconsumed_tail` once the inflater is at its end,
+        # and decompressing them gives nothing: without the eof test the loop never ends.
+        while pending and total <= cap and not inflater.eof:
             total += len(inflater.decompress(pending, _PIECE))
             pending = inflater.unconsumed_tail
         if total <= cap:
