@@ -26,8 +26,23 @@ MAX_EXTRA_DEPTH = 3
 MAX_EXTRA_ITEMS = 12
 
 
+# Dates written with the month's name, as other tools' front matter has them ("updated: September 11, 2020"): one
+# reading each. A date of figures only other than ISO ("09/11/2020") has two and stays refused.
+_WRITTEN_DATES = ("%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y", "%d %B %Y", "%d %b %Y", "%b. %d, %Y")
+
+
+def _written_date(text: str) -> dt.date | None:
+    for form in _WRITTEN_DATES:
+        try:
+            return dt.datetime.strptime(" ".join(text.split()), form).date()
+        except ValueError:
+            continue
+    return None
+
+
 def parse_date(value: Any, key: str, filename: str) -> dt.date | None:
-    """Dates are ISO YYYY-MM-DD (YAML may already have made them dates); null means open."""
+    """Dates are ISO YYYY-MM-DD (YAML may already have made them dates) or written with the month's name; null means
+    open."""
     if value is None or value == "":
         return None
     if isinstance(value, dt.datetime):
@@ -38,7 +53,10 @@ def parse_date(value: Any, key: str, filename: str) -> dt.date | None:
         raise InputError(filename, f"{key}: expected a date YYYY-MM-DD, got {shown(value)}")
     text = str(value).strip()
     if not _ISO_DATE.match(text):
-        raise InputError(filename, f"{key}: unknown date format {shown(text)} (expected YYYY-MM-DD)")
+        written = _written_date(text)
+        if written is None:
+            raise InputError(filename, f"{key}: unknown date format {shown(text)} (expected YYYY-MM-DD)")
+        return written
     try:
         return dt.date.fromisoformat(text)
     except ValueError:

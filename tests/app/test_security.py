@@ -607,13 +607,20 @@ def test_a_page_listing_uploads_the_server_lost_is_told_so(shared_samples):
     assert len(checks) == 3  # on Ask, on Enter in the question, on Check
 
 
-def test_front_matter_dates_must_be_exactly_yyyy_mm_dd():
+def test_front_matter_dates_are_iso_or_written_with_the_month_and_nothing_else():
+    """"updated: September 11, 2020" (a real handbook's front matter) has one reading; "20260914", a week date or
+    "09/11/2020" (September or November?) are refused."""
+    import datetime as dt
+
     from pipeline.core.errors import InputError
     from pipeline.ingest.parsers import parse
 
-    for value in ("20260914", "'20260914'", "2026-W37-1"):
+    for value in ("20260914", "'20260914'", "2026-W37-1", "09/11/2020", "September 31, 2020"):
         with pytest.raises(InputError, match="valid_from: unknown date format"):
             parse(f"---\nvalid_from: {value}\n---\nbody\n".encode(), "dates.md")
+    for value in ("September 11, 2020", "Sep 11, 2020", "11 September 2020"):
+        document = parse(f"---\nupdated: {value}\n---\nbody\n".encode(), "dates.md")
+        assert document.meta.updated == dt.date(2020, 9, 11)
 
 
 # --------------------------------------------------------------------------- 9. the load test reports, it does not assert time
