@@ -45,7 +45,7 @@ from typing import Any
 import pymupdf
 
 from pipeline.core.contracts import Box, Document, Line, Page, PageTable, WordBoxes
-from pipeline.core.errors import InputError
+from pipeline.core.errors import InputError, out_of_memory
 from pipeline.core.limits import PdfLimits, megabytes
 from pipeline.ingest.document import sha256
 from pipeline.ingest.furniture import running_lines
@@ -135,6 +135,8 @@ def _open(data: bytes, filename: str, limits: PdfLimits) -> pymupdf.Document:
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as error:  # MuPDF raises FileDataError / RuntimeError subclasses
+        if out_of_memory(error):
+            raise  # the worker says the file needs more memory than it may have: it is not corrupt
         raise InputError(filename, f"is corrupt and cannot be opened ({_short(error)})") from None
     if doc.needs_pass:
         doc.close()
@@ -828,6 +830,8 @@ def parse_pdf(
             except InputError:
                 raise
             except Exception as error:
+                if out_of_memory(error):
+                    raise
                 raise InputError(filename, f"page {number} is damaged and cannot be read ({_short(error)})") from None
             if len(atoms) > limits.max_lines_per_page:
                 raise InputError(
