@@ -62,6 +62,12 @@ VARIABLES = {
                            "but 64 MiB of it (default 0: the memory cgroup's limit, if any)"),
     "RAG_UPLOAD_MEMORY_MB": "estimated memory every session's uploads may hold together, in MiB (default 128)",
     "RAG_UPLOAD_FOLDER_MB": "received upload files waiting to be read, in MiB (default 100)",
+    "RAG_CLIENT_MEMORY_MB": "estimated memory the uploads of one client (address or account) may hold, in MiB "
+                            "(default 48)",
+    "RAG_CLIENT_FOLDER_MB": "received upload files of one client (address or account) waiting to be read, in MiB "
+                            "(default 40)",
+    "RAG_SESSIONS_PER_CLIENT": "sessions one client (address or account) may hold at once (default 50)",
+    "RAG_SESSION_STARTS_PER_CLIENT": "sessions one client (address or account) may start in 10 minutes (default 100)",
 }
 
 
