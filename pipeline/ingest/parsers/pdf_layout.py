@@ -55,8 +55,7 @@ from pipeline.ingest.parsers.pdf_guard import check_page_content
 from pipeline.ingest.parsers.pdf_tables import TableBudget, TableRows, find_tables
 from pipeline.ingest.parsers.pdf_info import document_info, with_info_title
 from pipeline.ingest.parsers.pdf_ocr import OcrBudget
-from pipeline.lang.text import SECTION_NUMBER
-from pipeline.lang.tokenize import is_cjk_char
+from pipeline.lang.text import SECTION_NUMBER, is_cjk_char
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
