@@ -3,7 +3,9 @@
     python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--pdf-pages N] [--scan-pages N]
                                   [--json reports/load.json]
     python -m pipeline bench load --short-sessions 200      memory over many short sessions (benchmarks/bench_attack.py)
-    python -m pipeline bench load --attack [--questions 10]  other users' latency during a bomb upload and a login storm
+    python -m pipeline bench load --attack [--questions 10]  what a bystander sees while one client attacks (issue 50's
+                                                             cases, benchmarks/bench_fairness.py), then other users'
+                                                             latency during a bomb upload and a login storm
 
 The app runs in its own process (uvicorn, 127.0.0.1, a free port) so its memory is measured alone:
 peak resident memory (VmHWM) and resident memory at the end, from /proc. Each session is one
@@ -377,8 +379,13 @@ def _attack_main(args, argv) -> int:
             figures.update(bench_attack.short_sessions(url, process.pid, args.short_sessions, questions))
         rows += bench_attack.render_short(figures)
     if args.attack:
+        from benchmarks import bench_fairness
+
+        with serving() as (_, url, _):
+            figures["cases"] = bench_fairness.run_cases(url, questions)
         figures.update(bench_attack.run_attack(questions, args.questions, serving))
-        rows += bench_attack.render_attack(figures)
+        figures["cases"]["sign-in"] = figures.pop("sign_in_case")
+        rows += bench_fairness.render_cases(figures["cases"]) + bench_attack.render_attack(figures)
     width = max(len(name) for name, _ in rows)
     figures["table"] = "\n".join([f"{'load test':<{width}}  value", f"{'-' * width}  -----"]
                                  + [f"{name:<{width}}  {value}" for name, value in rows])
