@@ -1,6 +1,6 @@
 """`python -m pipeline bench load --attack`, the cases of issue 50: what a bystander sees while one client attacks.
 
-One attacker (one address, 10.66.0.1, told with X-Forwarded-For as a proxy would) works at each way it could crowd
+One attacker (one address per case, 10.66.N.1, told with X-Forwarded-For as a proxy would) works at each way it could crowd
 out, wipe or stall another user of the free host; meanwhile a bystander (an address of its own) uploads a small
 note (`--attack` reports how long until it was added, or what refused it) and asks five questions (their p95):
 
@@ -19,6 +19,7 @@ asserted: the table says what happened.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import tempfile
 import threading
@@ -27,7 +28,14 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ATTACKER = {"X-Forwarded-For": "10.66.0.1"}
+_BYSTANDERS = itertools.count(1)  # each bystander at an address of its own
+ATTACKERS = {"sessions": 1, "readers": 2, "budget": 3, "folder": 4, "sign-in": 5}
+
+
+def attacker(case: str) -> dict[str, str]:
+    """The attacker's headers in `case`: an address of its own per case (a case's shares are not another's)."""
+    return {"X-Forwarded-For": f"10.66.{ATTACKERS[case]}.1"}
+
 TIMEOUT = {"timeout": 600}
 
 
@@ -54,7 +62,7 @@ def bystander(url: str, name: str, questions: list[str], folder: Path, auth=None
     note.write_text(f"---\nid: {name}\n---\nThe bystander's note {name}.\n")
     seen: dict = {"asks": []}
     try:
-        client = _client(url, {"X-Forwarded-For": f"10.0.9.{abs(hash(name)) % 250 + 1}"}, auth=auth)
+        client = _client(url, {"X-Forwarded-For": f"10.0.9.{next(_BYSTANDERS)}"}, auth=auth)
         started = time.perf_counter()
         report = _upload(client, [note])
         seen["upload_s"], seen["upload"] = time.perf_counter() - started, _said(report)
@@ -87,9 +95,10 @@ def flood_sessions(url: str, calls: int = 520) -> dict:
 
     def one(_):
         started = httpx.post(f"{url}gradio_api/call/history", json={"data": [], "session_hash": uuid.uuid4().hex},
-                             headers=ATTACKER, timeout=60)
+                             headers=attacker("sessions"), timeout=60)
         if started.status_code == 200:
-            httpx.get(f"{url}gradio_api/call/history/{started.json()['event_id']}", headers=ATTACKER, timeout=60)
+            httpx.get(f"{url}gradio_api/call/history/{started.json()['event_id']}", headers=attacker("sessions"),
+                      timeout=60)
         return started.status_code
 
     with ThreadPoolExecutor(8) as pool:
@@ -117,7 +126,7 @@ def slow_readers(url: str, folder: Path) -> dict:
     def one(_):
         started = time.perf_counter()
         try:
-            report = _upload(_client(url, ATTACKER), files)
+            report = _upload(_client(url, attacker("readers")), files)
             said = f"{len(report['added'])} added, {len(report['errors'])} refused"
         except Exception as error:  # noqa: BLE001
             said = f"{type(error).__name__}: {str(error)[:100]}"
@@ -133,16 +142,19 @@ def fill_budget(url: str, folder: Path) -> dict:
     from benchmarks.bench_chunking import prose
 
     added, last = 0, ""
-    for session in range(3):
-        client = _client(url, ATTACKER)
-        for n in range(4):
-            path = folder / f"prose-{session}-{n}-{uuid.uuid4().hex[:6]}.md"
-            path.write_text(f"---\nid: {path.stem}\n---\n" + prose(1.0))
-            report = _upload(client, [path])
-            if not report["added"]:
-                last = _said(report)
-                break
-            added += 1
+    try:
+        for session in range(3):
+            client = _client(url, attacker("budget"))
+            for n in range(4):
+                path = folder / f"prose-{session}-{n}-{uuid.uuid4().hex[:6]}.md"
+                path.write_text(f"---\nid: {path.stem}\n---\n" + prose(1.0))
+                report = _upload(client, [path])
+                if not report["added"]:
+                    last = _said(report)
+                    break
+                added += 1
+    except Exception as error:  # noqa: BLE001 - reported
+        last = f"{type(error).__name__}: {str(error)[:110]}"
     return {"said": f"{added} MB of prose added over 3 sessions, then: {last or 'never refused'}"}
 
 
@@ -152,7 +164,7 @@ def fill_folder(url: str) -> dict:
     sent, last = 0, ""
     for n in range(30):
         files = {"files": (f"filler-{n}.md", b"x" * (5 * 2**20), "text/markdown")}
-        answer = httpx.post(f"{url}gradio_api/upload", files=files, headers=ATTACKER, timeout=60)
+        answer = httpx.post(f"{url}gradio_api/upload", files=files, headers=attacker("folder"), timeout=60)
         if answer.status_code != 200:
             last = f"{answer.status_code} {answer.json().get('detail', '')[:110]}"
             break
@@ -185,8 +197,8 @@ def signed_in_case(url: str, questions: list[str], storm_s: float = 5.0) -> dict
     tried, locked = 0, 0
     deadline = time.perf_counter() + storm_s
     while time.perf_counter() < deadline:
-        answer = httpx.post(url + "login", data={"username": "user0", "password": "a-guess-123"}, headers=ATTACKER,
-                            timeout=60)
+        answer = httpx.post(url + "login", data={"username": "user0", "password": "a-guess-123"},
+                            headers=attacker("sign-in"), timeout=60)
         tried, locked = tried + 1, locked + (answer.status_code == 429)
     own = httpx.post(url + "login", data={"username": "user0", "password": "user0-password-123"},
                      headers={"X-Forwarded-For": "10.0.7.1"}, timeout=60)
