@@ -127,7 +127,9 @@ def slow_readers(url: str, folder: Path) -> dict:
         started = time.perf_counter()
         try:
             report = _upload(_client(url, attacker("readers")), files)
-            said = f"{len(report['added'])} added, {len(report['errors'])} refused"
+            kinds = {error.split(":")[0].rsplit(".", 1)[-1]: error.split(": ", 1)[-1][:60] for error in report["errors"]}
+            said = (f"{len(report['added'])} added, {len(report['errors'])} refused"
+                    + "".join(f"; {kind}: {why}" for kind, why in sorted(kinds.items())))
         except Exception as error:  # noqa: BLE001
             said = f"{type(error).__name__}: {str(error)[:100]}"
         return time.perf_counter() - started, said

@@ -49,6 +49,8 @@ VARIABLES = {
     "PORT": "the app listens on 0.0.0.0:PORT (as on Render)",
     "GRADIO_SERVER_NAME": "the app's host (as on Hugging Face Spaces)",
     "GRADIO_SERVER_PORT": "the app's port (as on Hugging Face Spaces)",
+    "FORWARDED_ALLOW_IPS": ("uvicorn's (read by it, not the app): the proxies whose X-Forwarded-For names the client, "
+                            "whose address the per-client shares count (default 127.0.0.1)"),
     # limits an operator may change (pipeline.core.limits; docs/limits.md)
     "RAG_WORKERS": "worker processes that parse uploads and draw PDF pages (default 2)",
     "RAG_WORKER_MEMORY_MB": "a worker's address space in MiB (default 384)",
