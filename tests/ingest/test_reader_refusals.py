@@ -24,6 +24,7 @@ def _out_of_memory(*args, **kwargs):
 def test_running_out_of_memory_is_reported_as_such_not_as_a_corrupt_file(monkeypatch, kind, data, target):
     """The worker answers "memory" (the server then says the file needed more memory than a worker may have)."""
     monkeypatch.setattr(target, _out_of_memory)
+    monkeypatch.setattr(sandbox_worker, "_cpu_budget", lambda seconds: None)  # a worker's CPU limit, not this process's
     reply = sandbox_worker.handle(("parse", kind, data, f"big.{kind}", None, None, 30))
     assert reply[0] == "memory", reply
 
