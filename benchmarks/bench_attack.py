@@ -237,7 +237,11 @@ def run_attack(questions: list[str], count: int, serving) -> dict:
     try:
         users = users_file(folder, [f"user{n}" for n in range(8)] + ["mallory"])
         with serving({"AUTH_USERS_FILE": str(users)}) as (process, url, _):
-            return attack(url, process.pid, questions, count, folder)
+            from benchmarks.bench_fairness import signed_in_case
+
+            figures = attack(url, process.pid, questions, count, folder)
+            figures["sign_in_case"] = signed_in_case(url, questions)
+            return figures
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

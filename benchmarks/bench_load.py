@@ -3,11 +3,15 @@
     python -m pipeline bench load [--sessions 16] [--questions 10] [--no-upload] [--pdf-pages N] [--scan-pages N]
                                   [--json reports/load.json]
     python -m pipeline bench load --short-sessions 200      memory over many short sessions (benchmarks/bench_attack.py)
-    python -m pipeline bench load --attack [--questions 10]  other users' latency during a bomb upload and a login storm
+    python -m pipeline bench load --attack [--questions 10]  what a bystander sees while one client attacks (issue 50's
+                                                             cases, benchmarks/bench_fairness.py), then other users'
+                                                             latency during a bomb upload and a login storm
 
 The app runs in its own process (uvicorn, 127.0.0.1, a free port) so its memory is measured alone:
 peak resident memory (VmHWM) and resident memory at the end, from /proc. Each session is one
-gradio_client.Client in its own thread: it uploads one small generated document (its own session
+gradio_client.Client in its own thread, at an address of its own (it says so with X-Forwarded-For, which the app
+takes from 127.0.0.1 as from a proxy: eight people are eight clients, each with its share, `ui.clients`): it uploads
+one small generated document (its own session
 collection; skip with --no-upload; with --pdf-pages N a PDF of N real three-column pages instead:
 the Federal Register pages of the public eval set, cycled, with the session's number stamped on
 page one, so each upload is a different file), then asks `--questions` questions (the seed scenarios'
@@ -132,13 +136,18 @@ def session_pdf(folder: Path, index: int, pages: int) -> Path:
     return path
 
 
+def person(index: int) -> dict[str, str]:
+    """The headers of the load test's `index`-th person: an address of its own (10.0.x.y), told as a proxy would."""
+    return {"X-Forwarded-For": f"10.0.{index // 250}.{index % 250 + 1}"}
+
+
 def run_session(url: str, index: int, questions: list[str], count: int, upload: bool, results: dict, lock,
                 pdf_pages: int = 0) -> None:
     from gradio_client import Client, handle_file
 
     latencies, errors, upload_s, refused = [], [], [], []
     try:
-        client = Client(url, verbose=False, httpx_kwargs={"timeout": 600})
+        client = Client(url, verbose=False, httpx_kwargs={"timeout": 600}, headers=person(index))
     except Exception as error:  # noqa: BLE001 - counted and reported, the run goes on
         with lock:
             results["errors"].append(f"connect: {type(error).__name__}: {str(error)[:200]}")
@@ -189,7 +198,7 @@ def run_scan(url: str, pages: int, results: dict) -> None:
     path.write_bytes(scanned_pdf(pages, stamp=f"scan {time.time_ns()}")[0])
     scan = results["scan"] = {"pages": pages, "bytes": path.stat().st_size}
     try:
-        client = Client(url, verbose=False, httpx_kwargs={"timeout": 900})
+        client = Client(url, verbose=False, httpx_kwargs={"timeout": 900}, headers=person(250))
         started = time.perf_counter()
         report = client.predict([handle_file(str(path))], "", "", "", "", "", api_name="/upload")
         scan["upload_s"] = time.perf_counter() - started
@@ -370,8 +379,13 @@ def _attack_main(args, argv) -> int:
             figures.update(bench_attack.short_sessions(url, process.pid, args.short_sessions, questions))
         rows += bench_attack.render_short(figures)
     if args.attack:
+        from benchmarks import bench_fairness
+
+        with serving() as (_, url, _):
+            figures["cases"] = bench_fairness.run_cases(url, questions)
         figures.update(bench_attack.run_attack(questions, args.questions, serving))
-        rows += bench_attack.render_attack(figures)
+        figures["cases"]["sign-in"] = figures.pop("sign_in_case")
+        rows += bench_fairness.render_cases(figures["cases"]) + bench_attack.render_attack(figures)
     width = max(len(name) for name, _ in rows)
     figures["table"] = "\n".join([f"{'load test':<{width}}  value", f"{'-' * width}  -----"]
                                  + [f"{name:<{width}}  {value}" for name, value in rows])

@@ -51,6 +51,7 @@ _EXPORTS = {
     ".engine.config": ["Engine", "build_engine", "paired_judge", "with_budget_of", "with_llm_budget"],
     ".engine.journey": ["WORDS_ONLY_NOTE"],
     ".engine.sandbox": ["Sandbox", "default_sandbox", "render_page_in_worker", "render_pages_in_worker"],
+    ".engine.lanes": ["FairLane", "acting_for"],
     ".engine.scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",
                           "scenario_request", "scenario_settings"],
     # around the engine: highlights, accounts, the persistent library

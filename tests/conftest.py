@@ -32,6 +32,12 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
     """The environment for the app or the command line in a child process: its own vector cache."""
     return {**os.environ, "RAG_CACHE_DIR": SUBPROCESS_CACHE, **overrides}
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# Every test's client comes from 127.0.0.1, so a per-client share (sessions, their starts, upload memory, upload
+# space) would be the whole suite's: here each is as large as the server's own total, and the tests of the shares
+# (tests/app/test_fair_sharing.py) set them small.
+for _name, _value in (("RAG_SESSIONS_PER_CLIENT", "500"), ("RAG_SESSION_STARTS_PER_CLIENT", "100000"),
+                      ("RAG_CLIENT_MEMORY_MB", "128"), ("RAG_CLIENT_FOLDER_MB", "100")):
+    os.environ.setdefault(_name, _value)
 
 
 def pytest_sessionfinish(session, exitstatus):

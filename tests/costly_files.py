@@ -61,3 +61,65 @@ def huge_page_pdf(text: str, points: float = 12000) -> bytes:
     page = doc.new_page(width=points, height=points)
     page.insert_text((100, 100), text, fontsize=40)
     return doc.tobytes()
+
+
+def sniffer_worst_csv(repeats: int = 27_000) -> bytes:
+    """A CSV built for the standard library's `csv.Sniffer`: `,"a` over and over, a quoted cell never closed before a
+    delimiter, so each of its quote patterns scans to the end from every position (80 KB took 23-42 s)."""
+    return b"Boat,Dues\n" + b',"a' * repeats + b"\n"
+
+
+def epub_repeating_one_chapter(times: int, text: str = "The only chapter says boats keep 5 metres apart.") -> bytes:
+    """A few KB of EPUB whose spine lists its one chapter `times` times (20,000 ran a parse 47 s to its CPU limit)."""
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        archive.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
+                         'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+                         '<rootfile full-path="content.opf" media-type="application/oebps-package+xml"/>'
+                         '</rootfiles></container>')
+        archive.writestr("content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+                         'version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Once'
+                         '</dc:title></metadata><manifest><item id="c" href="c.xhtml" '
+                         'media-type="application/xhtml+xml"/></manifest><spine>'
+                         + '<itemref idref="c"/>' * times + "</spine></package>")
+        archive.writestr("c.xhtml", f'<html xmlns="http://www.w3.org/1999/xhtml"><body><p>{text}</p></body></html>')
+    return out.getvalue()
+
+
+def xlsx_of_sheets(sheets: int) -> bytes:
+    """A workbook of `sheets` sheets of one cell each, written part by part (openpyxl takes minutes to write 10,000
+    sheets); 9,990 of them took a parse 57 s when each sheet's merged cells re-opened the archive."""
+    import io
+    import zipfile
+
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    relations = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    package = "http://schemas.openxmlformats.org/package/2006/relationships"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/'
+                         'package/2006/content-types"><Default Extension="rels" ContentType="application/'
+                         'vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType='
+                         '"application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/'
+                         'vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+                         + "".join(f'<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="application/'
+                                   'vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+                                   for n in range(1, sheets + 1)) + "</Types>")
+        archive.writestr("_rels/.rels", f'<?xml version="1.0"?><Relationships xmlns="{package}"><Relationship '
+                         f'Id="rId1" Type="{relations}/officeDocument" Target="xl/workbook.xml"/></Relationships>')
+        archive.writestr("xl/workbook.xml", f'<?xml version="1.0"?><workbook xmlns="{main}" xmlns:r="{relations}">'
+                         "<sheets>" + "".join(f'<sheet name="S{n}" sheetId="{n}" r:id="rId{n}"/>'
+                                              for n in range(1, sheets + 1)) + "</sheets></workbook>")
+        archive.writestr("xl/_rels/workbook.xml.rels", f'<?xml version="1.0"?><Relationships xmlns="{package}">'
+                         + "".join(f'<Relationship Id="rId{n}" Type="{relations}/worksheet" '
+                                   f'Target="worksheets/sheet{n}.xml"/>' for n in range(1, sheets + 1))
+                         + "</Relationships>")
+        for n in range(1, sheets + 1):
+            archive.writestr(f"xl/worksheets/sheet{n}.xml", f'<?xml version="1.0"?><worksheet xmlns="{main}">'
+                             f'<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Sheet {n} says {n} boats'
+                             "</t></is></c></row></sheetData></worksheet>")
+    return out.getvalue()

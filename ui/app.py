@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from . import panels, received, retention
 from .accounts import mount_options
 from .login import ClientAddress
+from .session_gate import SessionGate, SessionTable
 from .session_owner import SessionOwners, gradio_user_of
 from .upload_guard import UploadGuard
 from .layout import build_blocks
@@ -50,11 +51,14 @@ def create_app(shared: Shared | None = None) -> FastAPI:
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=THEME,
                               max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True, **options)
     app.state.login_guard = getattr(options.get("auth"), "__self__", None)  # ui.login.LoginGuard, with sign-in
-    # Before Gradio sees a request: its upload route within a total and a rate; with sign-in, a session
-    # only for its own user; the client's address for the sign-in throttle (ui.login).
-    app.add_middleware(UploadGuard, folder=received.upload_folder)
-    if shared.accounts is not None:
-        app.add_middleware(SessionOwners, user_of=gradio_user_of(_gradio_app(app)))
+    # Before Gradio sees a request: its upload route within a total, a rate and each client's share; a new
+    # session only within its client's share and the table's size (never by dropping another); with sign-in,
+    # a session only for its own user; the client's address for the sign-in throttle (ui.login).
+    user_of = gradio_user_of(_gradio_app(app)) if shared.accounts is not None else None
+    app.add_middleware(UploadGuard, folder=received.upload_folder, user_of=user_of)
+    app.add_middleware(SessionGate, table=SessionTable(demo.state_holder), user_of=user_of)
+    if user_of is not None:
+        app.add_middleware(SessionOwners, user_of=user_of)
     app.add_middleware(ClientAddress)
     # mount_gradio_app never sets this (launch() does); without it Gradio accepts a FileData path naming
     # any server file. With it, an API call may only pass files that were uploaded (see ui.received).

@@ -8,6 +8,7 @@ into a one-line `gr.Error`.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import html
@@ -21,14 +22,17 @@ from pydantic import ValidationError
 
 from pipeline import (
     Document,
+    FairLane,
     InputError,
     RagError,
     Request,
     Settings,
     Trace,
+    acting_for,
     can_read,
     check_answer_text,
     check_question,
+    limits,
     megabytes,
     parse_answer,
     parse_iso_date,
@@ -38,6 +42,7 @@ from pipeline import (
 
 from . import history, panels
 from .accounts import parse_groups, requester_groups
+from .clients import InProgress, fairness_key, request_clients
 from .demos import run_demo
 from .received import forget_file, received_file
 from .source import document_details
@@ -286,6 +291,51 @@ def _parse_upload(shared: Shared, path: str, metadata: dict[str, str], known_dig
     return document, data
 
 
+# A client's uploads under way (more are refused at once), and the one indexing lane: each client's behind its own.
+UPLOADS = InProgress(lambda: limits.UPLOADS_WAITING_PER_CLIENT, "upload")
+INDEXING = FairLane(1)
+
+
+def parse_turn(shared: Shared):
+    """A context holding a parse worker's slot for the current client (`pipeline.acting_for`), in the sandbox's
+    fair lane: an upload reads its file and has it parsed within one turn, so a waiting upload holds no file."""
+    sandbox = shared.engine.sandbox
+    return sandbox.turn() if hasattr(sandbox, "turn") else contextlib.nullcontext()
+
+
+def _parse_uploads(shared: Shared, session: Session, paths: list[str], metadata: dict[str, str],
+                   progress) -> tuple[list[Document], dict[str, bytes], list[str]]:
+    """Each received file read and parsed, one turn of the parse lane each: (documents, bytes by digest, errors)."""
+    visible = session.visible_documents(shared)  # never a restricted sample: that would reveal it exists
+    known_digests = {d.digest: d.source_id for d in visible}
+    known_ids = {d.source_id for d in visible}
+    new, data_by_digest, errors = [], {}, []
+    admit = MemoryAdmission(session)
+    for i, path in enumerate(paths):
+        name = Path(path).name
+        progress((i, len(paths)), desc=f"parsing {name}")
+        try:
+            with parse_turn(shared):
+                received = received_file(path)  # never a server file named by a forged request
+                try:
+                    quota_left = session_quota_left(session) - sum(len(d) for d in data_by_digest.values())
+                    document, data = _parse_upload(shared, str(received), metadata, known_digests, known_ids,
+                                                   quota_left, admit)
+                finally:
+                    forget_file(received)
+        except InputError as error:
+            errors.append(clean(str(error)))
+            continue
+        except OSError as error:
+            errors.append(f"{name}: cannot be read ({error.strerror})")
+            continue
+        new.append(document)
+        data_by_digest[document.digest] = data
+        known_digests[document.digest] = document.source_id
+        known_ids.add(document.source_id)
+    return new, data_by_digest, errors
+
+
 class MemoryAdmission:
     """One upload batch's admission to the memory budget (pipeline.ingest.budgets): a file is refused when, with the
     batch's files admitted before it, it would not fit the session's or the server's budget."""
@@ -298,7 +348,8 @@ class MemoryAdmission:
         from pipeline import document_cost, upload_budget
 
         cost = document_cost(summary)
-        upload_budget().check(self.session, {**self.pending, f"\0{len(self.pending)}": cost}, name)
+        upload_budget().check(self.session, {**self.pending, f"\0{len(self.pending)}": cost}, name,
+                              clients=self.session.clients)
         return cost
 
     def __call__(self, name: str, summary: dict) -> None:
@@ -327,43 +378,22 @@ def _chosen_paths(files, label: str) -> list[str]:
 
 @guarded
 def do_upload(shared: Shared, files, version, topic, authority, valid_from, valid_to, session,
-              progress=gr.Progress()):
+              request: gr.Request | None = None, progress=gr.Progress()):
     """Add PDFs or text files (.pdf, .md, .txt) to this session's collection only. The metadata fields
     apply to files without front matter. A document can be asked about as soon as this returns (BM25);
     its dense vectors are computed in the background (each added item's "status" says how far).
     Returns {"added": [...], "errors": [...], "documents": [...]}."""
     session = session_of(session)
     paths = _chosen_paths(files, "upload")
-    metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
-    visible = session.visible_documents(shared)  # never a restricted sample: that would reveal it exists
-    known_digests = {d.digest: d.source_id for d in visible}
-    known_ids = {d.source_id for d in visible}
-    new, data_by_digest, errors = [], {}, []
-    admit = MemoryAdmission(session)
-    for i, path in enumerate(paths):
-        name = Path(path).name
-        progress((i, len(paths)), desc=f"parsing {name}")
-        try:
-            received = received_file(path)  # never a server file named by a forged request
-            try:
-                quota_left = session_quota_left(session) - sum(len(d) for d in data_by_digest.values())
-                document, data = _parse_upload(shared, str(received), metadata, known_digests, known_ids,
-                                               quota_left, admit)
-            finally:
-                forget_file(received)
-        except InputError as error:
-            errors.append(clean(str(error)))
-            continue
-        except OSError as error:
-            errors.append(f"{name}: cannot be read ({error.strerror})")
-            continue
-        new.append(document)
-        data_by_digest[document.digest] = data
-        known_digests[document.digest] = document.source_id
-        known_ids.add(document.source_id)
-    if new:
-        progress((len(paths), len(paths)), desc="indexing (BM25); dense vectors follow in the background")
-        session.add(shared, new, data_by_digest)
+    session.clients = request_clients(request) if request is not None else session.clients
+    client = fairness_key(request)
+    with acting_for(client), UPLOADS.hold(client):
+        new, data_by_digest, errors = _parse_uploads(shared, session, paths, _upload_metadata(
+            version, topic, authority, valid_from, valid_to), progress)
+        if new:
+            progress((len(paths), len(paths)), desc="indexing (BM25); dense vectors follow in the background")
+            with INDEXING.turn():
+                session.add(shared, new, data_by_digest)
     for error in errors:
         gr.Warning(toast(error))
     if new:
@@ -407,10 +437,11 @@ def do_add_to_library(shared: Shared, files, version, topic, authority, valid_fr
     paths = _chosen_paths(files, "library")
     metadata = _upload_metadata(version, topic, authority, valid_from, valid_to)
     incoming = [Incoming(*_read_upload(path), metadata=metadata or None) for path in paths]
-    added, unchanged = shared.library.add(
-        shared.engine, incoming, reserved_ids={d.source_id for d in shared.samples},
-        limits=PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES),
-        progress=lambda done, total, stage: progress((done, max(total, 1)), desc=stage))
+    with acting_for(fairness_key(request)):  # its files wait for a parse worker behind this account's own
+        added, unchanged = shared.library.add(
+            shared.engine, incoming, reserved_ids={d.source_id for d in shared.samples},
+            limits=PdfLimits(max_pages=MAX_PDF_PAGES, max_bytes=MAX_FILE_BYTES),
+            progress=lambda done, total, stage: progress((done, max(total, 1)), desc=stage))
     if added:
         gr.Info(f"Added to the shared library: {html.escape(', '.join(added))}")
     return {"added": added, "unchanged": unchanged, "library": sorted(shared.library_ids())}, session

@@ -35,7 +35,9 @@ from .state import (
 )
 
 DEFAULTS = Settings()
-UPLOAD_CONCURRENCY = 1  # parsing and embedding a 20 MB upload takes both cores of a small host
+# Upload events enter their handler at once, up to this many: the handler waits for a parse worker in a fair lane
+# (ui.handlers), so a client's uploads wait behind its own, not behind everyone's in Gradio's first-come queue.
+UPLOAD_CONCURRENCY = 16
 ANSWER_CONCURRENCY = 2
 EMBEDDING_POLL_S = 1.5  # how often the page refreshes "embedding n of m" while a session's vectors are computed
 ELIGIBILITY = [("before the top-k cut-off (filter, then rank)", "before_cutoff"),

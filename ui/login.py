@@ -6,12 +6,19 @@ from 4 ms to a 15.8 s median. Here the verification runs in a thread of its own 
 LOGIN_VERIFICATIONS_AT_ONCE at a time (each takes 64 MiB and the cores); at most LOGIN_WAITING_MAX sign-ins
 wait for one, and more are told to try again.
 
-Failures are counted per account and per client address (the address uvicorn reports: behind a proxy,
-run uvicorn with `--proxy-headers` and `--forwarded-allow-ips` so it is the client's). After
-LOGIN_FREE_FAILURES_PER_ACCOUNT failures an account is locked for LOGIN_LOCK_FIRST_S, twice as long after
-each further failure, up to LOGIN_LOCK_MAX_S; an address likewise after LOGIN_FREE_FAILURES_PER_ADDRESS.
-A locked sign-in is answered at once (no verification) with HTTP 429 "… try again in N s". A success
-clears its account's failures (not its address's: one's own account must not reset guesses at others').
+Failures are counted per account at an address, and per address (the address uvicorn reports, an IPv6
+client's /64: `ui.clients`; behind a proxy, run uvicorn with `--proxy-headers` and `--forwarded-allow-ips` so
+it is the client's). After LOGIN_FREE_FAILURES_PER_ACCOUNT failures an account is locked at that address for
+LOGIN_LOCK_FIRST_S, twice as long after each further failure, up to LOGIN_LOCK_MAX_S; an address likewise,
+for every account, after LOGIN_FREE_FAILURES_PER_ADDRESS. A locked sign-in is answered at once (no
+verification) with HTTP 429 "… try again in N s". A success clears its account's failures at that address
+(not the address's: one's own account must not reset guesses at others').
+
+The account's lock is keyed on the account and the address together: keyed on the account alone, five wrong
+passwords from anywhere locked a known user out of their own account. The price: guesses at one account
+from many addresses are slowed per address, not for the account as a whole. Every guess still costs an
+argon2 verification, one at a time for the whole server (LOGIN_VERIFICATIONS_AT_ONCE), so no number of
+addresses guesses faster than that lane, and each address is locked after its own few failures.
 Failures older than LOGIN_FORGET_S are forgotten; at most MAX_TRACKED accounts and addresses are tracked.
 """
 
@@ -29,6 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 from fastapi import HTTPException
 
 from pipeline import limits
+
+from .clients import address_key
 
 MAX_TRACKED = 10_000
 LOGIN_NICE = 10
@@ -106,7 +115,8 @@ class LoginGuard:
         self._counting = threading.Lock()
 
     async def login(self, username: str, password: str) -> bool:
-        account, address = f"account:{username}", f"address:{client_address.get()}"
+        address = address_key(client_address.get())
+        account = f"account:{username}@{address}"
         wait = max(self.lockouts.locked_for(account, limits.LOGIN_FREE_FAILURES_PER_ACCOUNT),
                    self.lockouts.locked_for(address, limits.LOGIN_FREE_FAILURES_PER_ADDRESS))
         if wait > 0:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import gradio as gr
 
-from pipeline import (Document, InputError, check_replacement, document_cost, megabytes, replacement_metadata,
+from pipeline import (Document, InputError, acting_for, check_replacement, document_cost, megabytes, replacement_metadata,
                       upload_budget)
 
 from .accounts import requester_groups
+from .clients import fairness_key, request_clients
 from .endpoints import readable_ids
-from .handlers import _chosen_paths, _read_upload, guarded, session_of, toast
+from .handlers import INDEXING, UPLOADS, _chosen_paths, _read_upload, guarded, parse_turn, session_of, toast
 from .state import MAX_FILE_BYTES, MAX_PDF_PAGES, Session, Shared, session_quota_left
 
 
@@ -33,25 +34,28 @@ def _limits():
 
 def _replace_upload(shared: Shared, session: Session, source_id: str, path: str, version) -> tuple[Document, Document]:
     old = session.uploads[source_id]
-    name, data = _read_upload(path)
-    allowed = session_quota_left(session) + session.upload_sizes.get(source_id, 0)
-    if len(data) > allowed:
-        raise InputError(name, f"is {megabytes(len(data))}; this session may upload {megabytes(allowed)} more "
-                               "(the uploads of one session are bounded)")
-    metadata = replacement_metadata(data, name, old, version, front_matter=shared.engine.takes_front_matter(data, name))
-    document = shared.engine.parse(data, name, metadata, _limits(),
-                                   admit=lambda summary: _fits(session, source_id, name, summary))
+    with parse_turn(shared):  # the parse lane's turn of this client (ui.handlers), as for an upload
+        name, data = _read_upload(path)
+        allowed = session_quota_left(session) + session.upload_sizes.get(source_id, 0)
+        if len(data) > allowed:
+            raise InputError(name, f"is {megabytes(len(data))}; this session may upload {megabytes(allowed)} more "
+                                   "(the uploads of one session are bounded)")
+        metadata = replacement_metadata(data, name, old, version,
+                                        front_matter=shared.engine.takes_front_matter(data, name))
+        document = shared.engine.parse(data, name, metadata, _limits(),
+                                       admit=lambda summary: _fits(session, source_id, name, summary))
     check_replacement(old, document, name)
     same = [d.source_id for d in session.visible_documents(shared)
             if d.digest == document.digest and d.source_id != source_id]
     if same:
         raise InputError(name, f"is already loaded (as {same[0]})")
-    return session.replace(shared, document, data), document
+    with INDEXING.turn():
+        return session.replace(shared, document, data), document
 
 
 def _fits(session: Session, source_id: str, name: str, summary: dict) -> None:
     """The new version, in place of the old one, must fit the memory budget (pipeline.ingest.budgets)."""
-    upload_budget().check(session, {source_id: document_cost(summary)}, name)
+    upload_budget().check(session, {source_id: document_cost(summary)}, name, clients=session.clients)
 
 
 def _replace_library(shared: Shared, session: Session, source_id: str, path: str, version, request,
@@ -85,7 +89,10 @@ def do_replace_document(shared: Shared, source_id, file, version, session, reque
     readable = set() if source_id in session.uploads else readable_ids(shared, session, request)
     if source_id in session.uploads:
         where = "session"
-        old, new = _replace_upload(shared, session, source_id, paths[0], version)
+        session.clients = request_clients(request) if request is not None else session.clients
+        client = fairness_key(request)
+        with acting_for(client), UPLOADS.hold(client):
+            old, new = _replace_upload(shared, session, source_id, paths[0], version)
     elif shared.library is not None and source_id in shared.library_ids() and source_id in readable:
         where = "library"
         old, new = _replace_library(shared, session, source_id, paths[0], version, request, progress)

@@ -2,8 +2,9 @@
 
 - A session's state (its uploads, their vectors, its last trace) expires SESSION_TTL_S after its last
   use, and CLOSED_SESSION_TTL_S after its browser tab closed (Gradio's own default is an hour).
-- At most MAX_SESSIONS sessions are held; the least recently used beyond that is dropped. A session whose
-  values have expired is dropped whole (Gradio would keep its copy of the page's config).
+- At most MAX_SESSIONS sessions are held: a new one is refused while the table is full (`ui.session_gate`, which
+  also shares it out per client), never let in by dropping a live one. A session whose values have expired is
+  dropped whole (Gradio would keep its copy of the page's config).
 - Files Gradio received or served are deleted every CACHE_SWEEP_S once older than CACHE_MAX_AGE_S,
   and all of them when the server stops (received uploads are also deleted as soon as they are read).
 - The access log never prints a session hash or a cached file's path.
@@ -38,7 +39,7 @@ def bound_sessions(demo) -> None:
     """After mounting: apply the closed-tab lifetime and the session cap to `demo`'s state holder, and drop a
     session's whole Gradio state once its values have expired (see `_drop_spent_sessions`)."""
     holder = demo.state_holder
-    holder.capacity = MAX_SESSIONS
+    holder.capacity = 2 * MAX_SESSIONS  # Gradio's own least-recently-used drop: a backstop ui.session_gate never reaches
     current = _ClosedSessionsExpireSoon()
     current.update(holder.session_data)
     holder.session_data = current

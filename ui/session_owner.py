@@ -27,7 +27,7 @@ MAX_EVENT_BODY = 4 * 1024 * 1024  # an event's JSON (its inputs; files travel th
 _PREFIX = "/gradio_api/"
 
 
-def _hash_in_path(path: str) -> str | None:
+def hash_in_path(path: str) -> str | None:
     parts = path[len(_PREFIX):].split("/")
     if len(parts) >= 2 and parts[0] == "heartbeat":
         return parts[1]
@@ -49,14 +49,14 @@ class SessionOwners:
         if scope["type"] != "http" or not scope["path"].startswith(_PREFIX):
             await self.app(scope, receive, send)
             return
-        session_hash = _hash_in_path(scope["path"]) or _hash_in_query(scope)
-        if session_hash is None and scope["method"] == "POST" and _json(scope):
-            body, too_large = await _read_body(receive)
+        session_hash = hash_in_path(scope["path"]) or hash_in_query(scope)
+        if session_hash is None and scope["method"] == "POST" and is_json(scope):
+            body, too_large = await read_body(receive)
             if too_large:
                 await _answer(send, 413, "the request is too large")
                 return
-            session_hash = _hash_in_body(body)
-            receive = _replay(body, receive)
+            session_hash = hash_in_body(body)
+            receive = replay(body, receive)
         if session_hash is not None and not self._allowed(session_hash, self.user_of(scope)):
             await _answer(send, 403, "this session belongs to another user; reload the page")
             return
@@ -81,17 +81,17 @@ class SessionOwners:
         return True
 
 
-def _hash_in_query(scope) -> str | None:
+def hash_in_query(scope) -> str | None:
     values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_hash")
     return values[0] if values else None
 
 
-def _json(scope) -> bool:
+def is_json(scope) -> bool:
     headers = dict(scope.get("headers") or [])
     return headers.get(b"content-type", b"").split(b";")[0].strip().lower() == b"application/json"
 
 
-def _hash_in_body(body: bytes) -> str | None:
+def hash_in_body(body: bytes) -> str | None:
     try:
         value = json.loads(body or b"{}")
     except ValueError:
@@ -100,7 +100,7 @@ def _hash_in_body(body: bytes) -> str | None:
     return found if isinstance(found, str) and found else None
 
 
-async def _read_body(receive) -> tuple[bytes, bool]:
+async def read_body(receive) -> tuple[bytes, bool]:
     chunks, size = [], 0
     while True:
         message = await receive()
@@ -116,7 +116,7 @@ async def _read_body(receive) -> tuple[bytes, bool]:
     return b"".join(chunks), False
 
 
-def _replay(body: bytes, receive):
+def replay(body: bytes, receive):
     sent = False
 
     async def replayed():

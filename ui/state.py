@@ -188,6 +188,7 @@ class Session:
         self.last_documents: dict[str, Document] = {}  # documents behind last_trace, readable ones only
         self.last_demo: str | None = None
         self.user: str | None = None  # the signed-in user, when the app has a users file
+        self.clients: tuple[str, ...] = ()  # who uploads through it: its address's key, its account's (ui.clients)
         self.generator = DEFAULT_GENERATOR  # or a model's ("llm") when the app has one configured
         self.api_key: str | None = None  # this session's own LLM key: memory only, never logged or traced
         self.judge = default_judge()  # "learned", or "llm": the model also judges each claim (one call per claim)
@@ -310,7 +311,7 @@ class Session:
 
         costs = {d.source_id: document_cost(document_size(d)) for d in documents}
         label = Path(documents[0].filename).name if len(documents) == 1 else "upload"
-        upload_budget().reserve(self, costs, label, force=force)
+        upload_budget().reserve(self, costs, label, force=force, clients=self.clients)
 
     def replace(self, shared: Shared, document: Document, data: bytes) -> Document:
         """Swap in a new version of one upload (same id); returns the replaced one. Its chunks leave both

@@ -243,7 +243,7 @@ def upload_from_page(shared: Shared, files, version, topic, authority, valid_fro
     else:
         try:
             report, session = handlers.do_upload(shared, files, version, topic, authority, valid_from, valid_to,
-                                                 session, progress=progress)
+                                                 session, request=request, progress=progress)
         except gr.Error as error:  # the whole batch refused (too many files, ...): its one line
             session = session_of(session)
             report = {"added": [], "errors": [html.unescape(str(error.message))], "documents": sorted(session.uploads)}

@@ -50,3 +50,13 @@ def shown(value: object, limit: int = 40) -> str:
     else:  # a container is never turned into text: an aliased YAML list can expand to gigabytes
         text = f"a {type(value).__name__}"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_OUT_OF_MEMORY = ("malloc", "out of memory", "cannot allocate", "memory allocation failed", "no memory")
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """Whether `error` says memory ran out (a MemoryError, or a C library's own words for it): a parser must let it
+    through instead of calling the file corrupt, so the parsing worker says the file needed more memory."""
+    text = f"{type(error).__name__} {error}".lower()
+    return isinstance(error, MemoryError) or any(words in text for words in _OUT_OF_MEMORY)

@@ -9,11 +9,12 @@ that has none works without it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pipeline.core.contracts import Context, Document, Proposal, SupportVerdict
+
+if TYPE_CHECKING:  # annotations only: a parse worker, which imports this, never loads numpy (15 MiB)
+    import numpy as np
 
 Progress = Callable[[int, int, str], None]
 

@@ -67,6 +67,9 @@ WORKER_RECYCLE_BYTES = _env.limit("RAG_WORKER_RECYCLE_MB", 160) * 1024 * 1024
 # 512 MiB, of which the idle server takes ~260 and one parsing worker ~70-100.
 UPLOAD_MEMORY_BYTES = _env.limit("RAG_UPLOAD_MEMORY_MB", 128) * 1024 * 1024
 SESSION_MEMORY_BYTES = _env.limit("RAG_SESSION_MEMORY_MB", 48) * 1024 * 1024
+# A client (an address, or a signed-in account) may hold this much of it over all its sessions: three sessions kept
+# alive by one client held the whole budget, and every other upload was refused "the server is full".
+CLIENT_MEMORY_BYTES = _env.limit("RAG_CLIENT_MEMORY_MB", 48) * 1024 * 1024
 # The host's memory (0: the memory cgroup's limit where there is one, else no such check): an upload is also
 # refused while the server and its workers, as measured (PSS), are within HOST_MEMORY_RESERVE_BYTES of it, so
 # what the estimates leave out (the reader, a worker, a burst of asks) cannot push the host over.
@@ -84,9 +87,25 @@ LOGIN_WAITING_MAX = 16  # sign-ins waiting for a verification; more are told to 
 
 # --------------------------------------------------------------------------- Gradio's upload folder (ui.upload_guard)
 UPLOAD_FOLDER_MAX_BYTES = _env.limit("RAG_UPLOAD_FOLDER_MB", 100) * 1024 * 1024  # every received file not yet read
+# A client's (address's or account's) files in it: one account filled the whole folder in ~61 s, and every other
+# upload got 507 until Gradio's sweep (15 minutes).
+UPLOAD_FOLDER_CLIENT_BYTES = _env.limit("RAG_CLIENT_FOLDER_MB", 40) * 1024 * 1024
 UPLOAD_RATE_BYTES = 64 * 1024 * 1024  # per address per UPLOAD_RATE_WINDOW_S
 UPLOAD_RATE_FILES = 120  # upload requests per address per UPLOAD_RATE_WINDOW_S
 UPLOAD_RATE_WINDOW_S = 60
+
+# --------------------------------------------------------------------------- sessions (ui.session_gate)
+# A client (an address, or a signed-in account) may start SESSION_STARTS_PER_CLIENT sessions per SESSION_START_WINDOW_S
+# and hold SESSIONS_PER_CLIENT at once; a full table refuses new sessions and never drops a live one (520 anonymous
+# calls with fresh session hashes pushed everyone else's sessions out of Gradio's least-recently-used table).
+SESSIONS_PER_CLIENT = _env.limit("RAG_SESSIONS_PER_CLIENT", 50)
+SESSION_STARTS_PER_CLIENT = _env.limit("RAG_SESSION_STARTS_PER_CLIENT", 100)
+SESSION_START_WINDOW_S = 10 * 60
+
+# --------------------------------------------------------------------------- the upload lane (pipeline.engine.lanes)
+# Uploads of one client (its address, or account) waiting for a parse worker; more are refused at once, so a client
+# cannot queue up the server's threads and memory.
+UPLOADS_WAITING_PER_CLIENT = 4
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # fromisoformat (3.11) also takes 20260914 and 2026-W37-1
 

@@ -49,6 +49,8 @@ VARIABLES = {
     "PORT": "the app listens on 0.0.0.0:PORT (as on Render)",
     "GRADIO_SERVER_NAME": "the app's host (as on Hugging Face Spaces)",
     "GRADIO_SERVER_PORT": "the app's port (as on Hugging Face Spaces)",
+    "FORWARDED_ALLOW_IPS": ("uvicorn's (read by it, not the app): the proxies whose X-Forwarded-For names the client, "
+                            "whose address the per-client shares count (default 127.0.0.1)"),
     # limits an operator may change (pipeline.core.limits; docs/limits.md)
     "RAG_WORKERS": "worker processes that parse uploads and draw PDF pages (default 2)",
     "RAG_WORKER_MEMORY_MB": "a worker's address space in MiB (default 384)",
@@ -62,6 +64,12 @@ VARIABLES = {
                            "but 64 MiB of it (default 0: the memory cgroup's limit, if any)"),
     "RAG_UPLOAD_MEMORY_MB": "estimated memory every session's uploads may hold together, in MiB (default 128)",
     "RAG_UPLOAD_FOLDER_MB": "received upload files waiting to be read, in MiB (default 100)",
+    "RAG_CLIENT_MEMORY_MB": "estimated memory the uploads of one client (address or account) may hold, in MiB "
+                            "(default 48)",
+    "RAG_CLIENT_FOLDER_MB": "received upload files of one client (address or account) waiting to be read, in MiB "
+                            "(default 40)",
+    "RAG_SESSIONS_PER_CLIENT": "sessions one client (address or account) may hold at once (default 50)",
+    "RAG_SESSION_STARTS_PER_CLIENT": "sessions one client (address or account) may start in 10 minutes (default 100)",
 }
 
 

@@ -39,6 +39,7 @@ from pipeline.core import limits as configured
 from pipeline.core.errors import InputError
 from pipeline.core.limits import megabytes
 from pipeline.core.registry import PARSERS
+from pipeline.engine.lanes import FairLane
 from pipeline.render.highlights import DEFAULT_ZOOM
 from pipeline.render.pages import PAGE_RENDERERS, render_page
 
@@ -180,7 +181,10 @@ class _Worker:
 
 
 class Sandbox:
-    """A pool of at most `workers` worker processes, started when first needed; one task per worker at a time."""
+    """A pool of at most `workers` worker processes, started when first needed; one task per worker at a time.
+    Tasks wait for a worker in a fair lane (`pipeline.engine.lanes`): each client's behind its own, a free worker
+    going to the client served least recently. `turn()` holds a worker's slot across more than one task (an upload
+    reads its file and has it parsed in one turn, so waiting uploads hold no file in memory)."""
 
     def __init__(self, workers: int | None = None, memory: int | None = None, cpu_s: int | None = None,
                  wall_s: int | None = None, idle_s: int | None = None) -> None:
@@ -190,7 +194,7 @@ class Sandbox:
         self.wall_s = wall_s or configured.WORKER_WALL_S
         self.idle_s = idle_s or configured.WORKER_IDLE_S
         self._idle: list[_Worker] = []
-        self._busy = 0
+        self._lane = FairLane(self.size)
         self._changed = threading.Condition()
         self._closed = False
         self.started = self.stopped = 0  # workers started, and killed or lost (for tests and the bench)
@@ -198,31 +202,33 @@ class Sandbox:
 
     # ------------------------------------------------------------------ the pool
 
+    def turn(self):
+        """A context: the current client (`pipeline.engine.lanes.acting_for`) holds a worker's slot meanwhile; the
+        tasks it sends inside it do not wait again."""
+        return self._lane.turn()
+
+    @property
+    def lane(self) -> FairLane:
+        return self._lane
+
     def _take(self) -> _Worker | None:
-        """An idle worker, or None when the caller may start one; waits while every worker is busy."""
+        """An idle worker, or None when the caller may start one (the caller holds a slot of the lane)."""
         with self._changed:
-            while True:
-                if self._closed:
-                    raise InputError("server", "is shutting down")
-                while self._idle:
-                    worker = self._idle.pop()
-                    if worker.alive():
-                        self._busy += 1
-                        return worker
-                    worker.stop()
-                if self._busy < self.size:
-                    self._busy += 1
-                    return None
-                self._changed.wait()
+            if self._closed:
+                raise InputError("server", "is shutting down")
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.alive():
+                    return worker
+                worker.stop()
+            return None
 
     def _give_back(self, worker: _Worker | None) -> None:
         with self._changed:
-            self._busy -= 1
             if worker is not None and not self._closed:
                 self._idle.append(worker)
             elif worker is not None:
                 worker.stop()
-            self._changed.notify()
 
     def _start(self) -> _Worker:
         worker = _Worker(self.memory)
@@ -259,11 +265,17 @@ class Sandbox:
             self._closed = True
             idle, self._idle = self._idle, []
             self._changed.notify_all()
+        self._lane.close()
         for worker in idle:
             worker.stop()
 
     def _run(self, request: tuple, label: str, what: str) -> tuple:
-        """Send one request to a worker; one line (InputError) when the worker had to be stopped."""
+        """Send one request to a worker, when the lane gives this client a turn; one line (InputError) when the worker
+        had to be stopped."""
+        with self._lane.turn():
+            return self._run_now(request, label, what)
+
+    def _run_now(self, request: tuple, label: str, what: str) -> tuple:
         worker = self._take()
         kept, reply = None, ("stopped", "interrupted")
         try:

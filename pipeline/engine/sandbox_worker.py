@@ -74,13 +74,8 @@ def _still_large() -> bool:
     return resident > WORKER_RECYCLE_BYTES
 
 
-def _out_of_memory(error: BaseException) -> bool:
-    text = f"{type(error).__name__} {error}".lower()
-    return isinstance(error, MemoryError) or "malloc" in text or "out of memory" in text or "cannot allocate" in text
-
-
 def handle(request: tuple) -> tuple:
-    from pipeline.core.errors import InputError
+    from pipeline.core.errors import InputError, out_of_memory
 
     kind, *arguments = request
     try:
@@ -92,7 +87,7 @@ def handle(request: tuple) -> tuple:
     except InputError as error:
         return ("error", str(error))
     except BaseException as error:  # noqa: BLE001 - one line back to the server, never a traceback
-        if _out_of_memory(error):
+        if out_of_memory(error):
             return ("memory", type(error).__name__)
         return ("error", f"could not be read ({type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''})")
 

@@ -5,8 +5,9 @@ Bytes on disk say little about memory: prose holds ~20× its bytes once parsed, 
 one-character lines in 18 MB took the server from 259 to 6,476 MiB). So a document is priced from what
 its parse produced — lines, characters, word boxes — with `document_cost`, whose coefficients were
 measured (resident memory of a session after upload, chunking, BM25 and embedding; docs/limits.md). A
-session's uploads may hold SESSION_MEMORY_BYTES and all sessions together UPLOAD_MEMORY_BYTES
-(pipeline.core.limits); an upload that does not fit is refused with one line, never an out-of-memory kill.
+session's uploads may hold SESSION_MEMORY_BYTES, a client's (an address's, an account's: every session it keeps
+alive) CLIENT_MEMORY_BYTES, and all sessions together UPLOAD_MEMORY_BYTES (pipeline.core.limits); an upload that
+does not fit is refused with one line, never an out-of-memory kill.
 The estimates leave out what is not an upload (the reader model, the parsing workers, a burst of asks), so on
 a host with a known memory size (`HostMemory`) an upload is also refused while what the server and its workers
 measurably use leaves less than a reserve.
@@ -18,7 +19,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from pipeline.core import limits
@@ -165,14 +166,16 @@ class HostMemory:
 
 
 class MemoryBudget:
-    """Reservations by owner (a session) and item (a document id), within the host's memory where it is known.
+    """Reservations by owner (a session) and item (a document id), each owner counted against the clients it
+    belongs to (keys such as "address:203.0.113.7", "account:alice"), within the host's memory where it is known.
     Thread-safe; an owner that is garbage collected gives its reservations back."""
 
     def __init__(self, capacity: int | None = None, per_owner: int | None = None,
-                 host: HostMemory | None = None) -> None:
-        self._capacity, self._per_owner = capacity, per_owner
+                 host: HostMemory | None = None, per_client: int | None = None) -> None:
+        self._capacity, self._per_owner, self._per_client = capacity, per_owner, per_client
         self._host = host
         self._held: dict[int, dict[str, int]] = {}
+        self._clients: dict[int, frozenset[str]] = {}  # owner → the clients it counts against
         self._lock = threading.Lock()
 
     @property
@@ -183,28 +186,46 @@ class MemoryBudget:
     def per_owner(self) -> int:
         return self._per_owner if self._per_owner is not None else limits.SESSION_MEMORY_BYTES
 
+    @property
+    def per_client(self) -> int:
+        return self._per_client if self._per_client is not None else limits.CLIENT_MEMORY_BYTES
+
+    def held_by_client(self, client: str) -> int:
+        """What every owner counted against `client` holds together."""
+        with self._lock:
+            return self._client_total(client)
+
+    def _client_total(self, client: str, leaving_out: int | None = None) -> int:
+        return sum(sum(items.values()) for key, items in self._held.items()
+                   if key != leaving_out and client in self._clients.get(key, ()))
+
     def held(self, owner: object | None = None) -> int:
         with self._lock:
             if owner is None:
                 return sum(sum(items.values()) for items in self._held.values())
             return sum(self._held.get(id(owner), {}).values())
 
-    def check(self, owner: object, costs: Mapping[str, int], label: str) -> None:
-        """Would `costs` (item → bytes, replacing those items' current reservations) fit? InputError if not."""
+    def check(self, owner: object, costs: Mapping[str, int], label: str, clients: Iterable[str] = ()) -> None:
+        """Would `costs` (item → bytes, replacing those items' current reservations) fit? InputError if not.
+        `clients`: the keys of who asks (its address, its account), besides those the owner counts against."""
         with self._lock:
-            self._refuse_unless_fits(owner, costs, label)
+            self._refuse_unless_fits(owner, costs, label, self._clients.get(id(owner), frozenset()) | set(clients))
 
-    def reserve(self, owner: object, costs: Mapping[str, int], label: str, force: bool = False) -> None:
-        """Hold `costs` for `owner` (replacing the same items' reservations), or refuse with one line.
-        `force` puts back a reservation that was held before (a failed replacement's previous version)."""
+    def reserve(self, owner: object, costs: Mapping[str, int], label: str, force: bool = False,
+                clients: Iterable[str] = ()) -> None:
+        """Hold `costs` for `owner` (replacing the same items' reservations), or refuse with one line; from now on
+        the owner counts against `clients` too. `force` puts back a reservation that was held before (a failed
+        replacement's previous version)."""
         with self._lock:
-            if not force:
-                self._refuse_unless_fits(owner, costs, label)
             key = id(owner)
+            counted = self._clients.get(key, frozenset()) | set(clients)
+            if not force:
+                self._refuse_unless_fits(owner, costs, label, counted)
             if key not in self._held:
                 self._held[key] = {}
                 weakref.finalize(owner, self._forget, key)
             self._held[key].update(costs)
+            self._clients[key] = counted
 
     def release(self, owner: object, items: list[str] | None = None) -> None:
         """Give back `items` of `owner` (all of them when None)."""
@@ -218,8 +239,10 @@ class MemoryBudget:
     def _forget(self, key: int) -> None:
         with self._lock:
             self._held.pop(key, None)
+            self._clients.pop(key, None)
 
-    def _refuse_unless_fits(self, owner: object, costs: Mapping[str, int], label: str) -> None:
+    def _refuse_unless_fits(self, owner: object, costs: Mapping[str, int], label: str,
+                            clients: frozenset[str]) -> None:
         mine = self._held.get(id(owner), {})
         adding = sum(costs.values()) - sum(mine.get(item, 0) for item in costs)
         owner_total = sum(mine.values()) + adding
@@ -229,6 +252,12 @@ class MemoryBudget:
             raise InputError(label, f"would hold about {need} of server memory once indexed; one session's "
                                     f"uploads may hold {mib(self.per_owner)} (delete an upload, or upload a "
                                     "smaller file)")
+        for client in sorted(clients):
+            if self._client_total(client, leaving_out=id(owner)) + owner_total > self.per_client:
+                whose = "your account's" if client.startswith("account:") else "your address's"
+                raise InputError(label, f"would hold about {need} of server memory once indexed; {whose} uploads "
+                                        f"in all its sessions may hold {mib(self.per_client)} (delete an upload, or "
+                                        "close another session)")
         if total > self.capacity:
             raise InputError(label, f"would hold about {need} of server memory once indexed, and the server is "
                                     f"full: every session's uploads together may hold {mib(self.capacity)}; try "

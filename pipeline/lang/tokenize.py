@@ -18,7 +18,7 @@ import Stemmer
 from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
 
 from pipeline.lang.languages import STOPWORDS, stemmer, word_language
-from pipeline.lang.text import join_hyphenated
+from pipeline.lang.text import is_cjk_char, join_hyphenated  # noqa: F401 (is_cjk_char: here too, as before)
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_HAN}]+|\d+(?:[.,]\d+)*|[^\W\d_]+", re.UNICODE)
@@ -58,11 +58,6 @@ def normalize_number(text: str) -> str:
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
         text = text.replace(",", "")
     return text
-
-
-def is_cjk_char(char: str) -> bool:
-    """Han characters, CJK punctuation and full-width forms: scripts written without spaces."""
-    return bool(char) and ("\u3000" <= char <= "\u9fff" or "\uf900" <= char <= "\uffef")
 
 
 def han_count(text: str) -> int:

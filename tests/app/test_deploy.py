@@ -43,6 +43,10 @@ def test_the_spaces_header_and_the_render_blueprint_agree_with_the_project():
     assert settings and set(settings) <= set(VARIABLES)  # every setting the blueprint makes is one the app reads
     env = Environment.read({k: str(v) for k, v in settings.items()})
     assert env.limit("RAG_HOST_MEMORY_MB", 0, minimum=0) == 512  # the free instance: uploads stop short of it
+    # The per-client shares count the visitor's address: uvicorn believes Render's proxy (a private network), and
+    # never every sender ("*" takes X-Forwarded-For's first entry, which a client writes itself).
+    proxies = {v["key"]: v["value"] for v in service["envVars"]}["FORWARDED_ALLOW_IPS"]
+    assert "FORWARDED_ALLOW_IPS" in VARIABLES and "*" not in proxies and "10.0.0.0/8" in proxies.split(",")
 
 
 def test_the_deploy_image_and_the_spaces_packages_install_tesseract_and_the_locked_environment():

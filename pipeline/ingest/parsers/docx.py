@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from pipeline.core.contracts import Document
-from pipeline.core.errors import InputError
+from pipeline.core.errors import InputError, out_of_memory
 from pipeline.ingest.document import text_document
 from pipeline.ingest.parsers.grid import Grid
 from pipeline.ingest.parsers.lines import BodyWriter, clean, header_rows, with_title
@@ -224,6 +224,8 @@ def parse_docx(data: bytes, filename: str, metadata: Mapping[str, Any] | None = 
     except InputError:
         raise
     except Exception as error:  # python-docx raises KeyError, ValueError, lxml and package errors for a damaged file
+        if out_of_memory(error):
+            raise  # the worker says the file needs more memory than it may have: it is not corrupt
         raise InputError(filename, f"is corrupt and cannot be opened ({type(error).__name__}: "
                                    f"{str(error)[:100]})") from None
     writer = BodyWriter(filename, getattr(limits, "max_lines", None))

@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from pipeline.core.contracts import Document
-from pipeline.core.errors import InputError
+from pipeline.core.errors import InputError, out_of_memory
 from pipeline.ingest.document import text_document
 from pipeline.ingest.parsers.html import HtmlReader, decode_html, parse_tree
 from pipeline.ingest.parsers.lines import BodyWriter, with_title
-from pipeline.ingest.parsers.zipped import ZippedParser, open_zip, read_member
+from pipeline.ingest.parsers.zipped import MAX_MEMBERS, ZippedParser, open_zip, read_member
 
 MAX_EPUB_BYTES = 20 * 1024 * 1024
 _CHAPTER_TYPES = {"application/xhtml+xml", "text/html", "application/x-dtbook+xml"}
@@ -37,7 +37,9 @@ def _xml(data: bytes, name: str, filename: str):
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, recover=True)
     try:
         root = etree.fromstring(data, parser=parser)
-    except (etree.XMLSyntaxError, ValueError):
+    except (etree.XMLSyntaxError, ValueError) as error:
+        if out_of_memory(error):
+            raise
         root = None
     if root is None:
         raise InputError(filename, f"is corrupt: its {name} cannot be read")
@@ -63,17 +65,20 @@ def _drm_protected(archive, filename: str) -> bool:
 
 
 def _chapters(package, package_path: str) -> list[str]:
-    """The archive paths of the spine's chapters, in reading order."""
+    """The archive paths of the spine's chapters, in reading order, each once (a spine may list a chapter again: a
+    2.5 KB book listing one 20,000 times ran a parse to its CPU limit), at most one per member of the archive."""
     base = posixpath.dirname(package_path)
     manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
-    paths = []
+    paths: dict[str, None] = {}  # in order, without repeats
     for itemref in package.iter(f"{_OPF}itemref"):
+        if len(paths) >= MAX_MEMBERS:
+            break
         item = manifest.get(itemref.get("idref"))
         if item is None or item.get("media-type") not in _CHAPTER_TYPES or not item.get("href"):
             continue
         href = urllib.parse.unquote(item.get("href").split("#", 1)[0])
-        paths.append(posixpath.normpath(posixpath.join(base, href)))
-    return paths
+        paths.setdefault(posixpath.normpath(posixpath.join(base, href)))
+    return list(paths)
 
 
 def parse_epub(data: bytes, filename: str, metadata: Mapping[str, Any] | None = None, limits: Any = None) -> Document:

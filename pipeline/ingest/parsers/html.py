@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pipeline.core.contracts import Document
-from pipeline.core.errors import InputError
+from pipeline.core.errors import InputError, out_of_memory
 from pipeline.core.limits import megabytes
 from pipeline.ingest.document import text_document
 from pipeline.ingest.parsers.lines import BodyWriter, clean, grid_rows, header_rows, with_title
@@ -53,16 +53,67 @@ def decode_html(data: bytes) -> str:
         return data.decode("cp1252", errors="replace")
 
 
+MAX_DEPTH = 256  # libxml2's limit on an element's nesting (without its "huge" option)
+
+
 def parse_tree(text: str, filename: str):
-    """The root element of an HTML (or XHTML) text; InputError when nothing can be read from it."""
+    """The root element of an HTML (or XHTML) text; InputError when nothing can be read from it, or when its elements
+    nest deeper than MAX_DEPTH (libxml2 stops there and drops what is deeper: the page read as empty)."""
     from lxml import etree
     from lxml import html as lxml_html
 
     parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True)
+    text = without_internal_subset(_XML_DECLARATION.sub("", text, count=1), filename)
     try:
-        return lxml_html.document_fromstring(_XML_DECLARATION.sub("", text, count=1), parser=parser)
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
-        raise InputError(filename, "the document body is empty") from None
+        root = lxml_html.document_fromstring(text, parser=parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
+        if out_of_memory(error):
+            raise  # the worker says the page needs more memory than it may have: it is not empty
+        root = None
+    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
+        raise InputError(filename, f"its elements are nested too deeply to read (more than {MAX_DEPTH} levels)")
+    if root is None:
+        raise InputError(filename, "the document body is empty")
+    return root
+
+
+_DOCTYPE = re.compile(r"<!DOCTYPE\b[^>\[]*+", re.IGNORECASE)
+_SUBSET_END = re.compile(r"\]\s*+>")
+_ENTITY = re.compile(r"""<!ENTITY\s++(%\s++)?+([^\s>]++)\s++(?:"([^"]*+)"|'([^']*+)')?+[^>]*+>""")
+_REFERENCE = re.compile(r"&([A-Za-z_][\w.-]{0,63}+);")
+MAX_ENTITY_CHARS = 1000  # an entity's text; the references together may add as much text as the page holds
+
+
+def without_internal_subset(text: str, filename: str) -> str:
+    """The page without its DOCTYPE's internal subset (`<!DOCTYPE html [<!ENTITY …>]>`, which libxml2's HTML parser
+    does not read: "]>" was left as the page's first line and `&name;` as text), each `&name;` it declares replaced by
+    its text when that is plain (no markup, no reference: no entity expands another, so none multiplies) and short,
+    else by nothing: an external entity (`SYSTEM "file:///etc/passwd"`) is never read. One pass over the text."""
+    found = _DOCTYPE.search(text, 0, 65536)
+    if found is None or text[found.end():found.end() + 1] != "[":
+        return text
+    end = _SUBSET_END.search(text, found.end())
+    if end is None:
+        return text
+    values: dict[str, str] = {}
+    for entity in _ENTITY.finditer(text, found.end(), end.start()):
+        value = entity.group(3) if entity.group(3) is not None else entity.group(4)
+        plain = not entity.group(1) and value is not None and len(value) <= MAX_ENTITY_CHARS \
+            and not any(sign in value for sign in "&%<")
+        values.setdefault(entity.group(2), value if plain else "")
+    budget = [len(text)]
+
+    def expanded(reference: re.Match) -> str:
+        value = values.get(reference.group(1))
+        if value is None:
+            return reference.group(0)  # not declared here: an HTML entity (&amp;) the parser reads
+        budget[0] -= len(value)
+        if budget[0] < 0:
+            raise InputError(filename, "its DTD's entities would expand to more text than the page holds")
+        return value
+
+    rest = _REFERENCE.sub(expanded, text[end.end():]) if values else text[end.end():]
+    return text[:found.start()] + "<!DOCTYPE html>" + rest
 
 
 def _tag(element) -> str:

@@ -45,7 +45,7 @@ from typing import Any
 import pymupdf
 
 from pipeline.core.contracts import Box, Document, Line, Page, PageTable, WordBoxes
-from pipeline.core.errors import InputError
+from pipeline.core.errors import InputError, out_of_memory
 from pipeline.core.limits import PdfLimits, megabytes
 from pipeline.ingest.document import sha256
 from pipeline.ingest.furniture import running_lines
@@ -55,8 +55,7 @@ from pipeline.ingest.parsers.pdf_guard import check_page_content
 from pipeline.ingest.parsers.pdf_tables import TableBudget, TableRows, find_tables
 from pipeline.ingest.parsers.pdf_info import document_info, with_info_title
 from pipeline.ingest.parsers.pdf_ocr import OcrBudget
-from pipeline.lang.text import SECTION_NUMBER
-from pipeline.lang.tokenize import is_cjk_char
+from pipeline.lang.text import SECTION_NUMBER, is_cjk_char
 
 #: PyMuPDF's "dict" flags without TEXT_PRESERVE_IMAGES (320 vs 44 pages/s, FACTS.md).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
@@ -135,6 +134,8 @@ def _open(data: bytes, filename: str, limits: PdfLimits) -> pymupdf.Document:
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as error:  # MuPDF raises FileDataError / RuntimeError subclasses
+        if out_of_memory(error):
+            raise  # the worker says the file needs more memory than it may have: it is not corrupt
         raise InputError(filename, f"is corrupt and cannot be opened ({_short(error)})") from None
     if doc.needs_pass:
         doc.close()
@@ -828,6 +829,8 @@ def parse_pdf(
             except InputError:
                 raise
             except Exception as error:
+                if out_of_memory(error):
+                    raise
                 raise InputError(filename, f"page {number} is damaged and cannot be read ({_short(error)})") from None
             if len(atoms) > limits.max_lines_per_page:
                 raise InputError(
