@@ -237,7 +237,7 @@ def history_html(conversation: Conversation) -> str:
     rows = []
     for turn in reversed(conversation.turns):
         answer = turn.answer
-        status = answer_mark(answer) if answer.status == "answered" else f"✗ {answer.reason_code}"
+        status = answer_mark(answer)  # as the Answer panel's badge says it
         said, whole = _said(turn)
         searched = f"<br><span class='rag-note'>searched: {_e(turn.searched)}</span>" if turn.follow_up else ""
         rows.append(f"<tr data-turn='{turn.number}'><td class='num'>{turn.number}</td><td>{_e(turn.kind)}</td>"
