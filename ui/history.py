@@ -246,6 +246,12 @@ def history_html(conversation: Conversation) -> str:
             "<th>result</th><th>answer or reason</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
+def accordion_label(turns: int) -> str:
+    """The conversation's (collapsed) heading: how many turns it holds."""
+    held = "no turns yet" if not turns else f"{turns} turn{'s' if turns != 1 else ''}"
+    return f"Conversation ({held}): every result of this session, re-openable"
+
+
 def turn_choices(conversation: Conversation) -> list[tuple[str, str]]:
     return [(f"{t.number}. {t.asked[:60]}", str(t.number)) for t in reversed(conversation.turns)]
 

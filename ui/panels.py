@@ -59,8 +59,25 @@ CSS = """
 .rag-sides{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:10px}
 .rag-side h4{margin:.2em 0}
 mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-weight:700}
-#library{overflow-x:auto;max-height:560px;overflow-y:auto}
+#library{overflow-x:auto}
+#library-table td.nowrap,#library-table th.nowrap{white-space:nowrap}
+#library-table td.wrap{min-width:14em}
+.rag-sortable th button{all:unset;cursor:pointer;font-weight:600}
+.rag-sortable th button:focus-visible{outline:2px solid var(--color-accent,#3b6fd8);outline-offset:2px}
+.rag-sortable th[aria-sort=ascending] button::after{content:" ▲"}
+.rag-sortable th[aria-sort=descending] button::after{content:" ▼"}
+.rag-sortable th[aria-sort=none] button::after{content:" ↕";opacity:.45}
+.rag-account{font-size:14px;padding:6px 10px;border:1px solid var(--border-color-primary,#ddd);border-radius:6px}
+.rag-account a{font-weight:600}
+#signed-out{position:fixed;top:0;left:0;right:0;z-index:1000;background:#fdeee6;color:#5c1c00;border-bottom:2px solid #dd4400;padding:12px 16px;font-size:15px;line-height:1.45}
+#signed-out a{color:#0b3ea8;font-weight:700;text-decoration:underline;margin-left:6px}
+.rag-signed-out #results{opacity:.35}
+.rag-mark.unchecked{background:#eee;color:#333}
 #source-text .rag-scroll{max-height:560px;overflow:auto}
+/* the page strip: one row of thumbnails, scrolled sideways, never a second row cut off by the block's height */
+#thumbnails{height:auto!important}
+#thumbnails .grid-wrap{height:auto!important;overflow-x:auto!important;overflow-y:hidden!important}
+#thumbnails .grid-container{grid-auto-flow:column!important;grid-template-columns:none!important;grid-auto-columns:84px!important;grid-template-rows:auto!important;padding-top:30px!important}
 #source-image{overflow:auto}
 #source-image img{max-width:none!important;max-height:none!important;width:auto!important;height:auto!important;object-fit:none!important}
 #source-image .image-container,#source-image .image-frame{overflow:auto!important;justify-content:flex-start!important;align-items:flex-start!important}
@@ -99,7 +116,7 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .dark .ev mark.support.support{background:#5cc985;color:#111;box-shadow:inset 0 -2px 0 #d8ffe6;outline-color:#d8ffe6}
 .dark .ev .tag.verified{color:#7fdc9c}.dark .ev .tag.dropped{color:#ffab80}
 .dark .ev .gap{color:#9aa0a6}
-.dark .rag-mark.ok,.dark .rag-mark.no{color:#111}
+.dark .rag-mark.ok,.dark .rag-mark.no,.dark .rag-mark.unchecked{color:#111}
 """
 
 
