@@ -36,7 +36,10 @@ def main() -> None:
     host, port = ("0.0.0.0", int(port)) if port else ("127.0.0.1", 7860)
     host = env.get("GRADIO_SERVER_NAME", host)
     port = int(env.get("GRADIO_SERVER_PORT", port))
-    PromptShutdown(app, uvicorn.Config(app, host=host, port=port, log_level="info")).run()
+    try:
+        PromptShutdown(app, uvicorn.Config(app, host=host, port=port, log_level="info")).run()
+    except KeyboardInterrupt:  # uvicorn raises the Ctrl+C again once it has shut down cleanly: no traceback for it
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

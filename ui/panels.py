@@ -71,6 +71,7 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .rag-account a{font-weight:600}
 #signed-out{position:fixed;top:0;left:0;right:0;z-index:1000;background:#fdeee6;color:#5c1c00;border-bottom:2px solid #dd4400;padding:12px 16px;font-size:15px;line-height:1.45}
 #signed-out a{color:#0b3ea8;font-weight:700;text-decoration:underline;margin-left:6px}
+.rag-signed-out{padding-top:52px}
 .rag-signed-out #results{opacity:.35}
 .rag-mark.unchecked{background:#eee;color:#333}
 #source-text .rag-scroll{max-height:560px;overflow:auto}

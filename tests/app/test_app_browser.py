@@ -100,7 +100,7 @@ def test_upload_pdf_ask_and_see_the_highlighted_page(page, tmp_path):
     assert "✓ verified: harbour-pass page 1" in answer.inner_text()
     marks = page.locator("#answer-marks")
     assert "Quote is in the source: yes" in marks.inner_text()
-    assert "Answers your question: likely. a reading model checked" in marks.inner_text()
+    assert "Answers your question: likely: a reading model, reading the chosen passage" in marks.inner_text()
     assert "reader-v1" in marks.locator("[title^='reader ']").first.get_attribute("title")
     page.get_by_role("tab", name="5 Source").click()
     image = page.locator("#source-image img")
@@ -293,7 +293,7 @@ def test_the_answer_panel_says_quote_checked_and_answers_the_question_apart(page
     # a question the samples do not answer: never a ✓ on "answers your question"
     page.get_by_role("tab", name="4 Answer").click()
     ask(page, "Who are the authors of this publication?", topic="")
-    page.locator("#history").get_by_text("Who are the authors of this publication?").wait_for()
+    page.locator("#conversation").get_by_text("Conversation (3 turns)", exact=False).wait_for()  # its turn is in
     assert "✗ abstained" in page.locator("#answer").inner_text()
     assert page.locator("#answer [data-mark=answers]").get_attribute("data-result") != "ok"
     SHOTS.mkdir(parents=True, exist_ok=True)

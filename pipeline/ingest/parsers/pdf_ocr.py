@@ -48,7 +48,7 @@ MAX_OCR_PAGES = environment().limit("RAG_MAX_OCR_PAGES", 20, minimum=0)  # 0: ne
 OCR_CPU_S = WORKER_CPU_S / 2  # half the parse worker's limits: the rest of the document still has to be read
 OCR_WALL_S = WORKER_WALL_S / 2  # (a busy host takes seconds of wall time per page)
 NOT_INSTALLED = ("OCR is not installed on this server (the administrator can install Tesseract with its English "
-                 "language data, e.g. `apt-get install tesseract-ocr tesseract-ocr-eng`; the next upload finds it)")
+                 "language data, e.g. apt-get install tesseract-ocr tesseract-ocr-eng; the next upload finds it)")
 # What recognising a page adds to the process at its peak (`bench ocr`: VmHWM growth in a fresh process,
 # eng+chi_sim, Debian's 4.1 "fast" language data, A4 pages of prose): 11 pt 79 / 56 MiB at 200 / 150 dpi, 8 pt
 # 92 / 68, 6 pt 106 / 73. Fitted to the 8 pt page (denser text holds more of Tesseract's word structures): 38 MiB
