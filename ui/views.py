@@ -197,13 +197,13 @@ def demo_note(name: str) -> str:
     scenario = BY_NAME[name]
     settings = scenario_settings(scenario)
     changed = {k: v for k, v in settings.model_dump().items() if k in scenario.settings}
-    ran = (" Ran with its own settings " + ", ".join(f"<code>{panels._e(k)}={panels._e(v)}</code>"
-                                                   for k, v in changed.items()) + ";") if changed else ""
-    proposal = " It checked the proposed answer shown below;" if scenario.proposal is not None else ""
+    ran = (" It ran with its own settings " + ", ".join(f"<code>{panels._e(k)}={panels._e(v)}</code>"
+                                                      for k, v in changed.items()) + ".") if changed else ""
+    proposal = " It checked the proposed answer shown below." if scenario.proposal is not None else ""
     asked = (f" It asked “{panels._e(scenario.question)}” as of {REQUEST_DATE.isoformat()}, topic "
              f"{panels._e(scenario.topic or 'any')}, groups {panels._e(', '.join(scenario.groups) or 'none')}.")
     return (f"<div class='rag-demo' id='demo-note'><b>Demo:</b> {panels._e(describe(scenario))}.{asked}{ran}{proposal}"
-            " your form (question, date, topic, groups), Advanced settings and Check-an-answer text are unchanged, "
+            " Your form (question, date, topic, groups), Advanced settings and Check-an-answer text are unchanged, "
             "so your next question runs as usual.</div>")
 
 

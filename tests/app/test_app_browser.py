@@ -1,13 +1,12 @@
 """The web app in a real browser: Playwright driving Debian's Chromium (never `playwright install`).
 
-Screenshots go to test-artifacts/ (gitignored). With UPDATE_SCREENSHOT=1 the answered-sample
-screenshot is also written to docs/screenshot.png.
+Screenshots go to test-artifacts/ (gitignored); docs/screenshot.png and docs/screenshots/ are written by
+scripts/page_screenshots.py.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -154,8 +153,6 @@ def test_screenshot_after_asking_about_the_samples(page):
     path = ARTIFACTS / "answered-samples.png"
     page.screenshot(path=str(path), full_page=False)
     assert path.stat().st_size > 20_000
-    if os.environ.get("UPDATE_SCREENSHOT") == "1":
-        shutil.copyfile(path, ROOT / "docs" / "screenshot.png")
 
 
 # --------------------------------------------------------------------------- the upload button is never stuck
@@ -265,7 +262,7 @@ def test_a_demo_leaves_the_form_as_it_was_and_the_next_question_runs_as_usual(pa
     page.locator("#demo-restricted-readable").click()
     note = page.locator("#demo-note")
     note.wait_for()
-    assert "executives" in note.inner_text() and "your form (question, date, topic, groups)" in note.inner_text()
+    assert "executives" in note.inner_text() and "Your form (question, date, topic, groups)" in note.inner_text()
     assert _form(page) == mine
     page.locator("#ask").click()
     page.locator("#answer").get_by_text("topic ferry-baggage").wait_for()
