@@ -10,6 +10,7 @@ read and deleted the file, so sending the same selection again could only fail (
 from __future__ import annotations
 
 import html
+from typing import cast
 
 import gradio as gr
 
@@ -31,14 +32,15 @@ def _line(ok: bool, text_html: str, element_id: str) -> str:
     return f"<p class='rag-note rag-result {'ok' if ok else 'no'}' id='{element_id}'>{'✓' if ok else '✗'} {text_html}</p>"
 
 
-def _lists(shared: Shared, session, groups, request):
+def _lists(shared: Shared, session, groups, request: gr.Request | None):
     """The library, the chunk choices, and the deletable and replaceable documents, refreshed."""
-    docs, chunk_docs, session = refresh_documents(shared, session, groups, request)
+    asked = cast(gr.Request, request)  # None outside a web request, as the helpers' own defaults
+    docs, chunk_docs, session = refresh_documents(shared, session, groups, asked)
     return (docs, chunk_docs, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
-            gr.Dropdown(choices=replace_choices(shared, session, request), value=None), session)
+            gr.Dropdown(choices=replace_choices(shared, session, asked), value=None), session)
 
 
-def delete_from_page(shared: Shared, source_id, session, groups, request: gr.Request = None):
+def delete_from_page(shared: Shared, source_id, session, groups, request: gr.Request | None = None):
     """Delete: its line under the button (the replace line cleared), and the lists refreshed."""
     try:
         report, session = do_delete_document(shared, source_id, session, request)
@@ -72,7 +74,7 @@ def _replaced_line(report: dict) -> str:
                        f"chunks and vectors left the {where}.", "replace-result")
 
 
-def replace_from_page(shared: Shared, source_id, file, version, session, groups, request: gr.Request = None,
+def replace_from_page(shared: Shared, source_id, file, version, session, groups, request: gr.Request | None = None,
                       progress=gr.Progress()):
     """Replace: its line (✓ or ✗, the previous one gone), the lists refreshed, the file box emptied, the version label
     kept after a refusal (to retry with another file) and cleared after a success, and the button back."""
@@ -91,7 +93,7 @@ def replace_from_page(shared: Shared, source_id, file, version, session, groups,
 
 
 def add_to_library_from_page(shared: Shared, files, version, topic, authority, valid_from, valid_to, session, groups,
-                             request: gr.Request = None, progress=gr.Progress()):
+                             request: gr.Request | None = None, progress=gr.Progress()):
     """Add to the shared library: its line under the upload buttons, the lists refreshed and the file box emptied."""
     try:
         report, session = handlers.do_add_to_library(shared, files, version, topic, authority, valid_from, valid_to,
