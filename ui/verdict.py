@@ -83,9 +83,8 @@ CHECK_WORDS = {
 }
 
 # The step a request stopped at, as a person says it.
-STAGE_WORDS = {"retrieve": "finding eligible sources", "pack": "fitting the sources into the context",
-               "generate": "answering", "conflict": "comparing the cited sources with their siblings",
-               "verify": "checking the citations"}
+STAGE_WORDS = {"retrieve": "retrieval", "pack": "packing the context", "generate": "the answerer",
+               "conflict": "the comparison of the cited sources with their siblings", "verify": "the citation checks"}
 
 # Why an answer the answerer proposed was withheld afterwards, by reason code.
 WITHHELD_WORDS = {"conflicting_evidence": "two sources that both hold disagree",
@@ -169,7 +168,7 @@ def quote_mark(trace: Trace) -> Mark:
     checks = trace.checks
     if not checks:
         if _cites(trace):
-            return Mark("muted", f"not checked: the request ended at {_e(_stopped_at(trace))}, before its citations "
+            return Mark("muted", f"not checked: the request stopped at {_e(_stopped_at(trace))}, before its citations "
                                  "were checked (see Why).")
         return Mark("muted", "nothing to check: no passage was cited.")
     failed = [check for check in checks if not check.verified]
@@ -228,7 +227,7 @@ def answers_mark(trace: Trace) -> Mark:
     score against its threshold; a rule; a model; a person. A ✓ only for an answer that is shown."""
     p, answered = trace.proposal, trace.answer.status == "answered"
     if p is None:
-        return Mark("muted", f"not judged: no answer was proposed; the request ended at {_e(_stopped_at(trace))} "
+        return Mark("muted", f"not judged: no answer was proposed; the request stopped at {_e(_stopped_at(trace))} "
                              "(see Why).")
     refused = p.abstain_reason is not None or not (p.answer or "").strip()
     if p.generation is not None:
