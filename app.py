@@ -29,12 +29,17 @@ except RagError as error:  # e.g. a corrupt vector store: one line naming it, no
 def main() -> None:
     import uvicorn
 
+    from ui.shutdown import PromptShutdown
+
     env = environment()
     port = env.get("PORT")
     host, port = ("0.0.0.0", int(port)) if port else ("127.0.0.1", 7860)
     host = env.get("GRADIO_SERVER_NAME", host)
     port = int(env.get("GRADIO_SERVER_PORT", port))
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    try:
+        PromptShutdown(app, uvicorn.Config(app, host=host, port=port, log_level="info")).run()
+    except KeyboardInterrupt:  # uvicorn raises the Ctrl+C again once it has shut down cleanly: no traceback for it
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

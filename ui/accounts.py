@@ -58,3 +58,24 @@ def requester_groups(accounts, session, typed, request=None) -> tuple[str, ...]:
             raise InputError("session", "this session belongs to another user; reload the page")
         session.user = username
     return accounts.groups(getattr(session, "user", None))
+
+
+def signs_out_here() -> bool:
+    """Whether this app signs people in (and so out): not when an authenticating proxy does (AUTH_PROXY_HEADER)."""
+    from pipeline import environment
+
+    return not environment().get("AUTH_PROXY_HEADER")
+
+
+def account_html(username: str | None, groups: tuple[str, ...]) -> str:
+    """The header line of a signed-in page: who is signed in, the groups that decide what they read, and sign-out
+    (this tab only: Gradio's /logout with all_session=false; the proxy signs people out when it signed them in)."""
+    import html
+
+    if not username:
+        return ""
+    shown = ", ".join(groups) if groups else "none (only documents open to everyone)"
+    out = ("<a class='rag-sign-out' id='sign-out' href='logout?all_session=false'>Sign out</a>" if signs_out_here()
+           else "<span class='rag-note'>(signed in through your organisation's sign-in)</span>")
+    return (f"<div class='rag-account'>Signed in as <b id='account-name'>{html.escape(username)}</b> · groups: "
+            f"<span id='account-groups'>{html.escape(shown)}</span> · {out}</div>")

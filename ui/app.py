@@ -14,7 +14,7 @@ from __future__ import annotations
 import gradio as gr
 from fastapi import FastAPI
 
-from . import panels, received, retention
+from . import page_js, panels, received, retention
 from .accounts import mount_options
 from .login import ClientAddress
 from .session_gate import SessionGate, SessionTable
@@ -49,6 +49,7 @@ def create_app(shared: Shared | None = None) -> FastAPI:
 
     options = mount_options(shared.accounts)
     app = gr.mount_gradio_app(app, demo, path="/", css=panels.CSS, theme=THEME,
+                              head=page_js.head_html(signed_in=shared.accounts is not None),
                               max_file_size=MAX_FILE_BYTES, footer_links=["api"], show_error=True, **options)
     app.state.login_guard = getattr(options.get("auth"), "__self__", None)  # ui.login.LoginGuard, with sign-in
     # Before Gradio sees a request: its upload route within a total, a rate and each client's share; a new

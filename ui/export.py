@@ -26,7 +26,7 @@ NOTICE = ("⚠ **Your uploads and this conversation live only in this server's m
           "or when the server restarts (the samples stay; after a restart the page says so on the next question). "
           "Download the session export first to keep the documents' metadata and every trace; upload the files "
           "again afterwards.")
-NOTICE_POINTER = "Uploads are kept for this browser session only (see the notice by the session export)."
+NOTICE_POINTER = "Uploads are kept for this browser session only (see the notice in the Conversation, below the results)."
 #: The browser asks before leaving once the session holds uploads (a page cannot say more than that).
 GUARD_JS = ("() => { if (!window.__ragLeaveGuard) { window.__ragLeaveGuard = true; "
             "window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; }); } }")

@@ -237,13 +237,19 @@ def history_html(conversation: Conversation) -> str:
     rows = []
     for turn in reversed(conversation.turns):
         answer = turn.answer
-        status = answer_mark(answer) if answer.status == "answered" else f"✗ {answer.reason_code}"
+        status = answer_mark(answer)  # as the Answer panel's badge says it
         said, whole = _said(turn)
         searched = f"<br><span class='rag-note'>searched: {_e(turn.searched)}</span>" if turn.follow_up else ""
         rows.append(f"<tr data-turn='{turn.number}'><td class='num'>{turn.number}</td><td>{_e(turn.kind)}</td>"
                     f"<td>{_e(turn.asked)}{searched}</td><td>{_e(status)}</td><td title='{_e(whole)}'>{_e(said)}</td></tr>")
     return ("<table class='rag-table' id='history-table'><thead><tr><th>turn</th><th>kind</th><th>question</th>"
             "<th>result</th><th>answer or reason</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def accordion_label(turns: int) -> str:
+    """The conversation's (collapsed) heading: how many turns it holds."""
+    held = "no turns yet" if not turns else f"{turns} turn{'s' if turns != 1 else ''}"
+    return f"Conversation ({held}): every result of this session, re-openable"
 
 
 def turn_choices(conversation: Conversation) -> list[tuple[str, str]]:

@@ -15,7 +15,7 @@ import gradio as gr
 
 from pipeline import ANSWER_HELP, SESSION_MEMORY_BYTES, Settings
 
-from . import endpoints, export, handlers, history, panels, replace, restart, viewer, views, welcome
+from . import endpoints, export, handlers, history, library_actions, panels, replace, restart, viewer, views, welcome
 from .accounts import ACCOUNT_GROUPS_INFO, DEMO_GROUPS_INFO
 from .demos import DEMOS
 from .handlers import bind
@@ -52,19 +52,25 @@ INTRO = (
 
 
 def build_blocks(shared: Shared) -> gr.Blocks:
-    """The page with every event wired and the queue configured."""
+    """The page with every event wired and the queue configured.
+
+    The question, the answer and the panels stay together at the top: the form with the demos and the upload beside
+    it, the result tabs right below (the library is one of them, at full width), and the conversation collapsed under
+    them, so that a long history never pushes the results down (issue 51)."""
+    signed_in = shared.accounts is not None
     with gr.Blocks(title=TITLE, delete_cache=(CACHE_SWEEP_S, CACHE_MAX_AGE_S)) as demo:
         c = SimpleNamespace(session=gr.State(value=None, time_to_live=SESSION_TTL_S, delete_callback=delete_session))
         gr.Markdown(INTRO, elem_id="intro")
+        c.account_html = gr.HTML(elem_id="account", visible=signed_in)
         gr.HTML(welcome.first_use_html(shared.corpus.readable_documents(()).values()), elem_id="first-use")
-        with gr.Row():
+        with gr.Row(elem_id="top-row"):
             with gr.Column(scale=3):
-                _request_form(c, signed_in=shared.accounts is not None, has_llm=shared.llm is not None)
+                _request_form(c, signed_in=signed_in, has_llm=shared.llm is not None)
             with gr.Column(scale=2):
-                _collection(c, shared.engine.upload_suffixes, signed_in=shared.accounts is not None)
-        _demo_buttons(c)
+                _demo_buttons(c)
+                _upload(c, shared.engine.upload_suffixes, signed_in=signed_in)
+        _result_tabs(c, shared.engine.upload_suffixes)
         _conversation(c)
-        _result_tabs(c)
         _wire(demo, c, shared)
     demo.queue(default_concurrency_limit=1, max_size=64)
     return demo
@@ -108,29 +114,34 @@ def _request_form(c: SimpleNamespace, signed_in: bool = False, has_llm: bool = F
                                   elem_id="follow-up", scale=2)
 
 
-def _collection(c: SimpleNamespace, file_types: list[str], signed_in: bool = False) -> None:
-    with gr.Accordion("Documents in your collection", open=False):
-        c.docs_html = gr.HTML(elem_id="documents")
-        with gr.Row():
-            c.delete_pick = gr.Dropdown(label="Your uploads", choices=[], elem_id="delete-pick", scale=3,
-                                        allow_custom_value=True)
-            c.delete_button = gr.Button("Delete this document", size="sm", variant="stop", elem_id="delete-doc",
-                                        scale=1)
-        c.delete_report = gr.JSON(visible=False, label="delete report")
-        c.delete_html = gr.HTML(elem_id="delete-status")
-        gr.Markdown("**Replace a document by a new version** (same id): the old version's chunks and vectors "
-                    "leave the index. A file without front matter keeps the document's metadata except the version.")
-        with gr.Row():
-            c.replace_pick = gr.Dropdown(label="Document to replace", choices=[], elem_id="replace-pick", scale=2,
-                                         allow_custom_value=True)
-            c.replace_version = gr.Textbox(value="", label="new version label", max_lines=1, elem_id="replace-version",
-                                           scale=1)
-        c.replace_file = gr.File(label="The new version (same kinds of file)", file_count="single", file_types=file_types,
-                                 type="filepath", elem_id="replace-file", height=110)
-        c.replace_button = gr.Button("Replace with this file", size="sm", elem_id="replace-doc")
-        c.replace_report = gr.JSON(visible=False, label="replace report")
-        c.replace_html = gr.HTML(elem_id="replace-status")
-    with gr.Accordion("Upload documents (only you see them)", open=False):
+def _library(c: SimpleNamespace, file_types: list[str]) -> None:
+    """The library at full width (its own tab), with delete and replace below it; each action's result replaces the
+    last one in place (`ui.library_actions`)."""
+    c.docs_html = gr.HTML(elem_id="documents")
+    with gr.Row():
+        c.delete_pick = gr.Dropdown(label="Your uploads", choices=[], elem_id="delete-pick", scale=3,
+                                    allow_custom_value=True)
+        c.delete_button = gr.Button("Delete this document", size="sm", variant="stop", elem_id="delete-doc", scale=1)
+    c.delete_report = gr.JSON(visible=False, label="delete report")
+    c.delete_html = gr.HTML(elem_id="delete-status")
+    c.delete_hidden = gr.Button(visible=False)
+    gr.Markdown("**Replace a document by a new version** (same id): the old version's chunks and vectors "
+                "leave the index. A file without front matter keeps the document's metadata except the version.")
+    with gr.Row():
+        c.replace_pick = gr.Dropdown(label="Document to replace", choices=[], elem_id="replace-pick", scale=2,
+                                     allow_custom_value=True)
+        c.replace_version = gr.Textbox(value="", label="new version label", max_lines=1, elem_id="replace-version",
+                                       scale=1)
+        c.replace_file = gr.File(label="The new version (same kinds of file)", file_count="single",
+                                 file_types=file_types, type="filepath", elem_id="replace-file", height=110, scale=2)
+    c.replace_button = gr.Button("Replace with this file", size="sm", elem_id="replace-doc")
+    c.replace_report = gr.JSON(visible=False, label="replace report")
+    c.replace_html = gr.HTML(elem_id="replace-status")
+    c.replace_hidden = gr.Button(visible=False)
+
+
+def _upload(c: SimpleNamespace, file_types: list[str], signed_in: bool = False) -> None:
+    with gr.Accordion("Upload documents (only you see them)", open=False, elem_id="upload-box"):
         c.files = gr.File(label="PDF, text, Word, web page, EPUB or spreadsheet files", file_count="multiple", file_types=file_types,
                           type="filepath", elem_id="upload-files")
         gr.Markdown(f"{export.NOTICE_POINTER} At most {MAX_FILES_PER_UPLOAD} files, {MAX_FILE_BYTES // 2**20} MB and "
@@ -153,12 +164,13 @@ def _collection(c: SimpleNamespace, file_types: list[str], signed_in: bool = Fal
         c.upload_report = gr.JSON(visible=False, label="upload report")
         c.upload_html = gr.HTML(elem_id="upload-status")
         c.upload_hidden = gr.Button(visible=False)
+        c.library_hidden = gr.Button(visible=False)
         c.embedding_html = gr.HTML(elem_id="embedding-status")
         c.embedding_timer = gr.Timer(EMBEDDING_POLL_S, active=False)
 
 
 def _demo_buttons(c: SimpleNamespace) -> None:
-    with gr.Accordion("Demos: one click runs a seed scenario and fills every panel", open=True):
+    with gr.Accordion("Demos: one click runs a seed scenario and fills every panel", open=True, elem_id="demos"):
         with gr.Row(elem_id="demo-row"):
             c.demo_buttons = [(gr.Button(text, size="sm", elem_id=f"demo-{name}"), name) for text, name in DEMOS]
         c.demo_name = gr.Textbox(value="", visible=False)
@@ -166,7 +178,7 @@ def _demo_buttons(c: SimpleNamespace) -> None:
 
 
 def _conversation(c: SimpleNamespace) -> None:
-    with gr.Accordion("Conversation: every result of this session, re-openable", open=True):
+    with gr.Accordion(history.accordion_label(0), open=False, elem_id="conversation") as c.conversation_box:
         c.history_html = gr.HTML(history.history_html(history.Conversation()), elem_id="history")
         with gr.Row():
             c.turn_pick = gr.Dropdown(label="Re-open a turn in the panels", choices=[], elem_id="turn-pick", scale=3)
@@ -184,8 +196,9 @@ def _conversation(c: SimpleNamespace) -> None:
         c.reopen_hidden = gr.Button(visible=False)
 
 
-def _result_tabs(c: SimpleNamespace) -> None:
-    with gr.Tabs(selected="answer", elem_id="results") as c.tabs:
+def _result_tabs(c: SimpleNamespace, file_types: list[str]) -> None:
+    # "wrap": at phone width every tab stays one tap away on a second line, none hidden behind "⋯"
+    with gr.Tabs(selected="answer", elem_id="results", overflow_behavior="wrap") as c.tabs:
         with gr.Tab("1 Chunks", id="chunks"):
             c.chunk_docs = gr.Dropdown(label="Documents", multiselect=True, choices=[], elem_id="chunk-docs")
             c.chunks_out = gr.HTML(panels.chunks_html(None, []))
@@ -210,7 +223,8 @@ def _result_tabs(c: SimpleNamespace) -> None:
                 c.next_page = gr.Button("page ▶", size="sm", elem_id="next-page")
                 c.zoom = gr.Radio(viewer.ZOOMS, value=1.5, label="zoom", elem_id="zoom", min_width=240)
             c.source_note = gr.HTML()
-            c.thumbnails = gr.Gallery(label="Pages (click one to open it)", columns=10, height=170, rows=1,
+            c.thumbnails = gr.Gallery(label="Pages (click one to open it; scroll sideways for more)", columns=10,
+                                      height="auto", rows=1,
                                       allow_preview=False, object_fit="contain", visible=False, interactive=False,
                                       elem_id="thumbnails")
             c.source_image = gr.Image(label="Cited page", type="pil", format="png", interactive=False,
@@ -223,6 +237,8 @@ def _result_tabs(c: SimpleNamespace) -> None:
                                       value="The lodging limit is 600 yuan. [travel-v2:1-3]", elem_id="check-text")
             c.check_button = gr.Button("Check citations", variant="primary", elem_id="check")
             c.check_out = gr.HTML(elem_id="check-result")
+        with gr.Tab("Library", id="library-tab"):
+            _library(c, file_types)
         with gr.Tab("Evaluation", id="evaluation"):
             c.eval_refresh = gr.Button("Reload the latest report", size="sm")
             c.eval_html = gr.HTML(elem_id="evaluation")
@@ -239,7 +255,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
                       c.reserve, c.eligibility, c.retrieval]
     panel_outputs = [c.answer_out, c.download, c.candidates_out, c.candidates_plot, c.context_out, c.chunk_docs,
                      c.chunks_out, c.source_image, c.source_html, c.source_note, c.page_number, c.thumbnails,
-                     c.citation, c.check_out, c.tabs, c.history_html, c.turn_pick, c.session]
+                     c.citation, c.check_out, c.tabs, c.history_html, c.turn_pick, c.conversation_box, c.session]
     render = dict(fn=bind(views.render_panels, shared, select="answer"), inputs=[c.session, c.groups],
                   outputs=panel_outputs)
     render_check = dict(render, fn=bind(views.render_panels, shared, select="check"))
@@ -288,24 +304,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     page_upload.success(None, None, None, js=export.GUARD_JS, **private)
     c.embedding_timer.tick(bind(views.embedding_tick, shared), [c.session, c.groups],
                            [c.docs_html, c.embedding_html, c.embedding_timer, c.session], queue=False, **private)
-    c.delete_button.click(bind(endpoints.do_delete_document, shared), [c.delete_pick, c.session],
-                          [c.delete_report, c.session], api_name="delete_document").success(
-        bind(views.deleted, shared), [c.delete_report, c.session, c.groups],
-        [c.delete_html, c.docs_html, c.chunk_docs, c.delete_pick, c.replace_pick, c.session], **private)
-    c.replace_button.click(
-        bind(replace.do_replace_document, shared), [c.replace_pick, c.replace_file, c.replace_version, c.session],
-        [c.replace_report, c.session], api_name="replace_document", concurrency_id="upload",
-        concurrency_limit=UPLOAD_CONCURRENCY, show_progress_on=[c.replace_html],
-    ).success(bind(views.replaced, shared), [c.replace_report, c.session, c.groups],
-              [c.replace_html, c.docs_html, c.chunk_docs, c.delete_pick, c.replace_pick, c.replace_file,
-               c.replace_version, c.embedding_html, c.embedding_timer, c.session], **private)
-    c.library_button.click(
-        bind(handlers.do_add_to_library, shared),
-        [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session],
-        [c.library_report, c.session], api_name="add_to_library",
-    ).then(bind(views.refresh_documents, shared), [c.session, c.groups], [c.docs_html, c.chunk_docs, c.session],
-           **private).then(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session],
-                           **private)
+    _wire_library(c, shared)
 
     c.demo_hidden.click(bind(handlers.do_demo, shared), [c.demo_name, c.session, c.groups], [c.trace_json, c.session],
                         api_name="run_demo", **answering).success(**render, **private)
@@ -329,8 +328,38 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace, shared: Shared) -> None:
     # The day the page is opened, unless the person already typed a date (the load runs after the form is shown).
     demo.load(None, [c.date], [c.date], js=views.today_js(c.date.value), api_visibility="private")
     if shared.accounts is not None:
-        demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.session], **private)
+        demo.load(bind(views.account_groups, shared), [c.session], [c.groups, c.account_html, c.session], **private)
         demo.load(bind(views.refresh_replace_choices, shared), [c.session], [c.replace_pick, c.session], **private)
+
+
+def _wire_library(c: SimpleNamespace, shared: Shared) -> None:
+    """Delete, replace and add to the shared library: the API endpoints on hidden buttons, and the page's own steps,
+    which report every result (errors too) in place of the last one (`ui.library_actions`)."""
+    private = dict(api_visibility="private")
+    uploading = dict(concurrency_id="upload", concurrency_limit=UPLOAD_CONCURRENCY)
+    lists = [c.docs_html, c.chunk_docs, c.delete_pick, c.replace_pick]
+    c.delete_hidden.click(bind(endpoints.do_delete_document, shared), [c.delete_pick, c.session],
+                          [c.delete_report, c.session], api_name="delete_document")
+    c.delete_button.click(bind(library_actions.delete_from_page, shared), [c.delete_pick, c.session, c.groups],
+                          [c.delete_html, c.replace_html, *lists, c.session], **private)
+    c.replace_hidden.click(
+        bind(replace.do_replace_document, shared), [c.replace_pick, c.replace_file, c.replace_version, c.session],
+        [c.replace_report, c.session], api_name="replace_document", **uploading)
+    page_replace = c.replace_button.click(
+        library_actions.replace_started, None, [c.replace_button, c.replace_html, c.delete_html], queue=False,
+        **private).then(
+        bind(library_actions.replace_from_page, shared),
+        [c.replace_pick, c.replace_file, c.replace_version, c.session, c.groups],
+        [c.replace_html, c.delete_html, *lists, c.replace_file, c.replace_version, c.embedding_html,
+         c.embedding_timer, c.replace_button, c.session], show_progress_on=[c.replace_html], **uploading, **private)
+    page_replace.failure(library_actions.replace_failed, None, [c.replace_button, c.replace_html, c.replace_file],
+                         queue=False, **private)
+    library_inputs = [c.files, c.meta_version, c.meta_topic, c.meta_authority, c.meta_from, c.meta_to, c.session]
+    c.library_hidden.click(bind(handlers.do_add_to_library, shared), library_inputs, [c.library_report, c.session],
+                           api_name="add_to_library", **uploading)
+    c.library_button.click(bind(library_actions.add_to_library_from_page, shared), [*library_inputs, c.groups],
+                           [c.library_report, c.upload_html, c.docs_html, c.chunk_docs, c.replace_pick, c.files,
+                            c.session], show_progress_on=[c.upload_html], **uploading, **private)
 
 
 def _wire_viewer(c: SimpleNamespace, shared: Shared) -> None:

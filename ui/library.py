@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from pipeline import Corpus, Document
 
-from .panels import _e, label, table
+from .panels import _e, label
 
 
 def library_rows(documents: Sequence[Document], corpus: Corpus, uploaded: set[str],
@@ -42,24 +42,50 @@ STATUS_HELP = ("Status: waiting to embed (searchable by BM25) → embedding n of
                "then) → ready (both indexes), or failed (reason: BM25 only; upload again to retry).")
 
 
+# (header, the sort key's column in a row dict or None for the shown text, whether the cell may wrap)
+_COLUMNS = (("id", None, False), ("title", None, True), ("version", None, False), ("topic", None, False),
+            ("valid", "valid_from", False), ("access", None, True), ("pages / lines", "lines", False),
+            ("chunks", "chunks", False), ("status", None, False), ("origin", None, False))
+
+
+def _status_shown(status: str) -> str:
+    return ("✓ " if status == "ready" else "✗ " if status.startswith("failed") else "… ") + status
+
+
+def _cells(r: dict) -> list[str]:
+    return [r["source_id"], r["title"], r["version"] or "—", r["topic"] or "—",
+            f"{r['valid_from'] or '—'} → {r['valid_to'] or 'open'}", ", ".join(r["access"]),
+            f"{r['kind']}, {r['pages']} p., {r['lines']} lines", str(r["chunks"]), _status_shown(r["status"]),
+            r["origin"]]
+
+
+def _sortable_table(rows: Sequence[dict]) -> str:
+    """The library as a table whose column headers sort it (ui.page_js sorts in the browser, numbers as numbers, and
+    keeps the order when the table refreshes); every cell escaped."""
+    head = "".join(f"<th aria-sort='none' class='{'wrap' if wraps else 'nowrap'}'><button type='button' "
+                   f"title='sort by {_e(name)}'>{_e(name)}</button></th>" for name, _, wraps in _COLUMNS)
+    body = []
+    for r in rows:
+        cells = []
+        for (name, key, wraps), text in zip(_COLUMNS, _cells(r)):
+            sort = f" data-sort='{_e(r[key] if r[key] is not None else '')}'" if key else ""
+            cells.append(f"<td class='{'wrap' if wraps else 'nowrap'}'{sort}>{_e(text)}</td>")
+        body.append(f"<tr class='{'mine' if r['origin'] == 'uploaded' else ''}'>{''.join(cells)}</tr>")
+    return (f"<table class='rag-table rag-sortable' id='library-table'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
 def library_html(documents: Sequence[Document], corpus: Corpus, uploaded: set[str],
                  shared_library: set[str] = frozenset(), status_of: Callable[[str], str] | None = None) -> str:
     if not documents:
         return '<p class="rag-note">No documents are readable with these access groups.</p>'
-    order = {"uploaded": 0, "library": 1, "sample": 2}  # your own documents first: the table scrolls
+    order = {"uploaded": 0, "library": 1, "sample": 2}  # your own documents first
     rows = sorted(library_rows(documents, corpus, uploaded, shared_library, status_of), key=lambda r: order[r["origin"]])
-    body = [[r["source_id"], r["title"], r["version"] or "—", r["topic"] or "—",
-             f"{r['valid_from'] or '—'} → {r['valid_to'] or 'open'}", ", ".join(r["access"]),
-             f"{r['kind']}, {r['pages']} p., {r['lines']} lines", r["chunks"],
-             ("✓ " if r["status"] == "ready" else "✗ " if r["status"].startswith("failed") else "… ") + r["status"],
-             r["origin"]] for r in rows]
     mine = sum(r["origin"] == "uploaded" for r in rows)
-    note = (f"<p class='rag-note'>{len(rows)} documents ({mine} uploaded by you). {STATUS_HELP} Samples are "
-            "read-only; your uploads can be deleted or replaced by a new version below (shared library documents "
-            "too, for library-admin members).</p>")
-    return note + "<div id='library'>" + table(
-        ["id", "title", "version", "topic", "valid", "access", "pages / lines", "chunks", "status", "origin"], body,
-        row_classes=["mine" if r["origin"] == "uploaded" else "" for r in rows], num_columns=[7]) + "</div>"
+    note = (f"<p class='rag-note'>{len(rows)} documents ({mine} uploaded by you); click a column's name to sort by it. "
+            f"{STATUS_HELP} Samples are read-only; your uploads can be deleted or replaced by a new version below "
+            "(shared library documents too, for library-admin members).</p>")
+    return note + "<div id='library'>" + _sortable_table(rows) + "</div>"
 
 
 def embedding_line(session) -> str:

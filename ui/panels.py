@@ -23,8 +23,9 @@ from pipeline import (
     marker,
     marker_key,
     names_column,
-    score_and_threshold,
 )
+
+from .verdict import Mark, Reading, answer_mark, citation_key, plain_words, read, term  # noqa: F401 (re-exported)
 
 CSS = """
 .rag-table{border-collapse:collapse;width:100%;font-size:13px}
@@ -58,8 +59,26 @@ CSS = """
 .rag-sides{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:10px}
 .rag-side h4{margin:.2em 0}
 mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-weight:700}
-#library{overflow-x:auto;max-height:560px;overflow-y:auto}
+#library{overflow-x:auto}
+#library-table td.nowrap,#library-table th.nowrap{white-space:nowrap}
+#library-table td.wrap{min-width:14em}
+.rag-sortable th button{all:unset;cursor:pointer;font-weight:600}
+.rag-sortable th button:focus-visible{outline:2px solid var(--color-accent,#3b6fd8);outline-offset:2px}
+.rag-sortable th[aria-sort=ascending] button::after{content:" ▲"}
+.rag-sortable th[aria-sort=descending] button::after{content:" ▼"}
+.rag-sortable th[aria-sort=none] button::after{content:" ↕";opacity:.45}
+.rag-account{font-size:14px;padding:6px 10px;border:1px solid var(--border-color-primary,#ddd);border-radius:6px}
+.rag-account a{font-weight:600}
+#signed-out{position:fixed;top:0;left:0;right:0;z-index:1000;background:#fdeee6;color:#5c1c00;border-bottom:2px solid #dd4400;padding:12px 16px;font-size:15px;line-height:1.45}
+#signed-out a{color:#0b3ea8;font-weight:700;text-decoration:underline;margin-left:6px}
+.rag-signed-out{padding-top:52px}
+.rag-signed-out #results{opacity:.35}
+.rag-mark.unchecked{background:#eee;color:#333}
 #source-text .rag-scroll{max-height:560px;overflow:auto}
+/* the page strip: one row of thumbnails, scrolled sideways, never a second row cut off by the block's height */
+#thumbnails{height:auto!important}
+#thumbnails .grid-wrap{height:auto!important;overflow-x:auto!important;overflow-y:hidden!important}
+#thumbnails .grid-container{grid-auto-flow:column!important;grid-template-columns:none!important;grid-auto-columns:84px!important;grid-template-rows:auto!important;padding-top:30px!important}
 #source-image{overflow:auto}
 #source-image img{max-width:none!important;max-height:none!important;width:auto!important;height:auto!important;object-fit:none!important}
 #source-image .image-container,#source-image .image-frame{overflow:auto!important;justify-content:flex-start!important;align-items:flex-start!important}
@@ -98,7 +117,7 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .dark .ev mark.support.support{background:#5cc985;color:#111;box-shadow:inset 0 -2px 0 #d8ffe6;outline-color:#d8ffe6}
 .dark .ev .tag.verified{color:#7fdc9c}.dark .ev .tag.dropped{color:#ffab80}
 .dark .ev .gap{color:#9aa0a6}
-.dark .rag-mark.ok,.dark .rag-mark.no{color:#111}
+.dark .rag-mark.ok,.dark .rag-mark.no,.dark .rag-mark.unchecked{color:#111}
 """
 
 
@@ -315,17 +334,16 @@ def context_html(trace: Trace | None) -> str:
 
 
 # --------------------------------------------------------------------------- answer
-
-
-def _citation_key(c) -> tuple:
-    return (c.source_id, c.start_line, c.end_line)
+#
+# Every line that judges the result (the badge, the two marks, each marker's ✓/✗, why) comes from one
+# `verdict.Reading` of the trace; this section only formats it.
 
 
 def _check_of(citation: Citation, unshown: list):
     """The check behind a shown citation, taken from `unshown`: two claims citing the same lines have a check each
     (one may pass, the other fail), so a check is matched on its result too and shown once."""
     for index, check in enumerate(unshown):
-        if ((_citation_key(check.citation), check.citation.page) == (_citation_key(citation), citation.page)
+        if ((citation_key(check.citation), check.citation.page) == (citation_key(citation), citation.page)
                 and list(check.failed_checks) == list(citation.failed_checks)):
             return unshown.pop(index)
     return None
@@ -357,20 +375,19 @@ def _answer_text_html(text: str) -> str:
     return _code_shown(text, _FENCED, '<pre class="rag-pre rag-code"><code>{}</code></pre>')
 
 
-def _answer_with_marks(answer: str, citations: Sequence[Citation], dropped: Sequence[Citation]) -> str:
-    ok = {_citation_key(c) for c in citations}
-    bad = {_citation_key(c) for c in dropped}
+_MARKER_TITLES = {"ok": "verified", "no": "dropped", "unchecked": "not checked"}
+
+
+def _answer_with_marks(answer: str, markers: dict[tuple[str, int, int], str]) -> str:
+    """The answer text with each citation marker marked as the checks left it: ✓ verified, ✗ dropped, or plain and
+    titled "not checked" when no check ran on it."""
     out, position = [], 0
     for match in MARKER.finditer(answer):
         out.append(_answer_text_html(answer[position:match.start()]))
         sid, _, start, end = marker_key(match)
-        key = (sid, start, end)
-        if key in ok:
-            out.append(f'<span class="rag-mark ok" title="verified">✓ {_e(match.group(0))}</span>')
-        elif key in bad:
-            out.append(f'<span class="rag-mark no" title="dropped">✗ {_e(match.group(0))}</span>')
-        else:
-            out.append(f'<span class="rag-mark">{_e(match.group(0))}</span>')
+        state = markers.get((sid, start, end), "unchecked")
+        sign = {"ok": "✓ ", "no": "✗ "}.get(state, "")
+        out.append(f'<span class="rag-mark {state}" title="{_MARKER_TITLES[state]}">{sign}{_e(match.group(0))}</span>')
         position = match.end()
     out.append(_answer_text_html(answer[position:]))
     return "".join(out)
@@ -381,16 +398,6 @@ def citation_label(c: Citation) -> str:
     page = f" page {c.page}" if c.page is not None else ""
     lines = "line" if c.start_line == c.end_line else "lines"
     return f"{mark}: {c.source_id}{page} {lines} {_lines(c.start_line, c.end_line)}"
-
-
-def answer_mark(answer) -> str:
-    """The answer's verdict in one line: a clean ✓ only when every claim of the proposal stands."""
-    if answer.status != "answered":
-        return f"✗ abstained — {answer.reason_code}"
-    if answer.partial:
-        dropped = sum(claim.status == "dropped" for claim in answer.claims)
-        return f"⚠ partly answered — {dropped} claim{'s' if dropped != 1 else ''} dropped"
-    return "✓ answered"
 
 
 def claims_html(answer) -> str:
@@ -435,13 +442,14 @@ def answer_html(trace: Trace | None) -> str:
     if trace is None:
         return '<p class="rag-note">Ask a question, run a demo or check an answer.</p>'
     a = trace.answer
-    parts = _status_html(trace)
+    reading = read(trace)
+    parts = _status_html(trace, reading)
     parts.append(_words_only_html(trace))
-    parts.append(marks_html(trace))
-    parts.append(why_html(trace.explanation))
+    parts.append(marks_html(reading))
+    parts.append(why_html(reading))
     parts.append(_chosen_by_html(trace))
     parts.append(claims_html(a))
-    parts.append(_citations_html(trace))
+    parts.append(_citations_html(trace, reading))
     parts.append(_generation_html(trace))
     meta = (f"{term('answered by', 'producer')} <code>{_e(a.producer)}</code> · "
             f"{term('model or composer called', 'generator called')}: {'yes' if trace.generator_called else 'no'}"
@@ -466,18 +474,21 @@ def _words_only_html(trace: Trace) -> str:
             "answer may change.</p>")
 
 
-def _status_html(trace: Trace) -> list[str]:
+def _badge(reading: Reading) -> str:
+    return f'<span class="rag-badge {reading.badge.kind}">{reading.badge.text}</span>'
+
+
+def _status_html(trace: Trace, reading: Reading) -> list[str]:
     """The status badge and the answer with its marks, or the reason code and the proposal not shown as supported."""
     a = trace.answer
     if a.status == "answered":
-        return [f'<span class="rag-badge {"partial" if a.partial else "ok"}">{_e(answer_mark(a))}</span>',
-                f'<div class="rag-answer">{_answer_with_marks(a.answer or "", a.citations, a.dropped_citations)}</div>',
+        return [_badge(reading), f'<div class="rag-answer">{_answer_with_marks(a.answer or "", reading.markers)}</div>',
                 _row_cells_html(trace), dropped_claims_html(a)]
-    parts = [f'<span class="rag-badge no">{_e(answer_mark(a))}</span>',
-             f'<div class="rag-answer"><b>Reason code:</b> <code>{_e(a.reason_code)}</code></div>']
+    parts = [_badge(reading), f'<div class="rag-answer"><b>Reason code:</b> <code>{_e(a.reason_code)}</code></div>']
     if trace.proposal is not None and trace.proposal.answer:
         parts.append("<p class='rag-note'>Proposed answer (not shown as supported):</p>"
-                     f'<div class="rag-answer">{_answer_with_marks(trace.proposal.answer, [], a.dropped_citations)}</div>')
+                     f'<div class="rag-answer" id="proposed-answer">'
+                     f'{_answer_with_marks(trace.proposal.answer, reading.markers)}</div>')
     parts.append(dropped_claims_html(a))
     return parts
 
@@ -496,115 +507,25 @@ def _row_cells_html(trace: Trace) -> str:
             f"<tr>{names}</tr><tr>{values}</tr></table>")
 
 
-# Display-only rewording of the engine's explanation (the trace keeps its words, shown in the tooltip).
-_PLAIN = ((re.compile(r"(\d+(?:\.\d+)?) < threshold (\d+(?:\.\d+)?)"), r"\1, below the \2 needed"),
-          (re.compile(r"(\d+(?:\.\d+)?) ≥ threshold (\d+(?:\.\d+)?)"), r"\1, at least the \2 needed"),
-          (re.compile(r"\bunits\b"), "passages"), (re.compile(r"\bunit\b"), "passage"),
-          (re.compile(r"\bproducer\b"), "answerer"), (re.compile(r"\bRRF\b"), "combined ranking"))
-
-
-def plain_words(text: str) -> str:
-    """`text` with the trace's jargon ("unit", "0.10 < threshold 0.10", "producer", "RRF") in plain words."""
-    for pattern, words in _PLAIN:
-        text = pattern.sub(words, text)
-    return text
-
-
-def why_html(explanation: str) -> str:
+def why_html(reading: Reading) -> str:
     """The explanation in plain words; the engine's own wording in the tooltip when it differs."""
-    plain = plain_words(explanation)
-    title = f" title='{_e(explanation)}'" if plain != explanation else ""
-    return f"<p class='rag-why'{title}><b>Why:</b> {_e(plain)}</p>"
+    title = f" title='{_e(reading.why_engine)}'" if reading.why != reading.why_engine else ""
+    return f"<p class='rag-why'{title}><b>Why:</b> {_e(reading.why)}</p>"
 
 
-def term(plain: str, technical: str) -> str:
-    """A plain label for a reader who is not an expert, with the technical name in its tooltip."""
-    return f"<span class='rag-term' title='{_e(technical)}'>{_e(plain)}</span>"
+def _mark(mark: Mark, label: str, technical: str, name: str) -> str:
+    return (f"<div class='rag-markrow' data-mark='{name}' data-result='{mark.kind}'><span class='rag-badge {mark.kind}'>"
+            f"{mark.sign}</span> <b>{term(label, technical)}:</b> {mark.text}</div>")
 
 
-# What each citation check makes sure of, in plain words (the check's name stays in the tooltip and the table).
-CHECK_WORDS = {
-    "source_exists": "the cited document exists",
-    "source_eligible": "the cited document may be used for this request (current, readable, on topic)",
-    "lines_exist": "the cited lines exist",
-    "quote_exact": "the quote is word for word in those lines",
-    "numbers_match": "the numbers in the sentence are in those lines",
-    "names_match": "the names in the sentence are in those lines",
-    "claim_supported": "those lines say what the sentence says",
-    "support_span_covered": "the citation covers the passage marked as the answer",
-}
-
-
-def _failed_words(citations: Sequence[Citation]) -> str:
-    names = dict.fromkeys(name for c in citations for name in c.failed_checks)
-    return "; ".join(term(f"not: {CHECK_WORDS.get(n, n.replace('_', ' '))}", n) for n in names) or "a check failed"
-
-
-def _mark(kind: str, sign: str, label: str, technical: str, text: str, name: str) -> str:
-    return (f"<div class='rag-markrow' data-mark='{name}' data-result='{kind}'><span class='rag-badge {kind}'>{sign}</span> "
-            f"<b>{term(label, technical)}:</b> {text}</div>")
-
-
-def quote_mark(trace: Trace) -> tuple[str, str]:
-    """("ok" / "no" / "muted", plain words): whether the cited lines exist, hold the quote and say what the answer
-    says (the citation check). It says nothing about whether the answer is the one the question wanted."""
-    a = trace.answer
-    good, bad = list(a.citations), list(a.dropped_citations)
-    if not good and not bad:
-        return "muted", "nothing to check: no passage was cited."
-    if not bad:
-        return "ok", (f"yes: the {len(good)} cited passage(s) are in the source at the lines given, word for word, "
-                      "and say what the sentence citing them says.")
-    kept = f" {len(good)} other citation(s) passed." if good else ""
-    return "no", f"{len(bad)} citation(s) dropped ({_failed_words(bad)}).{kept}"
-
-
-def answers_mark(trace: Trace) -> tuple[str, str]:
-    """("ok" / "no" / "muted", plain words): how sure the answerer is that the passage answers the question, and
-    why (the reader's or the answer scorer's score against its threshold; a rule; a model; a person)."""
-    p, answered = trace.proposal, trace.answer.status == "answered"
-    if p is None:
-        return "muted", "not judged: no passage was good enough to be considered (see Why)."
-    if p.generation is not None:
-        return "muted", ("not measured as a number: a language model wrote this answer; each of its sentences was "
-                         "checked against the lines it cites (see Claims).")
-    if p.reader_score is not None and p.reader_threshold is not None:
-        sure = p.reader_score >= p.reader_threshold
-        read, read_needs = score_and_threshold(p.reader_score, p.reader_threshold)
-        said = (f"a reading model checked the chosen passage against your question: "
-                f"{term(f'{read} sure', f'reader {p.reader}: reader_score')} "
-                f"(it needs {term(read_needs, 'reader_threshold')}).")
-        return ("ok", "likely. " + said) if sure and answered else ("no", "unlikely, so no answer is given: " + said)
-    if p.score is not None and p.threshold is not None:
-        shown, shown_needs = score_and_threshold(p.score, p.threshold)
-        score = term(shown, "answer scorer: best unit score")
-        needs = term(shown_needs, "answer scorer: threshold")
-        if p.score >= p.threshold and answered:
-            return "ok", f"likely: the best passage scores {score} (it needs {needs})."
-        if p.score >= p.threshold:  # scored high enough, refused by a rule the question needs
-            return "no", (f"no: the best passage scores {score}, enough (it needs {needs}), but it was refused: "
-                          f"{_e(plain_words(p.note or 'see Why'))}.")
-        if answered:
-            return "muted", (f"chosen by a rule, not by its score ({score}, below the {needs} needed): "
-                             f"{_e(p.note or '')}.")
-        return "no", f"unlikely, so no answer is given: the best passage scores only {score} (it needs {needs})."
-    if answered and p.note:
-        return "ok", f"chosen by a rule: {_e(p.note)}."
-    return "muted", ("not judged: nobody scored whether this answer fits your question (it was written elsewhere, "
-                     "e.g. pasted or a demo's proposal); only its citations were checked.")
-
-
-def marks_html(trace: Trace) -> str:
+def marks_html(reading: Reading) -> str:
     """The two separate marks: the quote is exactly in the source (citation check), and this answers the question
     (the answerer's confidence, with its reason). A ✓ on the first never implies the second."""
-    quote_kind, quote_text = quote_mark(trace)
-    answer_kind, answer_text = answers_mark(trace)
-    sign = {"ok": "✓", "no": "✗", "muted": "–"}
     return ("<div class='rag-marks' id='answer-marks'>"
-            + _mark(quote_kind, sign[quote_kind], "Quote is in the source",
-                    "citation check: source, lines, exact quote, numbers, names, support", quote_text, "quote")
-            + _mark(answer_kind, sign[answer_kind], "Answers your question",
-                    "answerer confidence: answer scorer / reader score against its threshold", answer_text, "answers")
+            + _mark(reading.quote, "Quote is in the source",
+                    "citation check: source, lines, exact quote, numbers, names, support", "quote")
+            + _mark(reading.answers, "Answers your question",
+                    "answerer confidence: answer scorer / reader score against its threshold", "answers")
             + "</div>")
 
 
@@ -615,42 +536,58 @@ def _scorer_name(trace: Trace) -> str:
 
 
 def _chosen_by_html(trace: Trace) -> str:
-    """The answer scorer's best unit and runner-up, and how the answer was chosen (the technical trace, folded)."""
+    """The answer scorer's best unit and runner-up, the reader's check, and how the answer was chosen (the technical
+    trace, folded)."""
     proposal, answered = trace.proposal, trace.answer.status == "answered"
-    if proposal is not None and proposal.score is not None and proposal.threshold is not None:
-        return (f"<details class='rag-note'><summary>How the passage was chosen (scores and thresholds)</summary>"
-                f"{term('Answer scorer', 'the producer’s answer-model score per unit')}{_scorer_name(trace)}: best "
-                f"{term('passage', 'unit')} {proposal.score:.2f} "
-                f"(threshold {proposal.threshold:.2f}): {_e(proposal.best_unit or '')}"
-                + (f"<br>runner-up {proposal.runner_up_score:.2f}: {_e(proposal.runner_up)}" if proposal.runner_up else "")
-                + (f"<br>Reader ({_e(proposal.reader)}): the chosen {term('passage', 'unit')} answers with probability "
-                   f"{proposal.reader_score:.2f} (threshold {proposal.reader_threshold:.2f})"
-                   if proposal.reader_score is not None and proposal.reader_threshold is not None else "")
-                + (f"<br>Chosen by: {_e(proposal.note)}" if answered and proposal.note else "")
-                + "</details>")
-    if proposal is not None and proposal.note and answered:  # chosen without a score: a table comparison
-        return f"<p class='rag-note'>Chosen by: {_e(proposal.note)}</p>"
-    return ""
+    if proposal is None:
+        return ""
+    lines = []
+    if proposal.score is not None and proposal.threshold is not None:
+        lines.append(f"{term('Answer scorer', 'the producer’s answer-model score per unit')}{_scorer_name(trace)}: best "
+                     f"{term('passage', 'unit')} {proposal.score:.2f} (threshold {proposal.threshold:.2f}): "
+                     f"{_e(proposal.best_unit or '')}")
+    if proposal.runner_up:
+        score = f" {proposal.runner_up_score:.2f}" if proposal.runner_up_score is not None else ""
+        lines.append(f"runner-up{score}: {_e(proposal.runner_up)}")
+    if proposal.reader_score is not None and proposal.reader_threshold is not None:
+        lines.append(f"Reader ({_e(proposal.reader)}): the chosen {term('passage', 'unit')} answers with probability "
+                     f"{proposal.reader_score:.2f} (threshold {proposal.reader_threshold:.2f})")
+    if not lines:
+        # chosen without a score: a table comparison
+        return f"<p class='rag-note'>Chosen by: {_e(proposal.note)}</p>" if proposal.note and answered else ""
+    if answered and proposal.note:
+        lines.append(f"Chosen by: {_e(proposal.note)}")
+    return ("<details class='rag-note'><summary>How the passage was chosen (scores and thresholds)</summary>"
+            + "<br>".join(lines) + "</details>")
 
 
-def _citations_html(trace: Trace) -> str:
-    """Each citation, verified or dropped, with its quote and every check's result."""
+def _citation_block(kind: str, title: str, after: str, version: str | None, quote: str | None, check) -> str:
+    rows = [["✓ passed" if r.passed else "✗ failed", r.name, r.detail] for r in check.checks] if check else []
+    return (f'<div class="rag-cit {kind}"><b>{_e(title)}</b>{_e(after)}'
+            f' <span class=\'rag-note\'>(version {_e(version or "—")})</span>'
+            + (f'<div class="rag-pre" style="max-height:140px">{_e(quote)}</div>' if quote else "")
+            + (table(["result", "check", "detail"], rows) if rows else "") + "</div>")
+
+
+def _citations_html(trace: Trace, reading: Reading) -> str:
+    """Each citation checked, verified or dropped, with its quote and every check's result; a citation whose answer a
+    later stage withheld (a conflict) is listed with its checks too."""
     a = trace.answer
     unshown = list(trace.checks)
     all_citations = [*a.citations, *a.dropped_citations]
-    parts = ["<h4>Citations</h4>"] if all_citations else []
+    parts = ["<h4>Citations</h4>"] if all_citations or reading.unshown_checks else []
     for c in all_citations:
-        kind = "ok" if c.verified else "no"
-        check = _check_of(c, unshown)
-        rows = []
-        if check is not None:
-            rows = [["✓ passed" if r.passed else "✗ failed", r.name, r.detail] for r in check.checks]
         failed = f" — failed: {', '.join(c.failed_checks)}" if c.failed_checks else ""
-        parts.append(
-            f'<div class="rag-cit {kind}"><b>{_e(citation_label(c))}</b>{_e(failed)}'
-            f" <span class='rag-note'>(version {_e(c.version or '—')})</span>"
-            f'<div class="rag-pre" style="max-height:140px">{_e(c.quote)}</div>'
-            + (table(["result", "check", "detail"], rows) if rows else "") + "</div>")
+        parts.append(_citation_block("ok" if c.verified else "no", citation_label(c), failed, c.version, c.quote,
+                                     _check_of(c, unshown)))
+    versions = {d.source_id: d.version for d in trace.documents}
+    for check in reading.unshown_checks:
+        cited = check.citation
+        mark = "✓ verified" if check.verified else "✗ dropped"
+        page = f" page {cited.page}" if cited.page is not None else ""
+        title = f"{mark}: {cited.source_id}{page} lines {_lines(cited.start_line, cited.end_line)}"
+        parts.append(_citation_block("ok" if check.verified else "no", title, " — checked, then the answer was "
+                                     "withheld (see Why)", versions.get(cited.source_id), cited.quote, check))
     return "".join(parts)
 
 

@@ -114,6 +114,7 @@ def render_panels(shared: Shared, session, groups, select="answer", request: gr.
         gr.Tabs(selected=select),
         history.history_html(conversation),
         gr.Dropdown(choices=history.turn_choices(conversation), value=str(turn.number) if turn else None),
+        gr.Accordion(label=history.accordion_label(len(conversation.turns))),
         session,
     )
 
@@ -169,22 +170,6 @@ def embedding_tick(shared: Shared, session, groups, request: gr.Request = None):
     return docs, library.embedding_line(session), gr.Timer(active=session.embedding()), session
 
 
-def replaced(shared: Shared, report, session, groups, request: gr.Request = None):
-    """After a replacement: what changed, the refreshed lists, and an empty replacement form."""
-    session = session_of(session)
-    docs, dropdown, session = refresh_documents(shared, session, groups, request)
-    note = ""
-    if isinstance(report, dict) and report.get("replaced"):
-        before, after = report["previous"], report["current"]
-        note = (f"<p class='rag-note'>✓ replaced <b>{panels._e(report['replaced'])}</b> "
-                f"({panels._e(before['version'] or 'no version')} → {panels._e(after['version'] or 'no version')}, "
-                f"{after['lines']} lines): the old version's chunks and vectors left the "
-                f"{'shared library' if report['where'] == 'library' else 'collection'}.</p>")
-    return (note, docs, dropdown, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
-            gr.Dropdown(choices=replace_choices(shared, session, request), value=None), None, "",
-            library.embedding_line(session), poll_library_once(), session)
-
-
 def upload_status(shared: Shared, report, session, groups, request: gr.Request = None):
     """The upload report as a list of ✓/✗ lines, and the refreshed document list."""
     session = session_of(session)
@@ -212,13 +197,13 @@ def demo_note(name: str) -> str:
     scenario = BY_NAME[name]
     settings = scenario_settings(scenario)
     changed = {k: v for k, v in settings.model_dump().items() if k in scenario.settings}
-    ran = (" Ran with its own settings " + ", ".join(f"<code>{panels._e(k)}={panels._e(v)}</code>"
-                                                   for k, v in changed.items()) + ";") if changed else ""
-    proposal = " It checked the proposed answer shown below;" if scenario.proposal is not None else ""
+    ran = (" It ran with its own settings " + ", ".join(f"<code>{panels._e(k)}={panels._e(v)}</code>"
+                                                      for k, v in changed.items()) + ".") if changed else ""
+    proposal = " It checked the proposed answer shown below." if scenario.proposal is not None else ""
     asked = (f" It asked “{panels._e(scenario.question)}” as of {REQUEST_DATE.isoformat()}, topic "
              f"{panels._e(scenario.topic or 'any')}, groups {panels._e(', '.join(scenario.groups) or 'none')}.")
     return (f"<div class='rag-demo' id='demo-note'><b>Demo:</b> {panels._e(describe(scenario))}.{asked}{ran}{proposal}"
-            " your form (question, date, topic, groups), Advanced settings and Check-an-answer text are unchanged, "
+            " Your form (question, date, topic, groups), Advanced settings and Check-an-answer text are unchanged, "
             "so your next question runs as usual.</div>")
 
 
@@ -283,16 +268,6 @@ def poll_library_once() -> gr.Timer:
     return gr.Timer(active=True)
 
 
-def deleted(shared: Shared, report, session, groups, request: gr.Request = None):
-    """After a delete: the library, the chunk choices and the deletable and replaceable documents, refreshed."""
-    session = session_of(session)
-    docs, dropdown, session = refresh_documents(shared, session, groups, request)
-    note = f"<p class='rag-note'>✓ deleted <b>{panels._e(report['deleted'])}</b>: its chunks and vectors left your " \
-           "collection.</p>" if isinstance(report, dict) and report.get("deleted") else ""
-    return (note, docs, dropdown, gr.Dropdown(choices=library.upload_choices(session.uploads), value=None),
-            gr.Dropdown(choices=replace_choices(shared, session, request), value=None), session)
-
-
 def clear_check():
     """A new check starts from an empty result, so an error never leaves the previous one under the new text."""
     return "<p class='rag-note'>Checking…</p>"
@@ -309,10 +284,12 @@ def today_js(built: str) -> str:
 
 
 def account_groups(shared: Shared, session, request: gr.Request = None):
-    """The signed-in user's groups, shown (read-only) in the form."""
+    """The signed-in user's groups, shown (read-only) in the form, and the header naming the account."""
+    from .accounts import account_html
+
     session = session_of(session)
     groups = requester_groups(shared.accounts, session, "", request)
-    return ", ".join(groups), session
+    return ", ".join(groups), account_html(getattr(request, "username", None), groups), session
 
 
 # After a result: its panels scrolled into view (below the demos and the conversation, they were off screen).

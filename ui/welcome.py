@@ -44,4 +44,4 @@ def first_use_html(documents: Iterable[Document]) -> str:
                   if len(languages) > 1 else "")
     return (f"<p class='rag-first-use'><b>First time here?</b> The samples are {len(documents)} short, fictional "
             f"documents (English{translated}): {', '.join(shown)}. Ask about any of them, for example "
-            f"{questions}, or run a demo below; upload your own files to ask about them.</p>")
+            f"{questions}, or run a demo (beside the question); upload your own files to ask about them.</p>")

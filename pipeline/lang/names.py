@@ -156,8 +156,10 @@ def _initials_in(name: str, text: str) -> bool:
 # What a question writes as code: an option ("--color", "-s"), a setting ("Storage="), a TeX macro ("\noBreakRoute"), an
 # environment variable ("$XDG_RUNTIME_DIR", "ZSTD_CLEVEL"), a snake_case or camelCase name ("use_rich",
 # "routeResponseItem"), a name with digits ("k1", "x86_64").
-_CODE_NAME = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|\\[A-Za-z@]+|\$[A-Za-z_]\w*|[A-Za-z]\w*(?==)"
-                        r"|[A-Za-z][A-Za-z0-9]*_\w+|[a-z]+[A-Z]\w*|[A-Za-z]+\d+[A-Za-z0-9]*)(?![\w-])")
+# An option starts a word of its own (after a space, a bracket or a quote): the "-registered" of "U.S.-registered" is
+# the end of a word, not an option (it leaked into a refusal as "the question names -registered").
+_CODE_NAME = re.compile(r"(?<![\w-])(?:(?<![^\s(\[{'\"`“‘])--?[A-Za-z][\w-]*|\\[A-Za-z@]+|\$[A-Za-z_]\w*"
+                        r"|[A-Za-z]\w*(?==)|[A-Za-z][A-Za-z0-9]*_\w+|[a-z]+[A-Z]\w*|[A-Za-z]+\d+[A-Za-z0-9]*)(?![\w-])")
 
 
 def code_names(question: str) -> list[str]:

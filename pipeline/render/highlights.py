@@ -37,6 +37,7 @@ class Highlight(BaseModel):
     quote: str | None = None
     verified: bool
     label: str
+    short_label: str = ""  # what a tight page has room for beside the highlight ("3-4 verified")
     chunk_start: int | None = None
     chunk_end: int | None = None
     support: tuple[tuple[int, int], ...] = ()  # the supporting sentences' code-point spans in the page text
@@ -49,6 +50,7 @@ def highlight_for(citation) -> Highlight:
     return Highlight(
         page=citation.page, start_line=citation.start_line, end_line=citation.end_line,
         quote=citation.quote or None, verified=citation.verified, label=f"{citation.source_id} {lines} {status}",
+        short_label=f"{lines} {'verified' if citation.verified else 'dropped'}",
         support=tuple((s.start, s.end) for s in getattr(citation, "support", ()) or ()),
     )
 

@@ -82,7 +82,7 @@ def render_pdf_page(
                 shape.draw_rect(pymupdf.Rect(b.x0, b.y0, b.x1, b.y1) * m)
             shape.finish(color=None, fill=color, fill_opacity=FILL_OPACITY)
             _draw_support(shape, parsed, highlight, m)
-            _label(shape, parsed, boxes[0], highlight, color, taken, m, page.rotation)
+            _label(shape, parsed, boxes, highlight, color, taken, m, page.rotation)
         shape.commit()
         zoom = fit_zoom(page.rect.width, page.rect.height, zoom, max_pixels or MAX_RENDER_PIXELS)
         pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
@@ -111,57 +111,60 @@ def _label_font(text: str) -> str:
     return "helv" if all(ord(ch) < 256 for ch in text) else "china-s"
 
 
-def _line_above(parsed: Page, anchor: Box) -> float:
-    """The bottom of the nearest text line above `anchor` that overlaps it horizontally (0: none)."""
-    bottoms = [line.box.y1 for line in parsed.lines
-               if line.box is not None and line.box.y1 <= anchor.y0 + 0.5 and line.box.x1 > anchor.x0 - 40]
-    return max(bottoms, default=0.0)
+def _rect(box: Box) -> pymupdf.Rect:
+    return pymupdf.Rect(box.x0, box.y0, box.x1, box.y1)
 
 
-def _label_box(parsed: Page, anchor: Box, width: float, height: float, taken: list) -> pymupdf.Rect:
-    """Where the label goes without covering text: in the gap above the highlight when the gap is tall
-    enough, else in the left margin beside it, else right of its line's text, else above (stacked)."""
+def _places(parsed: Page, boxes: list[Box], width: float, height: float) -> list[pymupdf.Rect]:
+    """Where a label of this size may go, nearest first: in the gap above the highlight, in the margin left of it,
+    right of its own line, in the gap below it, then in the page's side margins at its height."""
+    first, last = boxes[0], boxes[-1]
     page_width = parsed.width or 612
-    free = lambda box: not any(box.intersects(t) for t in taken)  # noqa: E731
-    y1 = anchor.y0 - 1
-    if y1 - height >= _line_above(parsed, anchor) and y1 - height >= 0:
-        x0 = min(max(anchor.x0, 0), max(page_width - width, 0))
-        box = pymupdf.Rect(x0, y1 - height, x0 + width, y1)
-        if free(box):
-            return box
-    middle = (anchor.y0 + anchor.y1) / 2
-    if anchor.x0 - 3 >= width:
-        box = pymupdf.Rect(anchor.x0 - 3 - width, middle - height / 2, anchor.x0 - 3, middle + height / 2)
-        if free(box):
-            return box
-    line_end = max((line.box.x1 for line in parsed.lines if line.box is not None
-                    and line.box.y0 < anchor.y1 and line.box.y1 > anchor.y0), default=anchor.x1)
-    if line_end + 4 + width <= page_width:
-        box = pymupdf.Rect(line_end + 4, middle - height / 2, line_end + 4 + width, middle + height / 2)
-        if free(box):
-            return box
-    if y1 - height < 0:
-        y1 = anchor.y1 + 1 + height
-    x0 = min(max(anchor.x0, 0), max(page_width - width, 0))
-    box = pymupdf.Rect(x0, y1 - height, x0 + width, y1)
-    while not free(box):  # stack labels that would overlap
-        box = box + (0, -height - 1, 0, -height - 1)
-    return box
+    middle = (first.y0 + first.y1) / 2
+    own = [line.box for line in parsed.lines if line.box is not None and line.box.y0 < first.y1 and line.box.y1 > first.y0
+           and line.box.x0 <= first.x1 and line.box.x1 >= first.x0]  # the line (of its column) the highlight starts on
+    line_end = max((b.x1 for b in own), default=first.x1)
+    beside = lambda x0: pymupdf.Rect(x0, middle - height / 2, x0 + width, middle + height / 2)  # noqa: E731
+    return [pymupdf.Rect(first.x0, first.y0 - 1 - height, first.x0 + width, first.y0 - 1),
+            pymupdf.Rect(first.x1 - width, first.y0 - 1 - height, first.x1, first.y0 - 1),
+            beside(first.x0 - 3 - width), beside(line_end + 4),
+            pymupdf.Rect(last.x0, last.y1 + 1, last.x0 + width, last.y1 + 1 + height),
+            beside(page_width - 4 - width), beside(4)]
 
 
-def _label(shape, parsed: Page, anchor: Box, highlight: Highlight, color, taken: list, m, rotation: int) -> None:
-    """A label ("✓ source lines verified") beside the first highlighted segment, never over other text."""
+def _overlap(box: pymupdf.Rect, obstacles: list[pymupdf.Rect]) -> float:
+    return sum((box & other).get_area() for other in obstacles if box.intersects(other))
+
+
+def _label_box(parsed: Page, boxes: list[Box], sizes: list[tuple[float, float]], taken: list) -> tuple[int, pymupdf.Rect]:
+    """(which of the label's texts, where) so that it covers no text, no other label and not the highlight itself: the
+    whole label where one fits, else its short form, else its mark alone (issue 51: a label drawn above a tightly set
+    line covered the line above, and the column beside it). Nothing free at all: the mark where it covers least."""
+    page = pymupdf.Rect(0, 0, parsed.width or 612, parsed.height or 792)
+    obstacles = [_rect(line.box) + (0.5, 0.5, -0.5, -0.5) for line in parsed.lines if line.box is not None]
+    obstacles += [_rect(b) for b in boxes] + list(taken)
+    for which, (width, height) in enumerate(sizes):
+        for box in _places(parsed, boxes, width, height):
+            if box in page and not _overlap(box, obstacles):
+                return which, box
+    which = len(sizes) - 1
+    inside = [box for box in _places(parsed, boxes, *sizes[which]) if box in page] or [
+        pymupdf.Rect(0, 0, *sizes[which])]
+    return which, min(inside, key=lambda box: _overlap(box, obstacles))
+
+
+def _label(shape, parsed: Page, boxes: list[Box], highlight: Highlight, color, taken: list, m, rotation: int) -> None:
+    """A label ("✓ source lines verified") beside the highlight, never over text (`_label_box`)."""
     size = 7.5
-    text = highlight.label
-    fontname = _label_font(text)
-    width = pymupdf.Font(fontname).text_length(text, fontsize=size) + size + 8
-    height = size + 4
-    box = _label_box(parsed, anchor, width, height, taken)
+    texts = [highlight.label, highlight.short_label or highlight.label, ""]
+    fonts = [_label_font(text) for text in texts]
+    sizes = [((pymupdf.Font(font).text_length(text, fontsize=size) + 4 if text else 0) + size + 4, size + 4)
+             for text, font in zip(texts, fonts)]
+    which, box = _label_box(parsed, boxes, sizes, taken)
     taken.append(box)
     shape.draw_rect(box * m)
     shape.finish(color=color, fill=(1, 1, 1), width=0.8, fill_opacity=0.92)
     _draw_mark(shape, pymupdf.Point(box.x0 + 2, box.y1 - 2.5), size - 1.5, highlight.verified, color, m)
-    origin = pymupdf.Point(box.x0 + size + 4, box.y1 - 3) * m
-    shape.insert_text(origin, text, fontsize=size, fontname=fontname, color=(0, 0, 0), rotate=rotation)
-
-
+    if texts[which]:
+        origin = pymupdf.Point(box.x0 + size + 4, box.y1 - 3) * m
+        shape.insert_text(origin, texts[which], fontsize=size, fontname=fonts[which], color=(0, 0, 0), rotate=rotation)

@@ -8,7 +8,8 @@ import datetime as dt
 
 from pipeline import Proposal, ProposedCitation, Request
 
-from ui.panels import answer_html, answers_mark, marks_html, quote_mark
+from ui.panels import answer_html, marks_html
+from ui.verdict import answers_mark, quote_mark, read
 
 POLICY = "---\nid: harbour\n---\nHarbour rules.\nThe harbour pass costs 42 euros per month.\nDogs stay on a lead.\n"
 REQUEST = Request(question="How much is the harbour pass?", date=dt.date(2026, 9, 14))
@@ -26,16 +27,16 @@ def _citing(answer: str, **fields) -> Proposal:
 def test_a_verified_quote_does_not_claim_to_answer_the_question(logic_engine, make_corpus):
     trace = _trace(logic_engine, make_corpus, _citing("The harbour pass costs 42 euros per month. [harbour:2]"))
     assert trace.answer.status == "answered"
-    assert quote_mark(trace)[0] == "ok"
-    assert answers_mark(trace)[0] == "muted"  # a person's proposal: nobody measured that it answers
-    shown = marks_html(trace)
+    assert quote_mark(trace).kind == "ok"
+    assert answers_mark(trace).kind == "muted"  # a person's proposal: nobody measured that it answers
+    shown = marks_html(read(trace))
     assert "Quote is in the source" in shown and "Answers your question" in shown
     assert "title='citation check" in shown and "title='answerer confidence" in shown
 
 
 def test_a_dropped_citation_names_the_failed_check_in_words_and_by_name(logic_engine, make_corpus):
     trace = _trace(logic_engine, make_corpus, _citing("The harbour pass costs 99 euros per month. [harbour:2]"))
-    kind, words = quote_mark(trace)
+    kind, words = quote_mark(trace).kind, quote_mark(trace).text
     assert kind == "no"
     assert "not: the numbers in the sentence are in those lines" in words and "title='numbers_match'" in words
 
@@ -44,7 +45,7 @@ def test_a_scorer_below_its_threshold_says_unlikely_with_both_numbers(logic_engi
     proposal = Proposal(producer="extractive", abstain_reason="insufficient_evidence", score=0.08, threshold=0.1,
                         best_unit="<b>Dogs</b> stay on a lead.", note="the best unit <script>x</script> scores 0.08")
     trace = _trace(logic_engine, make_corpus, proposal)
-    kind, words = answers_mark(trace)
+    kind, words = answers_mark(trace).kind, answers_mark(trace).text
     assert kind == "no" and "0.08" in words and "0.10" in words and "unlikely" in words
     shown = answer_html(trace)
     assert "<script>" not in shown and "<b>Dogs</b>" not in shown and "&lt;b&gt;Dogs&lt;/b&gt;" in shown
@@ -57,16 +58,18 @@ def test_a_reader_above_its_threshold_says_likely_and_names_the_reader(logic_eng
     proposal = _citing("The harbour pass costs 42 euros per month. [harbour:2]", producer="extractive", score=0.7,
                        threshold=0.1, reader="reader-v1", reader_score=0.91, reader_threshold=0.5)
     trace = _trace(logic_engine, make_corpus, proposal)
-    kind, words = answers_mark(trace)
+    kind, words = answers_mark(trace).kind, answers_mark(trace).text
     assert kind == ("ok" if trace.answer.status == "answered" else "no")
     assert "0.91 sure" in words and "reader reader-v1" in words and "0.50" in words
 
 
 def test_the_why_line_says_the_engines_jargon_in_plain_words_and_keeps_it_in_the_tooltip():
     from ui.panels import why_html
+    from ui.verdict import Mark, Reading, plain_words
 
     engine_words = "No evidence is strong enough (the best unit [a:1] scores 0.10 < threshold 0.10 <i>)."
-    shown = why_html(engine_words)
+    muted = Mark("muted", "")
+    shown = why_html(Reading(muted, muted, muted, why=plain_words(engine_words), why_engine=engine_words))
     plain = shown.split("</b>", 1)[-1]
     assert "the best passage [a:1] scores 0.10, below the 0.10 needed" in plain
     assert "threshold" not in plain and "unit" not in plain
@@ -77,15 +80,17 @@ def test_the_why_line_says_the_engines_jargon_in_plain_words_and_keeps_it_in_the
 def test_a_score_above_the_threshold_refused_by_a_rule_says_so_instead_of_unlikely(logic_engine, make_corpus):
     proposal = Proposal(producer="extractive", abstain_reason="insufficient_evidence", score=0.11, threshold=0.1,
                         note="the question names Who and no candidate unit's source mentions it")
-    kind, words = answers_mark(_trace(logic_engine, make_corpus, proposal))
-    assert kind == "no" and "enough (it needs" in words and "refused: the question names Who" in words
-    assert "candidate passage&#x27;s source" in words  # "unit" in plain words, escaped
+    mark = answers_mark(_trace(logic_engine, make_corpus, proposal))
+    kind, words = mark.kind, mark.text
+    assert kind == "no" and "scores <" in words and "(it needs" in words and "unlikely" not in words
+    assert "refused it by one of its rules (see Why)" in words  # the rule itself is said once, by Why
 
 
 def test_a_score_just_below_its_threshold_never_reads_as_equal(logic_engine, make_corpus):
     proposal = Proposal(producer="extractive", abstain_reason="insufficient_evidence", score=0.0996, threshold=0.1,
                         note="the best unit [harbour:2] scores 0.0996 < threshold 0.10")
-    kind, words = answers_mark(_trace(logic_engine, make_corpus, proposal))
+    mark = answers_mark(_trace(logic_engine, make_corpus, proposal))
+    kind, words = mark.kind, mark.text
     assert kind == "no" and ">0.0996<" in words and ">0.10<" in words
 
 

@@ -55,7 +55,7 @@ def test_a_question_mid_embedding_answers_from_bm25_then_dense_is_used(browser, 
         page.locator("#upload-status").get_by_text("added ferry-handbook").wait_for()
         page.locator("#embedding-status").get_by_text(
             re.compile(r"Dense vectors: ferry-handbook\.md: embedding 0 of \d+")).wait_for()
-        page.get_by_text("Documents in your collection").click()
+        page.get_by_role("tab", name="Library").click()
         row = page.locator("#library tr", has_text="ferry-handbook")
         row.get_by_text(re.compile(r"embedding 0 of \d+")).wait_for()
         chunks = int(row.locator("td").nth(7).inner_text())
@@ -77,10 +77,11 @@ def test_a_question_mid_embedding_answers_from_bm25_then_dense_is_used(browser, 
     finally:
         embedder.resume()
 
+    page.get_by_role("tab", name="Library").click()
     row.get_by_text("ready").wait_for()
     page.wait_for_function("() => !document.querySelector('#embedding-status').innerText.includes('Dense vectors')")
     ask(page, "How much does the harbour pass cost per month?", topic="")
-    page.locator("#history tr[data-turn='2']").wait_for()  # the second answer is in
+    page.locator("#conversation").get_by_text("Conversation (2 turns)", exact=False).wait_for()  # the second answer
     page.locator("#answer").get_by_text("42 euros").first.wait_for()
     assert page.locator("#answer .rag-badge").count() and page.locator("#answer .rag-words-only").count() == 0
     page.get_by_role("tab", name="2 Candidates").click()

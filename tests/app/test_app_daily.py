@@ -228,6 +228,7 @@ def test_a_conversation_of_three_turns_with_a_follow_up(page):  # noqa: F811
     assert "lodging Shanghai" in note.inner_text()  # the trace's question: what retrieval searched
     assert "700" in answer.inner_text()
     ask(page, "How much does the annual passport renewal cost?", topic="")
+    page.locator("#conversation").get_by_text("Conversation (3 turns)", exact=False).click()  # folded until opened
     page.locator("#history tr[data-turn='3']").wait_for()
     assert page.locator("#history tbody tr").count() == 3
     assert page.locator("#follow-up-note").count() == 0  # an ordinary question is searched as asked
@@ -257,7 +258,7 @@ def test_library_lists_documents_and_deleting_an_upload_removes_it_from_answers(
     answer = page.locator("#answer")
     answer.get_by_text("12 euros").first.wait_for()
 
-    page.get_by_text("Documents in your collection").click()
+    page.get_by_role("tab", name="Library").click()
     row = page.locator("#library tr", has_text="lighthouse")
     # The upload answers by BM25 at once; its vectors follow in the background and the table
     # refreshes (embedding n of m → ready) on its timer: wait for it rather than race it.
@@ -280,6 +281,7 @@ def test_library_lists_documents_and_deleting_an_upload_removes_it_from_answers(
 
 
 def test_keep_my_uploads_notice_and_session_export_download(page):  # noqa: F811
+    page.locator("#conversation").get_by_text("Conversation (", exact=False).click()  # folded until opened
     notice = page.locator("#keep-notice").inner_text()
     assert "are discarded when you reload or close the page" in notice and "when the server restarts" in notice
     ask(page, "Beijing lodging", topic="")
@@ -306,6 +308,21 @@ def _natural_width(page) -> int:  # noqa: F811
     return page.evaluate("() => document.querySelector('#source-image img').naturalWidth")
 
 
+def _assert_every_thumbnail_is_reachable(page) -> None:  # noqa: F811
+    """The strip is one row, scrolled sideways: no thumbnail is cut off by the strip's height (issue 51: the second
+    row of a 15-page PDF was), and the last one comes into view when the strip is scrolled."""
+    page.wait_for_function("() => [...document.querySelectorAll('#thumbnails img')].every(i => i.complete)")
+    clipped = page.evaluate("""() => { const strip = document.querySelector('#thumbnails').getBoundingClientRect();
+        return [...document.querySelectorAll('#thumbnails .thumbnail-item')].filter(t => {
+            const b = t.getBoundingClientRect(); return b.top < strip.top - 1 || b.bottom > strip.bottom + 1; })
+          .map(t => t.innerText); }""")
+    assert clipped == [], clipped
+    last = page.locator("#thumbnails .thumbnail-item").last
+    last.scroll_into_view_if_needed()
+    box, strip = last.bounding_box(), page.locator("#thumbnails").bounding_box()
+    assert strip["x"] - 1 <= box["x"] and box["x"] + box["width"] <= strip["x"] + strip["width"] + 1
+
+
 def test_source_viewer_navigates_a_15_page_pdf(page, tmp_path):  # noqa: F811
     import pymupdf
 
@@ -330,6 +347,7 @@ def test_source_viewer_navigates_a_15_page_pdf(page, tmp_path):  # noqa: F811
     thumbs = page.locator("#thumbnails img")
     thumbs.first.wait_for()
     assert thumbs.count() == 15
+    _assert_every_thumbnail_is_reachable(page)
     width = _natural_width(page)
     shot(page, "viewer-cited-page.png")
 
@@ -342,6 +360,9 @@ def test_source_viewer_navigates_a_15_page_pdf(page, tmp_path):  # noqa: F811
     page.locator("#next-citation").click()  # one citation: back to it, on its page
     note.get_by_text("page 9 of 15").wait_for()
     shot(page, "viewer-zoomed.png")
+    page.set_viewport_size({"width": 390, "height": 844})  # and at phone width, in the same strip
+    _assert_every_thumbnail_is_reachable(page)
+    shot(page, "viewer-phone.png")
 
 
 def test_text_source_scrolls_to_the_cited_lines(page, tmp_path):  # noqa: F811

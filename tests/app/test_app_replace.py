@@ -17,6 +17,7 @@ BROKEN = "---\nvalid_from: 2027-02-30\n---\nThe lighthouse tour costs 99 euros.\
 
 
 def _replace(page, path, version=""):  # noqa: F811
+    page.get_by_role("tab", name="Library").click()
     page.locator("#replace-pick input").click()
     page.get_by_role("option", name=re.compile(r"^lighthouse \(")).click()  # labelled with the current file
     page.locator("#replace-version input").fill(version)
@@ -33,7 +34,7 @@ def test_replace_an_upload_in_place_and_a_failed_replacement_keeps_the_previous_
     page.locator("#upload").click()
     page.locator("#upload-status").get_by_text("added lighthouse").wait_for()
     page.wait_for_function("() => !document.querySelector('#upload').disabled")  # the lists are refreshed
-    page.get_by_text("Documents in your collection").click()
+    page.get_by_role("tab", name="Library").click()
 
     _replace(page, tmp_path / "lighthouse-2027.md", "v4")
     page.locator("#replace-status").get_by_text("replaced lighthouse (v3 → v4").wait_for()
@@ -49,11 +50,11 @@ def test_replace_an_upload_in_place_and_a_failed_replacement_keeps_the_previous_
     assert "12 euros" not in page.locator("#candidates").inner_text()
 
     _replace(page, tmp_path / "lighthouse-broken.md")
-    page.get_by_text("impossible date").first.wait_for()  # the error toast names the problem
+    page.locator("#replace-status").get_by_text("impossible date", exact=False).wait_for()  # under the button
     assert row.locator("td").nth(2).inner_text() == "v4"  # the previous version stays
     ask(page, "How much does the lighthouse tour cost?", topic="")
     page.get_by_role("tab", name="4 Answer").click()
-    page.locator("#history tr[data-turn='2']").wait_for()
+    page.locator("#conversation").get_by_text("Conversation (2 turns)", exact=False).wait_for()
     assert "15 euros" in page.locator("#answer").inner_text()
     assert "99 euros" not in page.locator("#answer").inner_text()
 
@@ -86,7 +87,7 @@ def test_the_documents_panel_fits_a_narrow_screen_in_both_themes(browser, app_ur
 
     for dark in (False, True):
         context, view = open_page(browser, app_url, width=390, dark=dark)
-        view.get_by_text("Documents in your collection").click()
+        view.get_by_role("tab", name="Library").click()
         view.locator("#replace-doc").wait_for()
         for element in ("#replace-pick", "#replace-file", "#replace-doc", "#delete-doc"):
             box = view.locator(element).bounding_box()

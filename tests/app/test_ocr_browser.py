@@ -45,3 +45,57 @@ def test_a_scanned_page_is_answered_highlighted_and_marked_as_read_by_ocr(page, 
     page.locator("#source-text").get_by_text("life jacket", exact=False).wait_for()
     page.get_by_text("Other metadata (not used for access or dates): redirect_from").wait_for()
     shot(page, "jekyll-source-details.png")
+
+
+@pytest.fixture
+def app_without_ocr_data(engine, tmp_path, monkeypatch):
+    """The app over a Tesseract without its language data (TESSDATA_PREFIX names an empty folder), reading uploads in
+    one worker process of its own; yields (url, the folder)."""
+    from pipeline import Library, Sandbox
+    from tests.conftest import serve_app
+    from ui.app import create_app
+    from ui.state import load_shared
+
+    folder = tmp_path / "tessdata"
+    folder.mkdir()
+    monkeypatch.setenv("TESSDATA_PREFIX", str(folder))  # the worker starts with it
+    sandbox = Sandbox(workers=1)
+    try:
+        with serve_app(create_app(load_shared(engine, library=Library(tmp_path / "data"), sandbox=sandbox))) as url:
+            yield url, folder
+    finally:
+        sandbox.close()
+
+
+def test_a_scan_without_ocr_says_it_is_not_installed_and_the_next_upload_finds_it(  # noqa: F811
+        tesseract, browser, app_without_ocr_data, tmp_path):  # noqa: F811 (Tesseract looked up before it is hidden)
+    """Issue 51: a scan uploaded where Tesseract's data is missing said "OCR could not read it", and "not installed"
+    was remembered for the worker's life, so installing Tesseract changed nothing until a restart."""
+    from pathlib import Path
+
+    from tests.app.test_app_browser import TIMEOUT_MS
+
+    url, folder = app_without_ocr_data
+    scan = tmp_path / "harbour-scan.pdf"
+    scan.write_bytes(scanned_pdf())
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    view = context.new_page()
+    view.set_default_timeout(TIMEOUT_MS)
+    view.goto(url)
+    view.get_by_text("Upload documents (only you see them)").click()
+    view.locator("#upload-files input[type=file]").set_input_files([str(scan)])
+    view.locator("#upload").click()
+    status = view.locator("#upload-status")
+    status.get_by_text("OCR is not installed on this server", exact=False).wait_for()
+    said = status.inner_text()
+    assert "harbour-scan.pdf" in said and "apt-get install tesseract-ocr tesseract-ocr-eng" in said
+    assert "could not read" not in said
+    shot(view, "ocr-not-installed.png")
+
+    (folder / "eng.traineddata").symlink_to(Path(tesseract) / "eng.traineddata")  # installed while it runs
+    view.wait_for_function("() => !document.querySelector('#upload').disabled")
+    view.locator("#upload-files input[type=file]").set_input_files([str(scan)])
+    view.locator("#upload").click()
+    status.get_by_text("added harbour-scan").wait_for()
+    assert "read by OCR" in status.inner_text()
+    context.close()

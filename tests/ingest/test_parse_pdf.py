@@ -259,7 +259,7 @@ def test_scanned_pdf_without_text_layer_is_refused(monkeypatch):
             parse_pdf(doc.tobytes(), "scan.pdf")
     monkeypatch.setattr(pdf_ocr, "ocr_languages", lambda: (None, ""))  # as on a host without Tesseract
     with pytest.raises(InputError, match=r"has no text layer \(pages 1-2: scanned or image-only\); "
-                                         r"OCR is not available offline"):
+                                         r"OCR is not installed on this server \(the administrator can install Tesseract"):
         parse_pdf(doc.tobytes(), "scan.pdf")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from pathlib import Path
 
 import pymupdf
 import pytest
@@ -114,11 +115,12 @@ def test_without_tesseract_a_scan_gets_the_clear_refusal_and_a_mixed_pdf_keeps_i
 
     monkeypatch.setattr(pdf_ocr, "ocr_languages", lambda: (None, ""))
     with pytest.raises(InputError, match=r"scan\.pdf: has no text layer \(page 1: scanned or image-only\); "
-                                         r"OCR is not available offline"):
+                                         r"OCR is not installed on this server \(the administrator can install Tesseract"):
         parse_pdf(scanned_pdf(), "scan.pdf")
     document = parse_pdf(scanned_pdf(text_page=True), "mixed.pdf")
     assert not any(page.ocr for page in document.pages) and document.pages[1].lines == ()
     assert document_warnings(document) == [
+        f"mixed.pdf: page(s) 2 have no text layer and were not read: {pdf_ocr.NOT_INSTALLED}",
         "mixed.pdf: page(s) 2 have no text layer (scanned or image-only); they cannot be searched or cited"]
 
 
@@ -143,3 +145,18 @@ def test_a_pdfs_document_info_is_kept_bounded_and_names_it_unless_a_sidecar_does
     doc.set_metadata({"title": "Microsoft Word - draft-7.docx", "author": ""})
     untitled = parse_pdf(doc.tobytes(), "draft.pdf")
     assert untitled.meta.title is None and untitled.info.title is None and untitled.info.author is None
+
+
+def test_tesseract_installed_while_the_server_runs_is_found_by_the_next_scan(monkeypatch, tmp_path, tesseract):
+    """Issue 51: "not installed" was remembered for a worker's whole life, so installing Tesseract changed nothing
+    until a restart. Its language folder is looked up again at each scan until it is found."""
+    from pipeline.core.errors import InputError
+
+    folder = tmp_path / "tessdata"
+    folder.mkdir()
+    monkeypatch.setenv("TESSDATA_PREFIX", str(folder))  # a server whose Tesseract has no language data yet
+    with pytest.raises(InputError, match="OCR is not installed on this server"):
+        parse_pdf(scanned_pdf(), "scan.pdf")
+    (folder / "eng.traineddata").symlink_to(Path(tesseract) / "eng.traineddata")  # installed meanwhile
+    document = parse_pdf(scanned_pdf(), "scan.pdf")
+    assert document.pages[0].ocr and "12 euros" in document.pages[0].text

@@ -47,7 +47,8 @@ OCR_DPIS = (OCR_DPI, 150)
 MAX_OCR_PAGES = environment().limit("RAG_MAX_OCR_PAGES", 20, minimum=0)  # 0: never OCR
 OCR_CPU_S = WORKER_CPU_S / 2  # half the parse worker's limits: the rest of the document still has to be read
 OCR_WALL_S = WORKER_WALL_S / 2  # (a busy host takes seconds of wall time per page)
-NOT_AVAILABLE = "OCR is not available offline"
+NOT_INSTALLED = ("OCR is not installed on this server (the administrator can install Tesseract with its English "
+                 "language data, e.g. apt-get install tesseract-ocr tesseract-ocr-eng; the next upload finds it)")
 # What recognising a page adds to the process at its peak (`bench ocr`: VmHWM growth in a fresh process,
 # eng+chi_sim, Debian's 4.1 "fast" language data, A4 pages of prose): 11 pt 79 / 56 MiB at 200 / 150 dpi, 8 pt
 # 92 / 68, 6 pt 106 / 73. Fitted to the 8 pt page (denser text holds more of Tesseract's word structures): 38 MiB
@@ -87,14 +88,23 @@ def cpu_share(cpu_since: float, wall_since: float) -> float:
     return min(1.0, max(share, MIN_SHARE))
 
 
-@functools.cache
 def ocr_languages() -> tuple[str | None, str]:
-    """(tessdata folder, "eng+chi_sim" or the installed part of it); (None, "") when Tesseract is not installed."""
-    folder = environment().get("TESSDATA_PREFIX") or _found_tessdata()
+    """(tessdata folder, "eng+chi_sim" or the installed part of it); (None, "") when Tesseract is not installed.
+
+    Where it is installed is remembered for the process's life; that it is missing is not: Tesseract installed while
+    the server runs is found by the next scan uploaded (a worker process reads many uploads)."""
+    folder = environment().get("TESSDATA_PREFIX") or _tessdata_folder()
     if not folder or not Path(folder).is_dir():
+        _tessdata_folder.cache_clear()
         return None, ""
     installed = [lang for lang in OCR_LANGUAGES if (Path(folder) / f"{lang}.traineddata").is_file()]
     return (folder, "+".join(installed)) if installed else (None, "")
+
+
+@functools.cache
+def _tessdata_folder() -> str | None:
+    """The installed Tesseract's language folder (a subprocess asks it: cached while it stays there)."""
+    return _found_tessdata()
 
 
 def _found_tessdata() -> str | None:
@@ -108,7 +118,7 @@ class OcrBudget:
     """One document's OCR: which pages were read, and which were left because a bound or Tesseract was missing."""
 
     def __init__(self, max_pages: int | None = None, host: HostMemory | None = None) -> None:
-        self.tessdata, self.language = ocr_languages()
+        self._installed: tuple[str | None, str] | None = None  # looked up at the first page without text
         self.max_pages = MAX_OCR_PAGES if max_pages is None else max_pages
         self.host = host or HostMemory()  # the server's tree, also from a parse worker (budgets.count_host_from)
         self.read: list[int] = []
@@ -121,6 +131,19 @@ class OcrBudget:
         self.too_slow: list[int] = []  # left unread: the page was expected to end past the document's OCR time
         self.too_slow_reason = ""
         self._started = time.process_time(), time.monotonic()  # the task's start, for its CPU share
+
+    @property
+    def tessdata(self) -> str | None:
+        return self._found()[0]
+
+    @property
+    def language(self) -> str:
+        return self._found()[1]
+
+    def _found(self) -> tuple[str | None, str]:
+        if self._installed is None:
+            self._installed = ocr_languages()
+        return self._installed
 
     @property
     def available(self) -> bool:
@@ -187,9 +210,9 @@ class OcrBudget:
         if self.read:
             return "OCR found no text in it either"
         if not self.available:
-            return f"{NOT_AVAILABLE}, so it cannot be indexed"
+            return f"{NOT_INSTALLED}, so it cannot be read"
         if self.failed:
-            return "OCR could not read it"
+            return "Tesseract is installed but could not read it (its language data may be damaged)"
         if self.short_of_memory:
             return f"{SHORT_OF_MEMORY} now (try again later)"
         if self.too_slow:
@@ -204,6 +227,8 @@ class OcrBudget:
         if found:
             said.append(f"page(s) {_listed(found)} had no text layer and were read by OCR ({self.language}); "
                         "check quotes from them against the page image")
+        if self.skipped and not self.available:
+            said.append(f"page(s) {_listed(self.skipped)} have no text layer and were not read: {NOT_INSTALLED}")
         if self.skipped and self.available:
             said.append(f"page(s) {_listed(self.skipped)} were not read by OCR: the limit is {self.max_pages} pages "
                         "per document")
