@@ -25,6 +25,7 @@ class ScriptedReply:
     delay_s: float = 0.0
     refuse_json_mode: bool = False  # answer 400 if the request asks for response_format
     raw_body: bytes | None = None  # sent as is instead of a completion (a broken server)
+    trickle_s: float = 0.0  # send the body a byte at a time, this long apart (a server too slow to finish)
 
 
 def json_reply(answer: str, citations: list[dict] | None = None, **options) -> ScriptedReply:
@@ -91,9 +92,10 @@ class StandInChatServer:
                     return
                 if reply.status != 200:
                     return self._send(reply.status, {"error": {"message": f"scripted {reply.status}"}}, reply.headers)
-                self._send(200, server._completion(reply), reply.headers, reply.raw_body)
+                self._send(200, server._completion(reply), reply.headers, reply.raw_body, reply.trickle_s)
 
-            def _send(self, status: int, payload: dict, headers: dict | None = None, raw: bytes | None = None) -> None:
+            def _send(self, status: int, payload: dict, headers: dict | None = None, raw: bytes | None = None,
+                      trickle_s: float = 0.0) -> None:
                 data = json.dumps(payload).encode() if raw is None else raw
                 try:
                     self.send_response(status)
@@ -102,7 +104,13 @@ class StandInChatServer:
                     for name, value in (headers or {}).items():
                         self.send_header(name, value)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not trickle_s:
+                        self.wfile.write(data)
+                    for byte in data if trickle_s else b"":
+                        if server._stopping.wait(trickle_s):
+                            return
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (its timeout); nothing to answer
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 
 import pytest
 from hypothesis import given
@@ -222,6 +223,18 @@ def test_a_hang_past_the_timeout_abstains(sample_corpus):
     trace, _ = _ask(sample_corpus, [ScriptedReply(content=SUPPORTED, delay_s=10)], timeout_s=0.5)
     assert trace.answer.reason_code == "generator_unavailable"
     assert "timeout" in trace.proposal.note and [a.outcome for a in trace.proposal.generation.attempts] == ["timeout"]
+
+
+def test_a_reply_trickling_past_the_timeout_abstains_at_the_timeout(sample_corpus):
+    """A server sending a byte every 0.2 s never trips a per-read timeout: the reply (~400 bytes) would take over a
+    minute; the whole reply is held to the timeout instead."""
+    started = time.perf_counter()
+    trace, _ = _ask(sample_corpus, [json_reply(SUPPORTED, CITE_5, trickle_s=0.2)], timeout_s=1.0)
+    took = time.perf_counter() - started
+    assert trace.answer.reason_code == "generator_unavailable"
+    assert "within 1 s (timeout)" in trace.proposal.note
+    assert [a.outcome for a in trace.proposal.generation.attempts] == ["timeout"]
+    assert took < 10  # the reply alone would have taken over 60 s
 
 
 def test_a_refused_key_says_so_without_the_key(sample_corpus):
