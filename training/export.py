@@ -45,7 +45,7 @@ class _FromWords(torch.nn.Module):
         return self.reader.logits_from_words(words, mask)
 
 
-def export(model: Reader, out: Path, per_channel: bool = False) -> None:
+def export(model: Reader, out: Path, per_channel: bool = False, reduce_range: bool = False) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     words = torch.randn(2, 12, model.head.in_features) * 0.05
@@ -57,7 +57,8 @@ def export(model: Reader, out: Path, per_channel: bool = False) -> None:
                                                                  "mask": {0: "batch", 1: "tokens"}, "logits": {0: "batch"}},
                           opset_version=17, dynamo=False)
         out.parent.mkdir(parents=True, exist_ok=True)
-        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=per_channel)
+        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=per_channel,
+                         reduce_range=reduce_range)
 
 
 def check(model: Reader, onnx_path: Path, rows: list[dict]) -> dict:
@@ -85,9 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-pairs", type=Path, help="pairs jsonl whose first 32 rows check the export")
     parser.add_argument("--min-correlation", type=float, default=0.98)
     parser.add_argument("--per-channel", action="store_true", help="one int8 scale per output column, not per matrix")
+    parser.add_argument("--reduce-range", action="store_true",
+                        help="7-bit weights: without VNNI (AVX2) onnxruntime's int8 products saturate, and the logits "
+                             "drift from torch's (measured: correlation 0.975 → 0.993 on 150 pairs)")
     args = parser.parse_args(argv)
     model = load_reader(args.run, args.layers, args.weights)
-    export(model, args.out, args.per_channel)
+    export(model, args.out, args.per_channel, args.reduce_range)
     digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
     report = {"file": str(args.out), "sha256": digest, "bytes": args.out.stat().st_size}
     if args.check_pairs:

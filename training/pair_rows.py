@@ -44,3 +44,23 @@ def validation_subset(rows: list[dict], per_origin: int, seed: int) -> list[dict
             out.extend(groups[key])
             taken += len(groups[key])
     return out
+
+
+def group_batches(groups: list[str], lengths: list[int], size: int, rng: random.Random) -> list[list[int]]:
+    """Index batches made of whole groups (a question with all its units), about `size` pairs each, in random order:
+    the listwise loss compares a question's units with each other, so they must share a batch. Within a batch the
+    groups are of similar lengths (little padding); a group larger than `size` is a batch of its own."""
+    members: dict[str, list[int]] = {}
+    for i, group in enumerate(groups):
+        members.setdefault(group, []).append(i)
+    order = sorted(members.values(), key=lambda m: (sum(lengths[i] for i in m) / len(m), rng.random()))
+    out, current = [], []
+    for m in order:
+        if current and len(current) + len(m) > size:
+            out.append(current)
+            current = []
+        current = current + m
+    if current:
+        out.append(current)
+    rng.shuffle(out)
+    return out

@@ -30,7 +30,7 @@ from torch import nn
 from pipeline.models import e5file
 
 from .e5_torch import Encoder, encoder_from, mean_pool
-from .pair_rows import (MAX_QUERY_TOKENS, MAX_TOKENS, ORIGIN_WEIGHTS, load_rows, origin_key,
+from .pair_rows import (MAX_QUERY_TOKENS, MAX_TOKENS, ORIGIN_WEIGHTS, group_batches, load_rows, origin_key,
                         validation_subset)
 
 def encode_pairs(tokenizer: e5file.PieceTokenizer, rows: list[dict]) -> list[list[int]]:
@@ -65,6 +65,19 @@ def batches(lengths: list[int], size: int, rng: random.Random) -> list[list[int]
     chunks = [order[i : i + size] for i in range(0, len(order), size)]
     rng.shuffle(chunks)
     return chunks
+
+
+def listwise_loss(logits: torch.Tensor, labels: torch.Tensor, groups: list[str]) -> torch.Tensor:
+    """Per group, −log of the probability given to its answering units against all its units and a "none" option
+    whose logit is 0 (the sigmoid's own decision point): a question's best unit must outscore the others and, for an
+    unanswerable question (no answering unit), stay under 0. Mean over the batch's groups."""
+    losses = []
+    for group in dict.fromkeys(groups):
+        index = torch.tensor([i for i, g in enumerate(groups) if g == group])
+        scores = torch.cat([logits[index], logits.new_zeros(1)])
+        positive = torch.cat([labels[index] > 0.5, torch.tensor([bool((labels[index] <= 0.5).all())])])
+        losses.append(torch.logsumexp(scores, 0) - torch.logsumexp(scores[positive], 0))
+    return torch.stack(losses).mean()
 
 
 def collate(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -134,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--val-per-origin", type=int, default=600)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("TRAIN_THREADS", "2")))
+    parser.add_argument("--freeze", type=int, default=0, metavar="N",
+                        help="keep the bottom N layers (and the embeddings' LayerNorm and positions) as they are: cheaper steps")
+    parser.add_argument("--listwise", type=float, default=0.0, metavar="W",
+                        help="weight of the listwise loss (batches of whole groups); 0: pointwise only, as before")
     parser.add_argument("--init", type=Path, default=None,
                         help="start from these weights (an earlier run's final.pt): a continued fine-tune")
     args = parser.parse_args(argv)
@@ -160,9 +177,17 @@ def main(argv: list[str] | None = None) -> int:
     model = Reader(encoder_from(packed, args.layers), table)
     if args.init is not None:  # a checkpoint of this run, if any, overrides it below
         model.load_state_dict(torch.load(args.init, weights_only=True), strict=False)
+    if args.freeze:
+        frozen = [model.encoder.pos, model.encoder.token_type, *model.encoder.ln.parameters(),
+                  *(p for layer in model.encoder.layers[: args.freeze] for p in layer.parameters())]
+        for parameter in frozen:
+            parameter.requires_grad_(False)
     params = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
-    plan = [b for e in range(math.ceil(args.epochs)) for b in batches([len(x) for x in train_ids], args.batch, rng)]
+    lengths = [len(x) for x in train_ids]
+    groups = [r["group"] for r in train_rows]
+    plan = [b for e in range(math.ceil(args.epochs))
+            for b in (group_batches(groups, lengths, args.batch, rng) if args.listwise > 0 else batches(lengths, args.batch, rng))]
     total = int(len(plan) * args.epochs / math.ceil(args.epochs))
     plan = plan[:total]
 
@@ -172,23 +197,27 @@ def main(argv: list[str] | None = None) -> int:
     step = _resume(args.run, model, optimiser)
     print(f"{total} steps of {args.batch}; starting at step {step}", flush=True)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
-    tick, running = time.time(), []
+    tick, running, seen = time.time(), [], 0
     while step < total:
         for group in optimiser.param_groups:
             group["lr"] = lr_at(step)
         ids, mask = collate([train_ids[i] for i in plan[step]], tokenizer.pad)
         index = torch.tensor(plan[step])
-        loss = (loss_fn(model(ids, mask), labels[index]) * weights[index]).sum() / weights[index].sum()
+        logits = model(ids, mask)
+        loss = (loss_fn(logits, labels[index]) * weights[index]).sum() / weights[index].sum()
+        if args.listwise > 0:
+            loss = loss + args.listwise * listwise_loss(logits, labels[index], [groups[i] for i in plan[step]])
         optimiser.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimiser.step()
         running.append(float(loss))
+        seen += len(plan[step])
         step += 1
         if step % 50 == 0:
             rate = 50 * args.batch / (time.time() - tick)
             print(f"step {step}/{total} loss {np.mean(running):.4f} lr {lr_at(step):.2e} {rate:.1f} pairs/s", flush=True)
-            tick, running = time.time(), []
+            tick, running, seen = time.time(), [], 0
         if step % args.save_every == 0 or step == total:
             _save(args.run, model, optimiser, step)
         if step % args.eval_every == 0 or step == total:

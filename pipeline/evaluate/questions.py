@@ -10,6 +10,7 @@ is asked with its own documents, request date, topic and access groups, at defau
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 import time
@@ -49,6 +50,21 @@ def load_items(path: Path) -> list[dict]:
             if line.strip():
                 items.append(json.loads(line))
     return items
+
+
+REALDOCS = data.EVAL_DIR / "realdocs" / "docs"
+HALF_SIZE = 6  # documents of each realdocs part (a_, b_) in the tune half
+
+
+def realdocs_half(name: str) -> str | None:
+    """For a document of ../shared/eval/realdocs: "tune" when it is one of the first six of its part (a_ or b_) in the
+    order of the SHA-256 of the documents' names, else "report" (thresholds are chosen on one half and reported on
+    the other); None for any other document."""
+    name = Path(name).name
+    if not (REALDOCS / name).exists():
+        return None
+    ordered = sorted((hashlib.sha256(p.name.encode()).hexdigest(), p.name) for p in REALDOCS.glob(f"{name[:2]}*"))
+    return "tune" if name in [n for _, n in ordered[:HALF_SIZE]] else "report"
 
 
 def doc_path(name: str, data_dir: Path) -> Path:
@@ -113,6 +129,8 @@ def evaluate(path: Path = QUESTIONS, limit: int | None = None, settings: Setting
         trace = engine.ask(corpus, request_of(item), settings, generator=generator)
         latencies.append(time.perf_counter() - started)
         row = score_item(item, trace)
+        if (half := realdocs_half(key[0])) is not None:
+            row["half"] = half
         row["answer"] = trace.answer.answer
         row["score"] = trace.proposal.score if trace.proposal is not None else None
         rows.append(row)
@@ -168,9 +186,21 @@ def summarize(rows: list[dict], latencies: list[float] | None = None) -> dict:
         "by_collection": {k: {"answerable": _rate([r for r in v if r["answerable"]]),
                               "unanswerable": _rate([r for r in v if not r["answerable"]])}
                           for k, v in sorted(by_collection.items())},
+        "by_half": {half: _figures([r for r in rows if r.get("half") == half])
+                    for half in sorted({r["half"] for r in rows if "half" in r})},
         "latency_p50_ms": round(1000 * latencies[len(latencies) // 2], 1) if latencies else None,
         "rows": rows,
     }
+
+
+def _figures(rows: list[dict]) -> dict:
+    """The headline figures of some rows (a realdocs half)."""
+    answerable = [r for r in rows if r["answerable"]]
+    unanswerable = [r for r in rows if not r["answerable"]]
+    wrong = sum(r["answered"] and not r["passed"] for r in answerable)
+    false = sum(r["answered"] for r in unanswerable)
+    return {"items": len(rows), "answerable": _rate(answerable), "unanswerable": _rate(unanswerable),
+            "answered_wrong": wrong, "answered_false": false, "wrong_plus_false_rate": share(wrong + false, len(rows))}
 
 
 def rows_for_table(figures: dict) -> list[tuple[str, object, object]]:
@@ -185,6 +215,11 @@ def rows_for_table(figures: dict) -> list[tuple[str, object, object]]:
         ("wrong + false answers / items",
          f"{figures['answered_wrong']} + {figures['answered_false']} = {figures['wrong_plus_false_rate']:.3f}", None),
     ]
+    for half, part in figures.get("by_half", {}).items():
+        rows.append((f"realdocs {half} half ({part['items']} items)",
+                     f"answerable {frac(part['answerable'])}, unanswerable refused {frac(part['unanswerable'])}, "
+                     f"wrong + false {part['answered_wrong']} + {part['answered_false']} = {part['wrong_plus_false_rate']:.3f}",
+                     None))
     rows += [(f"kind {k}", frac(v), None) for k, v in figures["by_kind"].items()]
     for name, parts in figures["by_collection"].items():
         rows.append((f"doc {name}", f"answerable {frac(parts['answerable'])}, unanswerable {frac(parts['unanswerable'])}", None))

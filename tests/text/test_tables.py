@@ -145,3 +145,19 @@ def test_tabs_that_only_indent_a_line_make_no_table_row():
         n=1, source_id="doc", version=None, page=None, start_line=1, end_line=3, support_span=False, dated="",
         sibling_group="", lines=tuple(PackedLine(number=i + 1, text=t) for i, t in enumerate(lines))))
     assert [u.kind for u in units if u.start_line == 3] == ["sentence", "sentence"]
+
+
+def test_a_row_is_read_cell_by_cell_under_its_column_names():
+    """What the reader reads of a row: each value beside the column that says what it is ("79 and 337" alone leaves
+    the reader, as it left a person, to guess which is which)."""
+    from types import SimpleNamespace
+
+    from pipeline.text.tables import row_read
+
+    row = SimpleNamespace(quote="Air France\t14\t79\t337", header="Airline\tincidents_00_14\tfatal_accidents\tfatalities_00_14")
+    assert row_read(row) == "Airline: Air France; incidents_00_14: 14; fatal_accidents: 79; fatalities_00_14: 337"
+    markdown = SimpleNamespace(quote="| Power | 2200 W |", header="| Name | Value |\n| --- | --- |")
+    assert row_read(markdown) == "Name: Power; Value: 2200 W"
+    unaligned = SimpleNamespace(quote="a\tb\tc\td", header="x\ty")
+    assert row_read(unaligned) == "x | y\na | b | c | d"  # the header above the row when the cells do not line up
+    assert row_read(SimpleNamespace(quote="| a | b |", header="")) == "a | b"

@@ -81,3 +81,16 @@ def test_a_mix_keeps_each_echo_question_whole_beside_the_replayed_pairs(tmp_path
     assert len([r for r in mixed if r["group"] == group]) == len([r for r in rows if r["group"] == group])
     assert len([r for r in mixed if r["split"] == "train" and r["group"] not in kept]) == 5
     assert [r["group"] for r in mixed if r["split"] == "val"] == ["v"]
+
+
+def test_listwise_batches_hold_whole_groups_and_every_pair_once():
+    from training.pair_rows import group_batches
+
+    groups = [f"q{i % 7}" for i in range(60)]
+    lengths = [10 + i % 5 for i in range(60)]
+    batches = group_batches(groups, lengths, 16, random.Random(0))
+    assert sorted(i for batch in batches for i in batch) == list(range(60))
+    for batch in batches:
+        inside = {groups[i] for i in batch}
+        assert all(groups.count(g) == sum(groups[i] == g for i in batch) for g in inside)  # no group split
+    assert all(len(b) <= 16 or len({groups[i] for i in b}) == 1 for b in batches)

@@ -30,9 +30,9 @@ from pipeline.generate.extractive.answer_forms import (
     whole_list_first,
 )
 from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, shipped_model
-from pipeline.generate.extractive.scoring import UnitVectors, scored_text, scored_units
+from pipeline.generate.extractive.scoring import UnitVectors, reader_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
-from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_OPENING, PERSON_PRONOUN, asks_about_document, defined_term, defines
+from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_OPENING, PERSON_PRONOUN, asks_about_document, defined_term
 from pipeline.lang.opposites import question_opposite
 from pipeline.lang.references import numbered_references
 from pipeline.lang.names import chinese_place_names, code_names, english_names, unmentioned_code_names, unmentioned_names
@@ -52,7 +52,6 @@ from pipeline.lang.questions import (
     wanted_types,
 )
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
-from pipeline.lang.text import without_inline_markup
 from pipeline.lang.tokenize import Tokenizer, has_cjk
 from pipeline.text.tables import (
     asked_cells,
@@ -85,6 +84,10 @@ DEFAULT_MIN_SUPPORT = shipped_model().threshold
 # What the reader was trained to read (prose sentences and items from SQuAD, CMRC and SciFact): a table row, a
 # command or a heading is outside its training data, and the reader under-scores it (measured: docs/decisions.md).
 READ_KINDS = frozenset({"sentence", "item"})
+# The checks a unit must pass before it may answer, in order (each keeps the units that pass, or abstains naming itself).
+CHECKS = ("_not_contents", "_typed", "_defaulted", "_keyed", "_named", "_coded", "_not_opposed", "_of_the_asked_number",
+          "_of_the_asked_year", "_stating_extreme")
+READ_UNITS = 32  # how many of the scorer's best units the reader reads: the scorer is its pre-filter
 VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
 
 
@@ -284,8 +287,10 @@ class LocalExtractive:
 
     def __init__(self, tokenizer: Tokenizer | None = None, min_support: float | None = None, embedder=None,
                  model: AnswerModel | None = None, vectors: UnitVectors | None = None, reader=None,
-                 reader_threshold: float | None = None):
+                 reader_threshold: float | None = None, reach: int = READ_UNITS):
         self.tokenizer = tokenizer or Tokenizer()
+        self.reach = reach
+        self.checks = CHECKS
         # The reader (pipeline.models.reader) reads the question with the chosen unit: below its threshold the unit
         # does not answer, however many words it shares with the question. None: no such check.
         self.reader = reader
@@ -367,7 +372,7 @@ class LocalExtractive:
         # One unit at a time, always: a batch's int8 activations are scaled together, so a score would depend on its
         # batch.
         # It reads the page as rendered: ":meth:`iter_lines() <Response.iter_lines>`" is "iter_lines()" to a person.
-        score = float(self.reader.probabilities("question", question, [without_inline_markup(scored_text(unit))])[0])
+        score = float(self.reader.probabilities("question", question, [reader_text(unit)])[0])
         release_free_memory()  # the call's freed activations go back: the reader's resident cost stays its model's
         return score
 
@@ -434,9 +439,8 @@ class LocalExtractive:
         """The scored units that can answer the question's kind, or the abstention saying none can: each check in turn
         keeps the units that pass it, and abstains naming itself when none does."""
         rows = scored
-        for check in (self._not_contents, self._typed, self._defaulted, self._keyed, self._named, self._coded,
-                      self._not_opposed, self._of_the_asked_number, self._of_the_asked_year, self._stating_extreme):
-            kept = check(context, rows)
+        for name in self.checks:
+            kept = getattr(self, name)(context, rows)
             if isinstance(kept, Proposal):
                 return kept
             rows = kept
@@ -571,12 +575,71 @@ class LocalExtractive:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
         if (whole := self._whole_answer(context)) is not None:
             return whole
-        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.vectors)
+        scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.vectors,
+                              self.reach if self.reader is not None else None)
         if not scored:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
         scored = self._gated(context, scored)
         if isinstance(scored, Proposal):
             return scored
+        if self.reader is not None and self.reader_threshold is not None:
+            return self._reader_ranked(context, scored)
+        return self._scorer_decides(context, scored)
+
+    def _reader_ranked(self, context: Context, scored: list) -> Proposal:
+        """The reader reads every candidate (the scorer's first `reach` units: the scorer is a pre-filter) with the
+        question; the unit it reads highest is the answer when its probability reaches the threshold."""
+        question = context.question
+        read = sorted(((self._reader_score(question, row.unit), row) for row in scored[: self.reach]),
+                      key=lambda pair: (pair[0], pair[1].probability), reverse=True)
+        (best_score, best_row), runner = read[0], (read[1] if len(read) > 1 else None)
+        best = best_row.unit
+        fields = {
+            "score": round(best_score, 4), "threshold": self.reader_threshold, "best_unit": _shown(best),
+            "runner_up": _shown(runner[1].unit) if runner else None,
+            "runner_up_score": round(runner[0], 4) if runner else None,
+            "reader": self.reader.name, "reader_score": round(best_score, 4), "reader_threshold": self.reader_threshold,
+        }
+        how = (f"the reader ({self.reader.name}) reads {len(read)} candidate units; the best, a {best.kind}, reads "
+               f"{best_score:.2f} ≥ threshold {self.reader_threshold:.2f}")
+        if runner is not None:
+            how += f" (the runner-up {runner[1].unit.marker()} {runner[0]:.2f})"
+        if best_score < self.reader_threshold:
+            found = self._structural_match(context, [row for _, row in read])
+            if found is None:
+                return Proposal(
+                    producer=self.name, abstain_reason="insufficient_evidence", **fields,
+                    note=f"the reader ({self.reader.name}) reads {len(read)} candidate units and the best, "
+                    f"{best.marker()}, reads " + "{} < threshold {}".format(*score_and_threshold(best_score, self.reader_threshold)))
+            best, how = found
+            how += " (the reader's best unit reads {} < threshold {})".format(*score_and_threshold(best_score, self.reader_threshold))
+            return self._answer([best], how, fields)
+        _, listed = whole_list_first(question, [best_row, *(row for _, row in read[1:])], 0.0, "")
+        if listed:
+            best = next(row.unit for row in scored if row.unit.kind == "list" and row.unit.source.n == best.source.n
+                        and row.unit.start_line <= best.start_line and best.end_line <= row.unit.end_line)
+            how += listed
+        best, narrowed, _ = self._narrowed(question, best)
+        for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
+            best = extend(best, question)
+        how += narrowed + self._row_named(question, best)
+        if (signature := signature_above(best, question)) is not None:
+            how += f"; the entry's heading {signature.marker()} names the call it describes"
+            return self._answer([signature, best], how, fields)
+        return self._answer([best], how, fields)
+
+    def _row_named(self, question: str, best: Unit) -> str:
+        """What the note says of a table row that answers: the row and column the question names, and a sentence a
+        page's first unit finishes."""
+        how = ""
+        if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
+            how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
+        if best.section and best.section == best.source.continues:
+            how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
+        return how
+
+    def _scorer_decides(self, context: Context, scored: list) -> Proposal:
+        """Without a reader: the scorer's best unit answers when its probability reaches `min_support`."""
         question = context.question
         scored, moved = definition_first(context, scored)
         scored, moved = whole_list_first(question, scored, self.min_support, moved)
@@ -598,27 +661,11 @@ class LocalExtractive:
                 )
             best, how = found
             how += " (the scorer's best unit scores {} < threshold {})".format(*score_and_threshold(best_score, self.min_support))
-        else:
-            best, narrowed, read = self._narrowed(question, best)
-            chosen = best
-            for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
-                best = extend(best, question)
-            read = read if read is not None else self._introduction_read(question, chosen, best)
-            how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + narrowed
-            if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
-                how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
-            if best.section and best.section == best.source.continues:
-                how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
-            # The reader checks what the scorer chose; a unit chosen for its form (a definition of the asked term, the
-            # table cell a question names) is held to that form's own rule instead, as below the threshold.
-            if (term := defined_term(question)) and defines(term, best.quote, spelled_out=False):
-                how += f"; the unit defines {term!r}"
-            elif (refused := self._read(question, best, fields, read)) is not None:
-                return refused
-            if (signature := signature_above(best, question)) is not None:
-                how += f"; the entry's heading {signature.marker()} names the call it describes"
-                return self._answer([signature, best], how, fields)
-        return self._answer([best], how, fields)
+            return self._answer([best], how, fields)
+        for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
+            best = extend(best, question)
+        how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
+        return self._answer([best], how + self._row_named(question, best), fields)
 
     def _answer(self, units: list[Unit], how: str, fields: dict) -> Proposal:
         """The proposal quoting each unit, one cited passage after the other (one unit, but for a collection's summaries)."""

@@ -17,6 +17,8 @@ from pipeline.generate.extractive.answer_model import AnswerModel, Pair, feature
 from pipeline.lang.abbreviations import expand_tokens
 from pipeline.lang.questions import asks, asks_procedure, found_types, negation_unmatched, new_numerals, wanted_types
 from pipeline.lang.tokenize import Tokenizer, has_cjk
+from pipeline.lang.text import without_inline_markup
+from pipeline.text.tables import row_read
 from pipeline.text.units import Unit, describes_code, join_lines, units_of
 
 UNIT_CACHE = "unit-vectors"
@@ -180,6 +182,15 @@ def unit_features(context: Context, tokenizer: Tokenizer, embedder, prefilter: i
     return units, feature_matrix(pairs), lexical, matched
 
 
+def reader_text(unit: Unit) -> str:
+    """What the reader reads of a unit: as the page shows it (inline markup as its text: ":meth:`iter_lines()
+    <…>`" is "iter_lines()"), under its section heading, a table row cell by cell under its column names."""
+    if unit.kind == "row":
+        text = row_read(unit)
+        return without_inline_markup(f"{unit.section}: {text}" if unit.section else text)
+    return without_inline_markup(scored_text(unit))
+
+
 def scored_text(unit: Unit) -> str:
     """What the meaning score reads: the unit, with a row's header or an item's section heading."""
     if unit.section:
@@ -198,9 +209,10 @@ class ScoredUnit(NamedTuple):
 
 
 def scored_units(context: Context, tokenizer: Tokenizer, embedder, model: AnswerModel,
-                 vectors: UnitVectors | None = None) -> list[ScoredUnit]:
-    """The units scored by meaning, best first (shorter first on a tie)."""
-    units, features, lexical, matched = unit_features(context, tokenizer, embedder, model.prefilter, vectors)
+                 vectors: UnitVectors | None = None, prefilter: int | None = None) -> list[ScoredUnit]:
+    """The units scored by meaning, best first (shorter first on a tie): the model's own pre-filter of words and type
+    keeps its `prefilter` best (or `prefilter`)."""
+    units, features, lexical, matched = unit_features(context, tokenizer, embedder, prefilter or model.prefilter, vectors)
     if not units:
         return []
     probabilities = model.probability(features)
