@@ -45,9 +45,16 @@ CHECK_PAIRS = [
 
 
 def fit_platt(logits: np.ndarray, labels: np.ndarray, steps: int = 100) -> tuple[float, float]:
-    """Two-parameter logistic fit by Newton's method (with Platt's smoothed targets)."""
+    """Two-parameter logistic fit by Newton's method (with Platt's smoothed targets), each step halved until it lowers
+    the loss: a full Newton step from (1, 0) overshot to a = 1.4e7 on a reader whose logits span ±6."""
+    logits = np.asarray(logits, dtype=np.float64)
     n_pos, n_neg = labels.sum(), len(labels) - labels.sum()
     target = np.where(labels == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+
+    def loss(a: float, b: float) -> float:
+        z = a * logits + b
+        return float((np.logaddexp(0, z) - target * z).sum())
+
     a, b = 1.0, 0.0
     for _ in range(steps):
         p = 1 / (1 + np.exp(-(a * logits + b)))
@@ -55,8 +62,11 @@ def fit_platt(logits: np.ndarray, labels: np.ndarray, steps: int = 100) -> tuple
         w = p * (1 - p) + 1e-9
         h = np.array([[(w * logits * logits).sum(), (w * logits).sum()], [(w * logits).sum(), w.sum()]])
         step = np.linalg.solve(h + 1e-6 * np.eye(2), g)
-        a, b = a - step[0], b - step[1]
-        if np.abs(step).max() < 1e-8:
+        before, scale = loss(a, b), 1.0
+        while scale > 1e-6 and loss(a - scale * step[0], b - scale * step[1]) > before:
+            scale /= 2
+        a, b = a - scale * step[0], b - scale * step[1]
+        if np.abs(scale * step).max() < 1e-8:
             break
     return float(a), float(b)
 

@@ -22,10 +22,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+
+import numpy as np
 
 from pipeline.evaluate.questions import realdocs_half
 
@@ -196,6 +199,57 @@ def report(files: list[Path], key: str, thresholds: tuple[float, ...] = THRESHOL
     return out
 
 
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def _fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> np.ndarray:
+    """L2-regularised logistic regression by Newton steps (the bias is not penalised)."""
+    w = np.zeros(X.shape[1])
+    penalty = l2 * np.diag(np.r_[0.0, np.ones(X.shape[1] - 1)])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-X @ w))
+        hessian = (X * (p * (1 - p))[:, None]).T @ X + penalty + 1e-9 * np.eye(len(w))
+        w -= np.linalg.solve(hessian, X.T @ (p - y) + penalty @ w)
+    return w
+
+
+def fit_ranking(rows: list[dict], key: str, calibration: tuple[float, float]) -> dict[str, float]:
+    """(bias, reader, scorer) of a candidate's answer probability: a logistic regression of "holds the gold" on the
+    reader's raw logit (recovered from its calibrated probability `key` by the record's `calibration`) and the
+    pre-filter scorer's logit, over every candidate of `rows` (collected with the scorer's meaning features)."""
+    a, b = calibration
+    X, y = [], []
+    for row in rows:
+        for unit in row["units"]:
+            X.append([1.0, (_logit(unit[key]) - b) / a, _logit(unit["scorer"])])
+            y.append(float(unit["label"]))
+    bias, reader, scorer = _fit_logistic(np.array(X), np.array(y))
+    return {"bias": float(bias), "reader": float(reader), "scorer": float(scorer)}
+
+
+def combined(unit: dict, key: str, calibration: tuple[float, float], ranking: dict[str, float]) -> float:
+    a, b = calibration
+    z = ranking["bias"] + ranking["reader"] * (_logit(unit[key]) - b) / a + ranking["scorer"] * _logit(unit["scorer"])
+    return 1 / (1 + math.exp(-z))
+
+
+def choose_threshold(rows: list[dict], score, grid: tuple[float, ...]) -> tuple[float, list[dict]]:
+    """The threshold of `grid` with the most right answers less twice the wrong and false ones when each question
+    answers with its best-scored unit (the highest such threshold on a tie), and the curve."""
+    curve = []
+    for threshold in grid:
+        counts = Counter()
+        for row in rows:
+            best = max(row["units"], key=score) if row["units"] else None
+            counts[outcome(row, best, score(best) if best else 0.0, threshold)] += 1
+        curve.append({"threshold": threshold, **{k: counts.get(k, 0) for k in ("right", "wrong", "false", "missed",
+                                                                                  "refused")}})
+    best = max(curve, key=lambda c: (c["right"] - 2 * (c["wrong"] + c["false"]), c["threshold"]))
+    return best["threshold"], curve
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -216,8 +270,30 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("--key", default="reader")
     show.add_argument("--thresholds", default=",".join(map(str, THRESHOLDS)))
     show.add_argument("files", type=Path, nargs="+")
+    ranked = commands.add_parser("fit-ranking", help="fit the combination of reader and scorer, and its threshold, "
+                                                     "on the realdocs tune half of collected candidates")
+    ranked.add_argument("--key", default="reader")
+    ranked.add_argument("--record", type=Path, required=True, help="the reader's record: its calibration is read, "
+                                                                    "its ranking and answer threshold written")
+    ranked.add_argument("files", type=Path, nargs="+")
     args = parser.parse_args(argv)
-    if args.command == "collect":
+    if args.command == "fit-ranking":
+        record = json.loads(args.record.read_text("utf-8"))
+        rows = [json.loads(line) for path in args.files for line in path.read_text("utf-8").splitlines()]
+        tune = [r for r in rows if r["id"].startswith("realdocs:") and realdocs_half(r["doc"]) == "tune"]
+        calibration = tuple(record["calibration"]["question"])
+        ranking = fit_ranking(tune, args.key, calibration)
+        grid = tuple(round(0.05 * i, 2) for i in range(2, 17))
+        threshold, curve = choose_threshold(tune, lambda u: combined(u, args.key, calibration, ranking), grid)
+        record["ranking"] = ranking | {"fitted_on": f"{len(tune)} realdocs tune-half questions' candidates"}
+        record["thresholds"]["answer"] = threshold
+        record.setdefault("threshold_rules", {})["answer"] = (
+            "the most right answers less twice the wrong and false ones on the realdocs tune half, each question "
+            "answering with its candidate of highest combined probability (training.candidates fit-ranking)")
+        record["answer_curve_realdocs_tune"] = curve
+        args.record.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        print(json.dumps({"ranking": ranking, "answer": threshold}))
+    elif args.command == "collect":
         print(f"asked {collect(args.out, args.files, args.top, args.words_only)} questions → {args.out}")
     elif args.command == "rescore":
         rescore(args.model, args.key, args.source, args.out)

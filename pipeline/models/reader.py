@@ -43,13 +43,18 @@ class ReaderRecord:
     calibration: dict[str, tuple[float, float]]  # task → (a, b): probability = sigmoid(a · logit + b)
     thresholds: dict[str, float]  # use → the calibrated probability chosen on the calibration split
     check_pairs: list[dict]  # fixed pairs and the logits recorded at export
+    # How a candidate's answer probability combines the reader's logit with the pre-filter scorer's (bias, reader
+    # weight, scorer weight), fitted on questions of real documents; None: the reader's calibrated probability alone.
+    ranking: tuple[float, float, float] | None = None
 
     @classmethod
     def load(cls, path: Path) -> ReaderRecord:
         raw = json.loads(path.read_text(encoding="utf-8"))
+        ranking = raw.get("ranking")
         return cls(raw["name"], raw["model_sha256"], int(raw["layers"]),
                    {k: (float(v[0]), float(v[1])) for k, v in raw["calibration"].items()},
-                   {k: float(v) for k, v in raw["thresholds"].items()}, raw.get("check_pairs", []))
+                   {k: float(v) for k, v in raw["thresholds"].items()}, raw.get("check_pairs", []),
+                   (float(ranking["bias"]), float(ranking["reader"]), float(ranking["scorer"])) if ranking else None)
 
 
 class Reader:
@@ -121,6 +126,16 @@ class Reader:
         """Calibrated probabilities (Platt scaling fitted on the calibration split for this task)."""
         a, b = self.record.calibration[task]
         return 1.0 / (1.0 + np.exp(-(a * self.logits(task, query, units) + b)))
+
+    def answer_probability(self, logit: float, scorer_probability: float) -> float:
+        """The probability that a candidate answers: the record's combination of the reader's logit with the
+        pre-filter scorer's logit, or the reader's calibrated probability where the record has none."""
+        if self.record.ranking is None:
+            a, b = self.record.calibration["question"]
+            return float(1.0 / (1.0 + np.exp(-(a * logit + b))))
+        bias, reader, scorer = self.record.ranking
+        p = min(max(scorer_probability, 1e-6), 1 - 1e-6)
+        return float(1.0 / (1.0 + np.exp(-(bias + reader * logit + scorer * np.log(p / (1 - p))))))
 
     def threshold(self, use: str) -> float:
         return self.record.thresholds[use]

@@ -82,3 +82,26 @@ def test_the_mix_holds_whole_groups_and_keyword_copies_of_questions(tmp_path):
     keyword = [r for r in mixed if r["group"].endswith("-kw")]
     assert copies == len(keyword) > 0 and all(r["query"] == "limit thing " + r["group"][1:-3] for r in keyword)
     assert reader_mix.keywords("北京的住宿限额是多少？") == "北京住宿限额"
+
+
+# 100 calibration pairs of a listwise-trained reader (logits, and whether the unit answers), on which a plain Newton
+# step from (1, 0) overshot to a ≈ 1e6.
+_SPREAD_LOGITS = [-5.42, -5.06, -1.38, -5.99, -5.22, -4.74, -5.88, 0.11, 1.67, 0.48, 2.65, -3.54, -5.69, -6.05, -4.82, 4.26, -5.21, -5.37, -4.54, 0.36, 2.97, -3.35, -1.25, -4.59, 4.54, -4.92, -3.86, -4.68, 0.19, -0.25, -4.81, -5.21, -4.3, -4.38, -5.55, -4.76, -5.27, 1.35, -2.31, -6.05, -4.4, -4.96, -5.61, -5.32, -5.0, -6.27, -5.64, 1.56, -1.16, -3.1, -5.2, -3.31, -5.25, -4.31, -5.6, 0.55, -3.32, 2.48, -5.55, -4.17, 3.58, -5.11, -4.78, -5.44, 3.99, -5.95, -6.05, -5.11, -1.04, 3.21, -4.8, -5.8, -4.62, -5.89, -0.42, -1.07, -4.79, -4.15, -4.14, -5.25, -4.72, -4.3, 0.4, -1.18, -5.41, -6.14, -3.84, -4.36, -4.63, -4.81, -3.19, -0.03, 2.84, -4.83, -4.87, 0.91, -5.04, 4.03, -5.32, -5.2]
+_SPREAD_LABELS = "0000000000100000000110000000110000000100000000000100010100001000000000000000000000100000000100000000"
+
+
+def test_platt_scaling_converges_where_a_full_newton_step_overshoots():
+    import numpy as np
+
+    from training.calibrate import fit_platt
+
+    logits, labels = np.array(_SPREAD_LOGITS), np.array([int(c) for c in _SPREAD_LABELS])
+    a, b = fit_platt(logits, labels)
+    assert 0.05 < a < 5 and -10 < b < 10
+
+    def loss(a, b):
+        z = a * logits + b
+        return float((np.logaddexp(0, z) - labels * z).sum())
+
+    grid = min(loss(x, y) for x in np.linspace(0.05, 3, 60) for y in np.linspace(-5, 5, 101))
+    assert loss(a, b) <= grid + 0.5  # as good as the best of a fine grid

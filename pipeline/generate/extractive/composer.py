@@ -12,6 +12,7 @@ sibling sources are checked by the engine (verify.conflicts), not here.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -368,6 +369,16 @@ class LocalExtractive:
         intro = chosen if chosen.kind in READ_KINDS else introduction(best)
         return (intro, self._reader_score(question, under_heading(intro))) if intro is not None else None
 
+    def _reader_logit(self, question: str, unit: Unit) -> float:
+        # One unit at a time: a batch's int8 activations are scaled together, so a logit would depend on its batch.
+        logit = float(self.reader.logits("question", question, [reader_text(unit)])[0])
+        release_free_memory()
+        return logit
+
+    def _calibrated(self, logit: float) -> float:
+        a, b = self.reader.record.calibration["question"]
+        return 1.0 / (1.0 + math.exp(-(a * logit + b)))
+
     def _reader_score(self, question: str, unit: Unit) -> float:
         # One unit at a time, always: a batch's int8 activations are scaled together, so a score would depend on its
         # batch.
@@ -588,33 +599,39 @@ class LocalExtractive:
 
     def _reader_ranked(self, context: Context, scored: list) -> Proposal:
         """The reader reads every candidate (the scorer's first `reach` units: the scorer is a pre-filter) with the
-        question; the unit it reads highest is the answer when its probability reaches the threshold."""
+        question; the unit it reads most likely to answer is the answer when that probability reaches the threshold
+        (the reader's record may combine its reading with the pre-filter's evidence: `Reader.answer_probability`)."""
         question = context.question
-        read = sorted(((self._reader_score(question, row.unit), row) for row in scored[: self.reach]),
-                      key=lambda pair: (pair[0], pair[1].probability), reverse=True)
-        (best_score, best_row), runner = read[0], (read[1] if len(read) > 1 else None)
+        read = []
+        for row in scored[: self.reach]:
+            logit = self._reader_logit(question, row.unit)
+            read.append((self.reader.answer_probability(logit, row.probability), self._calibrated(logit), row))
+        read.sort(key=lambda item: (item[0], item[2].probability), reverse=True)
+        (best_score, best_read, best_row), runner = read[0], (read[1] if len(read) > 1 else None)
         best = best_row.unit
         fields = {
             "score": round(best_score, 4), "threshold": self.reader_threshold, "best_unit": _shown(best),
-            "runner_up": _shown(runner[1].unit) if runner else None,
+            "runner_up": _shown(runner[2].unit) if runner else None,
             "runner_up_score": round(runner[0], 4) if runner else None,
-            "reader": self.reader.name, "reader_score": round(best_score, 4), "reader_threshold": self.reader_threshold,
+            "reader": self.reader.name, "reader_score": round(best_read, 4), "reader_threshold": self.reader_threshold,
         }
-        how = (f"the reader ({self.reader.name}) reads {len(read)} candidate units; the best, a {best.kind}, reads "
-               f"{best_score:.2f} ≥ threshold {self.reader_threshold:.2f}")
+        how = (f"the reader ({self.reader.name}) reads {len(read)} candidate units; the best, a {best.kind}, answers "
+               f"with probability {best_score:.2f} ≥ threshold {self.reader_threshold:.2f}")
         if runner is not None:
-            how += f" (the runner-up {runner[1].unit.marker()} {runner[0]:.2f})"
+            how += f" (the runner-up {runner[2].unit.marker()} {runner[0]:.2f})"
         if best_score < self.reader_threshold:
-            found = self._structural_match(context, [row for _, row in read])
+            found = self._structural_match(context, [row for *_, row in read])
             if found is None:
                 return Proposal(
                     producer=self.name, abstain_reason="insufficient_evidence", **fields,
                     note=f"the reader ({self.reader.name}) reads {len(read)} candidate units and the best, "
-                    f"{best.marker()}, reads " + "{} < threshold {}".format(*score_and_threshold(best_score, self.reader_threshold)))
+                    f"{best.marker()}, answers with probability "
+                    + "{} < threshold {}".format(*score_and_threshold(best_score, self.reader_threshold)))
             best, how = found
-            how += " (the reader's best unit reads {} < threshold {})".format(*score_and_threshold(best_score, self.reader_threshold))
+            how += " (the reader's best unit answers with probability {} < threshold {})".format(
+                *score_and_threshold(best_score, self.reader_threshold))
             return self._answer([best], how, fields)
-        _, listed = whole_list_first(question, [best_row, *(row for _, row in read[1:])], 0.0, "")
+        _, listed = whole_list_first(question, [best_row, *(row for *_, row in read[1:])], 0.0, "")
         if listed:
             best = next(row.unit for row in scored if row.unit.kind == "list" and row.unit.source.n == best.source.n
                         and row.unit.start_line <= best.start_line and best.end_line <= row.unit.end_line)
