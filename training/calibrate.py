@@ -2,7 +2,7 @@
 
 Run with the app's environment (it uses the product's own reader and judge code):
 
-    uv run --frozen python -m training.calibrate --model pipeline/models/reader-v1.onnx \
+    uv run --frozen python -m training.calibrate --model pipeline/models/reader-v2.onnx \
         --pairs training/data/pairs.jsonl --run training/runs/reader
 
 1. Platt scaling per task (question, claim), fitted on the "calib" pairs only: probability =
@@ -13,7 +13,7 @@ Run with the app's environment (it uses the product's own reader and judge code)
 3. A first answer threshold from the calibration questions' pairs (per question, the best
    unit's probability: the threshold that maximises correct answers + correct abstentions −
    2 × wrong answers). `eval squad2 --split calib` can refine it on the whole engine.
-4. The record (models/reader-v1.json): the model file's hash, the data hashes, the training
+4. The record (models/reader-v2.json): the model file's hash, the data hashes, the training
    arguments, steps and wall time, the validation curve, the calibration, the thresholds and
    fixed check pairs with the logits the file gives them (the test suite re-checks both).
 """

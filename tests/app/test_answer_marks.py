@@ -56,11 +56,11 @@ def test_a_scorer_below_its_threshold_says_unlikely_with_both_numbers(logic_engi
 
 def test_a_reader_above_its_threshold_says_likely_and_names_the_reader(logic_engine, make_corpus):
     proposal = _citing("The harbour pass costs 42 euros per month. [harbour:2]", producer="extractive", score=0.7,
-                       threshold=0.1, reader="reader-v1", reader_score=0.91, reader_threshold=0.5)
+                       threshold=0.1, reader="reader-v2", reader_score=0.91, reader_threshold=0.5)
     trace = _trace(logic_engine, make_corpus, proposal)
     kind, words = answers_mark(trace).kind, answers_mark(trace).text
     assert kind == ("ok" if trace.answer.status == "answered" else "no")
-    assert "0.91 sure" in words and "reader reader-v1" in words and "0.50" in words
+    assert "0.91 sure" in words and "reader reader-v2" in words and "0.50" in words
 
 
 def test_the_why_line_says_the_engines_jargon_in_plain_words_and_keeps_it_in_the_tooltip():

@@ -100,7 +100,7 @@ def test_upload_pdf_ask_and_see_the_highlighted_page(page, tmp_path):
     marks = page.locator("#answer-marks")
     assert "Quote is in the source: yes" in marks.inner_text()
     assert "Answers your question: likely: a reading model, reading the chosen passage" in marks.inner_text()
-    assert "reader-v1" in marks.locator("[title^='reader ']").first.get_attribute("title")
+    assert "reader-v2" in marks.locator("[title^='reader ']").first.get_attribute("title")
     page.get_by_role("tab", name="5 Source").click()
     image = page.locator("#source-image img")
     image.wait_for(state="visible")

@@ -79,14 +79,14 @@ def test_the_history_row_words_an_abstention_as_the_answer_panel_does(make_corpu
 
 def test_the_history_row_leads_with_what_tells_an_abstention_from_the_others(make_corpus):
     corpus = make_corpus(("travel-v2.md", (CORPUS / "travel-v2.md").read_text("utf-8")))
-    note = ("the reader (reader-v1) finds that the chosen unit [travel-v2:1-3] does not answer the question: "
+    note = ("the reader (reader-v2) finds that the chosen unit [travel-v2:1-3] does not answer the question: "
             "0.10 < threshold 0.15")
     trace = ask(corpus, REQUEST, proposal=Proposal(answer=None, citations=[], producer="pasted-answer", note=note,
                                                    abstain_reason="insufficient_evidence"))
     assert trace.explanation.startswith("Eligible sources were found") and note in trace.explanation
     cell = history.history_html(_conversation_with(trace)).split("<td title=")[1]
     shown = cell.split(">", 1)[1].split("</td>")[0]
-    assert shown.startswith("The reader (reader-v1) finds that the chosen passage [travel-v2:1-3] does not answer")
+    assert shown.startswith("The reader (reader-v2) finds that the chosen passage [travel-v2:1-3] does not answer")
     assert shown.endswith("0.10, below the 0.15 needed")
     assert html.escape(panels.plain_words(trace.explanation), quote=True) in cell.split(">", 1)[0]  # the whole reason
     failed = ask(corpus, REQUEST, proposal=Proposal(answer=None, citations=[], producer="pasted-answer",
@@ -98,7 +98,7 @@ def test_the_history_row_leads_with_what_tells_an_abstention_from_the_others(mak
 
 def test_a_long_answer_is_cut_at_a_word_and_one_without_spaces_at_the_length():
     assert history._clipped("The pass costs 42 euros.") == "The pass costs 42 euros."
-    reason = "the reader (reader-v1) finds that the chosen passage [chage-man:51-52] does not answer the question: " * 3
+    reason = "the reader (reader-v2) finds that the chosen passage [chage-man:51-52] does not answer the question: " * 3
     shown = history._clipped(reason)
     assert shown.endswith("…") and len(shown) <= history.SAID_LENGTH
     assert reason.startswith(shown[:-1]) and reason[len(shown) - 1] in " ,;:"  # ends where a word ends

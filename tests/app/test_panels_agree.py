@@ -192,7 +192,7 @@ def test_every_abstention_reason_code_and_answer_kind_shows_marks_that_agree(eng
         _checked(engine, sample_corpus, "The lodging limit is 750 yuan."),  # pasted without a citation
         # the answerer refused, yet its text cites lines: never checked, and never "no passage was cited"
         _checked(engine, sample_corpus, "The lodging limit is 750 yuan. [travel-v2:1-3]", producer="extractive",
-                 abstain_reason="insufficient_evidence", score=0.4, threshold=0.1, reader="reader-v1",
+                 abstain_reason="insufficient_evidence", score=0.4, threshold=0.1, reader="reader-v2",
                  reader_score=0.12, reader_threshold=0.3, note="the reader finds the passage does not answer"),
         # scores that pass, refused by a rule
         _checked(engine, sample_corpus, "", producer="extractive", abstain_reason="insufficient_evidence", score=0.64,
@@ -225,7 +225,7 @@ def test_a_reader_refusal_names_the_readers_score_and_a_withheld_answer_names_wh
     corpus = make_corpus(("harbour.md", policy))
     request = Request(question="How much is the harbour pass?", date=dt.date(2026, 9, 14))
     proposal = Proposal(producer="extractive", abstain_reason="insufficient_evidence", score=0.7, threshold=0.1,
-                        reader="reader-v1", reader_score=0.21, reader_threshold=0.3,
+                        reader="reader-v2", reader_score=0.21, reader_threshold=0.3,
                         citations=[ProposedCitation(source_id="harbour", start_line=2, end_line=2)])
     trace = logic_engine.ask(corpus, request, proposal=proposal)
     mark = answers_mark(trace)

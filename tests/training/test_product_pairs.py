@@ -117,7 +117,7 @@ def test_the_readers_run_time_inputs_are_recorded_labelled_and_resumed(tmp_path)
 def test_a_refusal_is_put_down_to_the_check_that_made_it():
     from training.runtime_pairs import refused_by
 
-    assert refused_by({"note": "the reader (reader-v1) finds that the chosen unit [a:1] does not answer …"}) == "reader"
+    assert refused_by({"note": "the reader (reader-v2) finds that the chosen unit [a:1] does not answer …"}) == "reader"
     assert refused_by({"note": "the best unit [a:1] scores 0.03 < threshold 0.10"}) == "scorer"
     assert refused_by({"note": "the question names Zanzibar and no candidate unit's source mentions it"}) == "names"
     assert refused_by({"note": None}) == "other"

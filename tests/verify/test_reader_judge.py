@@ -43,7 +43,7 @@ def test_an_unrelated_claim_is_refused_and_the_verdict_names_the_model(judge):
     verdict = judge("The ferry has a restaurant on board.", FERRY)
     assert not verdict.supported
     assert verdict.score < judge.threshold
-    assert "reader-v1" in verdict.detail and f"threshold {judge.threshold:.2f}" in verdict.detail
+    assert "reader-v2" in verdict.detail and f"threshold {judge.threshold:.2f}" in verdict.detail
 
 
 def test_an_instruction_in_the_span_is_never_evidence(judge):

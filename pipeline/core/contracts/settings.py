@@ -48,10 +48,11 @@ class Settings(Frozen):
     # model never runs with a stale cut.
     min_support: float = Field(default_factory=_shipped_threshold, ge=0.0, le=1.5,
                                description="the extractive composer's minimum answer probability")
-    # The reader (a cross-encoder) reads the question with the unit the composer chose; below this calibrated
-    # probability that unit does not answer. Default: the threshold in pipeline/models/reader-v1.json.
+    # The reader (a cross-encoder) reads the question with each candidate unit; the unit it reads most likely to answer
+    # (its reading combined with the pre-filter's by the record's ranking weights) answers at or above this
+    # probability. Default: the threshold in pipeline/models/reader-v2.json.
     min_reader: float = Field(default_factory=_reader_threshold, ge=0.0, le=1.0,
-                              description="the reader's minimum probability that the chosen unit answers (0: off)")
+                              description="the minimum probability that the unit the reader reads best answers (0: off)")
     # A paraphrase counts as supported only if nearly all of its content words are in the span.
     support_coverage: float = Field(0.85, ge=0.0, le=1.0, description="the containment judge's word coverage")
     on_unsupported: Literal["drop", "abstain"] = Field(

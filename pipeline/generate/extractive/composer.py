@@ -47,6 +47,7 @@ from pipeline.lang.questions import (
     asked_address,
     found_types,
     holds_address,
+    is_keyword_query,
     holds_wanted_value,
     new_numerals,
     states_count,
@@ -239,25 +240,6 @@ def signature_above(best: Unit, question: str) -> Unit | None:
     return None if name in best.quote else heading
 
 
-def introduction(unit: Unit) -> Unit | None:
-    """The sentence a command or list unit opens with (the one that introduces it), if it opens with one; else the
-    sentence a command ends with (the one that describes it: "\\begin{turnpage}" over "Rotate a table …")."""
-    units = units_of(unit.source)
-    opening = [u for u in units if u.kind in READ_KINDS and u.start_line == unit.start_line
-               and len(u.quote) < len(unit.quote) and unit.quote.startswith(u.quote)]
-    if opening or unit.kind != "code":
-        return max(opening, key=lambda u: len(u.quote), default=None)
-    # The bare block of a command its introduction is a unit with ("Run your application with the `typer` command:"
-    # over the console block): read as that introduction, as the two together are.
-    introduced = [u for u in units if u.kind == "code" and u.end_line == unit.end_line and u.start_line < unit.start_line
-                  and u.quote.endswith(unit.quote)]
-    if introduced:
-        return introduction(max(introduced, key=lambda u: u.start_line))
-    closing = [u for u in units if u.kind in READ_KINDS and u.end_line == unit.end_line and u.start_line > unit.start_line
-               and unit.quote.endswith(u.quote)]
-    return max(closing, key=lambda u: len(u.quote), default=None)
-
-
 def under_heading(label: Unit) -> Unit:
     """A label over an example ("Or an entire repository" over its code) as the reader reads it: under its section's
     heading ("Download files"), as a label line and its value are (`text.units`); alone it says too little to read."""
@@ -314,36 +296,23 @@ class LocalExtractive:
             out["reader"] = self.reader.name
         return out
 
-    def _read(self, question: str, best: Unit, fields: dict, read: tuple[Unit, float] | None = None) -> Proposal | None:
-        """The reader's check of the chosen unit (its score goes into `fields`); the abstention when it fails. `read`:
-        the unit and score the reader has already decided on (a list the question does not ask for, `_narrowed`)."""
-        if self.reader is None or self.reader_threshold is None or (read is None and best.kind not in READ_KINDS):
-            return None
-        best, score = read if read is not None else (best, self._reader_score(question, best))
-        fields.update(reader=self.reader.name, reader_score=round(score, 4), reader_threshold=self.reader_threshold)
-        if score >= self.reader_threshold:
-            return None
-        return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields,
-                        note=f"the reader ({self.reader.name}) finds that the chosen unit {best.marker()} does not answer "
-                             "the question: {} < threshold {}".format(*score_and_threshold(score, self.reader_threshold)))
-
-    def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str, tuple[Unit, float] | None]:
+    def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str]:
         """The one sentence of a several-sentence unit (a long list item) that answers, when the reader says which: the
         answer quotes it, not its neighbours. A unit stays whole when a sentence of it opens with a pronoun ("They
         comprise …": a sentence with the one that says what it is about), when the sentence the reader prefers does not
         answer alone or leaves a word of the question to the others, and without a reader.
 
-        A list the question does not ask for ("Who wrote the specification?" is not "What are the requirements?") is held
-        to the reader too (returned with the score that decides): narrowed to an item or sentence that answers alone, or
-        else read whole ("What can happen if …?" answered by every consequence it lists)."""
+        A list the question does not ask for ("Who wrote the specification?" is not "What are the requirements?") is
+        narrowed to an item or sentence that answers alone, or else read whole ("What can happen if …?" answered by
+        every consequence it lists)."""
         whole_list = best.kind == "list" and not ASKS_SEVERAL.search(question)
         if self.reader is None or (best.kind not in READ_KINDS and not whole_list):
-            return best, "", None
+            return best, ""
         inside = sentences_inside(best)
         # A sentence that opens with a pronoun may hold the answer about the sentence before it ("It in turn evolved
         # into Modern English." for "What was the language's final form?"), which the reader cannot see in it alone.
         if len(inside) < 2 or (not whole_list and any(ANAPHOR.match(u.quote.lstrip()) for u in inside[1:])):
-            return best, "", None
+            return best, ""
         scores = [self._reader_score(question, unit) for unit in inside]
         top, naming = _best_part(question, inside, scores)
         part, part_score = inside[top], scores[top]
@@ -352,26 +321,15 @@ class LocalExtractive:
                  and not self._drops_asked_words(question, part, inside))
         if alone:
             others = max(score for i, score in enumerate(scores) if i != top)
-            note = (f"; the reader ({self.reader.name}) finds its part {part.marker()} answers alone ({part_score:.2f}; "
-                    f"its other parts {others:.2f}){naming}, so only that is quoted")
-            return part, note, (part, part_score) if whole_list else None
+            return part, (f"; the reader ({self.reader.name}) finds its part {part.marker()} answers alone "
+                          f"({part_score:.2f}; its other parts {others:.2f}){naming}, so only that is quoted")
         if not whole_list:
-            return best, "", None
-        note = f"; no part of the list answers alone (the reader's best: {part.marker()} {part_score:.2f}), so it is read whole"
-        return best, note, (best, self._reader_score(question, best))
-
-    def _introduction_read(self, question: str, chosen: Unit, best: Unit) -> tuple[Unit, float] | None:
-        """A command with the sentence that introduces it ("…as a tuple of both files' paths::"), or a step with the
-        lines nested under it: the reader reads the introduction, as it did the step alone (it is not trained on
-        code); a bare command stays unread."""
-        if self.reader is None or not (best.kind == "code" or (best.kind == "list" and chosen.kind == "item")):
-            return None
-        intro = chosen if chosen.kind in READ_KINDS else introduction(best)
-        return (intro, self._reader_score(question, under_heading(intro))) if intro is not None else None
+            return best, ""
+        return best, f"; no part of the list answers alone (the reader's best: {part.marker()} {part_score:.2f}), so it is read whole"
 
     def _reader_logit(self, question: str, unit: Unit) -> float:
         # One unit at a time: a batch's int8 activations are scaled together, so a logit would depend on its batch.
-        logit = float(self.reader.logits("question", question, [reader_text(unit)])[0])
+        logit = float(self.reader.logits("question", question, [reader_text(under_heading(unit))])[0])
         release_free_memory()
         return logit
 
@@ -593,9 +551,13 @@ class LocalExtractive:
         scored = self._gated(context, scored)
         if isinstance(scored, Proposal):
             return scored
-        if self.reader is not None and self.reader_threshold is not None:
-            return self._reader_ranked(context, scored)
-        return self._scorer_decides(context, scored)
+        if self.reader is None or self.reader_threshold is None:
+            return self._scorer_decides(context, scored, "")
+        if is_keyword_query(context.question):
+            # The reader learnt from questions: it reads "Beijing lodging" against the policy that answers it at 0.09.
+            return self._scorer_decides(context, scored, f"; the query is keywords, not a question, so the scorer decides, "
+                                                         f"not the reader ({self.reader.name}), which reads questions")
+        return self._reader_ranked(context, scored)
 
     def _reader_ranked(self, context: Context, scored: list) -> Proposal:
         """The reader reads every candidate (the scorer's first `reach` units: the scorer is a pre-filter) with the
@@ -607,6 +569,7 @@ class LocalExtractive:
             logit = self._reader_logit(question, row.unit)
             read.append((self.reader.answer_probability(logit, row.probability), self._calibrated(logit), row))
         read.sort(key=lambda item: (item[0], item[2].probability), reverse=True)
+        read, defining = self._defining_first(context, read)
         (best_score, best_read, best_row), runner = read[0], (read[1] if len(read) > 1 else None)
         best = best_row.unit
         fields = {
@@ -624,19 +587,20 @@ class LocalExtractive:
             if found is None:
                 return Proposal(
                     producer=self.name, abstain_reason="insufficient_evidence", **fields,
-                    note=f"the reader ({self.reader.name}) reads {len(read)} candidate units and the best, "
-                    f"{best.marker()}, answers with probability "
+                    note=f"the reader ({self.reader.name}) reads {len(read)} candidate units and finds none that answers: "
+                    f"the best, {best.marker()}, answers with probability "
                     + "{} < threshold {}".format(*score_and_threshold(best_score, self.reader_threshold)))
             best, how = found
-            how += " (the reader's best unit answers with probability {} < threshold {})".format(
+            how += defining + " (the reader's best unit answers with probability {} < threshold {})".format(
                 *score_and_threshold(best_score, self.reader_threshold))
             return self._answer([best], how, fields)
+        how += defining
         _, listed = whole_list_first(question, [best_row, *(row for *_, row in read[1:])], 0.0, "")
         if listed:
             best = next(row.unit for row in scored if row.unit.kind == "list" and row.unit.source.n == best.source.n
                         and row.unit.start_line <= best.start_line and best.end_line <= row.unit.end_line)
             how += listed
-        best, narrowed, _ = self._narrowed(question, best)
+        best, narrowed = self._narrowed(question, best)
         for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
             best = extend(best, question)
         how += narrowed + self._row_named(question, best)
@@ -644,6 +608,18 @@ class LocalExtractive:
             how += f"; the entry's heading {signature.marker()} names the call it describes"
             return self._answer([signature, best], how, fields)
         return self._answer([best], how, fields)
+
+    def _defining_first(self, context: Context, read: list) -> tuple[list, str]:
+        """For "what is X?", the candidate that defines X ("BM25 is a ranking function …") before one the reader reads
+        higher that only mentions it ("BM25S is an implementation of BM25"); below the threshold the definition still
+        answers on its form (`_structural_match`)."""
+        term = defined_term(context.question)
+        defining = first_defining(term, [row for *_, row in read], context) if term else None
+        if defining is None or defining is read[0][2]:
+            return read, ""
+        first = next(item for item in read if item[2] is defining)
+        note = f"; it defines {term!r} (the reader preferred {read[0][2].unit.marker()}, {read[0][0]:.2f})"
+        return [first, *(item for item in read if item is not first)], note
 
     def _row_named(self, question: str, best: Unit) -> str:
         """What the note says of a table row that answers: the row and column the question names, and a sentence a
@@ -655,8 +631,9 @@ class LocalExtractive:
             how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
         return how
 
-    def _scorer_decides(self, context: Context, scored: list) -> Proposal:
-        """Without a reader: the scorer's best unit answers when its probability reaches `min_support`."""
+    def _scorer_decides(self, context: Context, scored: list, why: str) -> Proposal:
+        """Without a reader, or for a query the reader cannot read (`why` says so): the scorer's best unit answers when
+        its probability reaches `min_support`."""
         question = context.question
         scored, moved = definition_first(context, scored)
         scored, moved = whole_list_first(question, scored, self.min_support, moved)
@@ -674,14 +651,14 @@ class LocalExtractive:
                 return Proposal(
                     producer=self.name, abstain_reason="insufficient_evidence", **fields,
                     note=f"the best unit {best.marker()} scores "
-                    "{} < threshold {}".format(*score_and_threshold(best_score, self.min_support)),
+                    "{} < threshold {}".format(*score_and_threshold(best_score, self.min_support)) + why,
                 )
             best, how = found
-            how += " (the scorer's best unit scores {} < threshold {})".format(*score_and_threshold(best_score, self.min_support))
+            how += " (the scorer's best unit scores {} < threshold {})".format(*score_and_threshold(best_score, self.min_support)) + why
             return self._answer([best], how, fields)
         for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
             best = extend(best, question)
-        how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved
+        how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + why
         return self._answer([best], how + self._row_named(question, best), fields)
 
     def _answer(self, units: list[Unit], how: str, fields: dict) -> Proposal:
