@@ -503,7 +503,11 @@ def _row_cells_html(trace: Trace) -> str:
     marks = [" class='asked'" if names_column(trace.request.question, name) else "" for name, _ in cells]
     names = "".join(f"<th{mark}>{_e(name)}</th>" for mark, (name, _) in zip(marks, cells))
     values = "".join(f"<td{mark}>{_e(cell)}</td>" for mark, (_, cell) in zip(marks, cells))
-    return (f"<table class='rag-row' id='answer-row'><caption>The quoted row under its table's header</caption>"
+    # The row and the column asked, said as a person would: "David Bowie — died: 2016-01-10".
+    asked = [f"{name}: {cell}" for mark, (name, cell) in zip(marks, cells) if mark and cell]
+    said = (f"<p class='rag-row-answer' id='answer-cell'><b>{_e(cells[0][1])}</b> — {_e('; '.join(asked))}</p>"
+            if asked and not marks[0] else "")
+    return (f"{said}<table class='rag-row' id='answer-row'><caption>The quoted row under its table's header</caption>"
             f"<tr>{names}</tr><tr>{values}</tr></table>")
 
 

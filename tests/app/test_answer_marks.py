@@ -105,6 +105,8 @@ def test_a_row_answer_is_shown_under_its_column_names_and_escaped(engine):
     # the asked year's column is marked
     assert ("<th class='asked'>2023</th><th>2022</th></tr><tr><td>Personnel costs &lt;staff&gt;</td><td>9</td>"
             "<td class='asked'>(81,337)</td><td>(76,540)</td>") in shown
+    # and said in one line: the row, the column asked and its cell
+    assert "<p class='rag-row-answer' id='answer-cell'><b>Personnel costs &lt;staff&gt;</b> — 2023: (81,337)</p>" in shown
     sentence = engine.ask(engine.corpus([engine.parse(POLICY.encode("utf-8"), "harbour.md")]), REQUEST)
     assert sentence.answer.status == "answered" and "id='answer-row'" not in answer_html(sentence)
 

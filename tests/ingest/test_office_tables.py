@@ -181,3 +181,42 @@ def test_a_which_most_question_compares_the_rows_of_a_recorded_table_however_wor
     (citation,) = trace.answer.citations
     assert citation.verified and citation.start_line == line_of(document.pages[0], "Yacht")
     assert "'Yacht' has the highest 'Dues per day' (30 euros)" in trace.proposal.note
+
+
+def test_notes_above_a_sheets_table_are_paragraphs_and_the_header_is_the_row_over_its_values():
+    """A sheet with a title and a two-cell note above its table: the header is the row right above the first rows of
+    values, not the first row of several cells (the note was the header of "Carrie Fisher actor 60 TRUE …")."""
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    for row in (["Deaths of 2016"], ["I simply cannot resist writing", "some notes"], [],
+                ["name", "occupation", "age", "alive", "born", "died"],
+                ["Carrie Fisher", "actor", 60, True, "1956-10-21", "2016-12-27"],
+                ["David Bowie", "musician", 69, False, "1947-01-08", "2016-01-10"]):
+        sheet.append(row)
+    out = io.BytesIO()
+    workbook.save(out)
+    page = parse(out.getvalue(), "deaths.xlsx").pages[0]
+    (table,) = page.tables
+    assert table.columns == ("name", "occupation", "age", "alive", "born", "died")
+    texts = [line.text for line in page.lines]
+    assert "I simply cannot resist writing some notes" in texts
+    assert [texts[n - 1] for n in table.rows][0].startswith("Carrie Fisher\tactor\t60")
+
+
+def test_a_stacked_sheet_header_over_its_values_stays_the_header():
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    for row in (["Region", "2023", None, "2024", None], [None, "Spring", "Autumn", "Spring", "Autumn"],
+                ["North", 310, 420, 295, 388], ["South", 120, 210, 141, 199]):
+        sheet.append(row)
+    sheet.merge_cells("B1:C1")
+    sheet.merge_cells("D1:E1")
+    sheet.merge_cells("A1:A2")
+    out = io.BytesIO()
+    workbook.save(out)
+    (table,) = parse(out.getvalue(), "rain.xlsx").pages[0].tables
+    assert table.columns == ("Region", "2023 Spring", "2023 Autumn", "2024 Spring", "2024 Autumn")

@@ -171,7 +171,8 @@ class _DocxReader:
         if heading or style.strip().lower() == "title":
             self.writer.heading(int(heading.group(1)) if heading else 1, text)
             return
-        listed = _list_level(_num_pr(paragraph.pPr) or style_numbering)
+        own = _num_pr(paragraph.pPr)
+        listed = _list_level(own if own is not None and len(own) else style_numbering)  # an empty numPr: the style's
         if listed is not None:
             self.writer.item(text, self.numbering.number(*listed), listed[1])
         elif style.lower().startswith("list"):

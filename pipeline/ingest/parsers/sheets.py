@@ -29,7 +29,7 @@ from pipeline.core.errors import InputError, out_of_memory, shown
 from pipeline.core.limits import megabytes
 from pipeline.ingest.document import text_document
 from pipeline.ingest.parsers.grid import Grid
-from pipeline.ingest.parsers.lines import BodyWriter, header_rows, with_title
+from pipeline.ingest.parsers.lines import BodyWriter, header_rows, reads_as_header, with_title
 from pipeline.ingest.parsers.pdf_info import core_properties_info
 from pipeline.ingest.parsers.zipped import ZippedParser, open_zip, read_member
 
@@ -108,6 +108,31 @@ def _grid(rows: list[list[str]], merged: Iterable[tuple[int, int, int, int]] = (
     return grid
 
 
+def _notes_above(grid: Grid, kept: list[int]) -> int:
+    """How many of the first kept rows are notes above the table, not its header: the header is the row that reads as
+    one right above the first two rows of values (a figure or a date among two filled cells each); the rows above it
+    that merge no cells (a stacked header's "2023" spans its columns) and fill fewer cells than it are notes."""
+    rows = [grid.rows[index] for index in kept]
+    first = next((i for i in range(1, len(rows) - 1) if _holds_values(rows[i]) and _holds_values(rows[i + 1])), None)
+    if first is None or first < 2 or not reads_as_header(rows[first - 1]):
+        return 0
+    header = sum(1 for cell in rows[first - 1] if cell.strip())
+    notes = 0
+    while notes < first - 1 and sum(1 for cell in rows[notes] if cell.strip()) < header and not any(
+            last > start for start, last in grid.spans[kept[notes]]):
+        notes += 1
+    return notes
+
+
+# A cell of a value: a number, an amount, a percentage, a date or time, a truth value.
+_VALUE = re.compile(r"[(\-–+]?[$€£¥]?\s*\d[\d\s.,:/\-–]*%?\)?|true|false", re.IGNORECASE)
+
+
+def _holds_values(row: list[str]) -> bool:
+    filled = [cell.strip() for cell in row if cell.strip()]
+    return len(filled) >= 2 and any(_VALUE.fullmatch(cell) for cell in filled)
+
+
 def _write_table(writer: BodyWriter, grid: Grid) -> None:
     """A sheet's non-empty rows: the rows of one value above the table (its title) as paragraphs, then the table,
     whose first row is its header when it reads as one (with the rows stacked on it: `lines.header_rows`)."""
@@ -116,6 +141,8 @@ def _write_table(writer: BodyWriter, grid: Grid) -> None:
         raise InputError(writer.filename, f"has {len(kept)} rows; the limit is {writer.max_lines} lines per document")
     while kept and sum(1 for cell in grid.rows[kept[0]] if cell.strip()) == 1:
         writer.paragraph(next(cell for cell in grid.rows[kept.pop(0)] if cell.strip()))
+    for note in range(_notes_above(grid, kept)):
+        writer.paragraph(" ".join(cell.strip() for cell in grid.rows[kept.pop(0)] if cell.strip()))
     table = Grid([grid.rows[index] for index in kept], [grid.spans[index] for index in kept])
     writer.table(table, header_rows(table))
 
