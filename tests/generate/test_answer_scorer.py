@@ -757,8 +757,9 @@ def test_a_default_question_is_not_answered_by_a_unit_that_states_no_default(rea
             "diff accepts two new options --color and --palette to generate and configure colored output.\n"
             "The --palette option takes a list of terminal escape codes, one per kind of output line.\n")
     corpus = real_corpus(("difftool-news.txt", text))
-    trace = engine.ask(corpus, Request(question="What colors does diff --color use if I don't set a palette?",
-                                       date=REQUEST_DATE), Settings())
+    request = Request(question="What colors does diff --color use if I don't set a palette?", date=REQUEST_DATE)
+    assert engine.ask(corpus, request, Settings()).answer.status == "abstained"  # the reader refuses it
+    trace = engine.ask(corpus, request, Settings(min_reader=0.0))  # and the scorer's check, where it decides
     assert trace.answer.status == "abstained"
     assert "asks what holds by default" in trace.explanation
 
@@ -771,7 +772,7 @@ def test_names_no_source_mentions_are_listed_as_their_language_writes_a_list(mak
 
     corpus = make_corpus(("ferry.md", "The morning ferry leaves the harbour at 08:30.\n"))
     trace = ask(corpus, Request(question="When does the morning ferry leave the harbour for Mombasa and Zanzibar?",
-                                 date=REQUEST_DATE), Settings(min_lexical=0.1))  # past retrieval, to the composer
+                                 date=REQUEST_DATE), Settings(min_lexical=0.1, min_reader=0.0))  # to the composer
     assert trace.answer.status == "abstained", trace.explanation
     assert "the question names Mombasa, Zanzibar and no candidate unit's source mentions it" in trace.proposal.note
 
@@ -818,7 +819,8 @@ def test_a_name_the_question_writes_as_code_must_be_in_the_answering_unit(engine
     readme = ("# bm25s\n\nBy default, `bm25s` uses `method=\"lucene\"`, which is Lucene's BM25 implementation.\n\n"
               "The `b` parameter is 0.75 unless you pass another value.\n")
     corpus = corpus_of(engine, ("bm25s-readme.md", readme))
-    trace = ask_with(engine, corpus, "What k1 value does bm25s use by default?")
+    assert ask_with(engine, corpus, "What k1 value does bm25s use by default?").answer.status == "abstained"
+    trace = ask_with(engine, corpus, "What k1 value does bm25s use by default?", min_reader=0.0)  # the scorer's check
     assert trace.answer.status == "abstained", trace.explanation
     assert "the question names k1 and no candidate unit does" in trace.proposal.note
     trace = ask_with(engine, corpus, "Which method does bm25s use by default?")

@@ -58,6 +58,8 @@ def test_a_named_row_is_answered_and_an_unnamed_column_abstains(engine, text, na
     assert denied.answer.status == "abstained"
 
 
+@pytest.mark.xfail(strict=True, reason="a row named by its key alone no longer answers below the reader's threshold: "
+                                       "4 of 4 such answers on realdocs were wrong or false (docs/decisions.md, issue 49)")
 def test_a_two_column_table_of_names_and_values_is_answered_by_naming_the_row(engine):
     """A spec sheet's rows ("| Power | 2200 W |") hold words and units: the Markdown rule, not the words, says which
     row is the header, and naming the row is enough when its only other cell is the value."""
@@ -162,6 +164,8 @@ def test_a_spec_sheet_row_is_found_by_the_unit_the_question_asks_for():
     assert named_row("How many volts?", two_in_volts, tokens) is None  # two rows: not a lookup
 
 
+@pytest.mark.xfail(strict=True, reason="a row named by its key alone no longer answers below the reader's threshold: "
+                                       "4 of 4 such answers on realdocs were wrong or false (docs/decisions.md, issue 49)")
 def test_a_lookup_by_unit_says_so(engine):
     text = "---\nid: kettle\n---\n# Kettle\n\n| Item | Value |\n|---|---|\n| Power | 2200 W |\n| Capacity | 1.7 L |\n"
     corpus = engine.corpus([engine.parse(text.encode("utf-8"), "kettle.md")])
