@@ -46,6 +46,9 @@ def _add_ask(commands) -> None:
     ask.add_argument("--top-k", type=_positive, default=Settings().top_k)
     ask.add_argument("--min-lexical", type=float, default=Settings().min_lexical)
     ask.add_argument("--min-dense", type=float, default=Settings().min_dense)
+    ask.add_argument("--min-reader", type=float, default=None, metavar="P",
+                     help="the probability the reader's best unit needs to answer (default: RAG_MIN_READER, else the "
+                          "reader's record's; 0: no reader, the answer scorer decides)")
     ask.add_argument("--retrieval", choices=["hybrid", "bm25", "dense"], default="hybrid")
     ask.add_argument("--eligibility", choices=["before_cutoff", "after_selection"], default="before_cutoff")
     ask.add_argument("--judge", choices=JUDGES.names(), default=None,
@@ -113,6 +116,7 @@ def _settings(args) -> Settings:
             reserve=reserve if args.reserve is None else args.reserve, top_k=args.top_k,
             min_lexical=args.min_lexical, min_dense=args.min_dense, retrieval=args.retrieval,
             eligibility=args.eligibility, trace_limit=args.trace_limit or 10**9,
+            min_reader=EngineConfig.from_env().settings.min_reader if args.min_reader is None else args.min_reader,
         )
     except ValidationError as error:
         first = error.errors()[0]

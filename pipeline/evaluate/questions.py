@@ -164,32 +164,32 @@ def _rate(rows: list[dict]) -> dict:
 def summarize(rows: list[dict], latencies: list[float] | None = None) -> dict:
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
-    wrong = sum(r["answered"] and not r["passed"] for r in answerable)
-    false = sum(r["answered"] for r in unanswerable)
+    latencies = sorted(latencies or [])
+    return {
+        **_figures(rows),
+        "answerable_correct": share(sum(r["passed"] for r in answerable), len(answerable)),
+        "answerable_right_place": share(sum(r.get("right_place", False) for r in answerable), len(answerable)),
+        "table_aggregate": _rate([r for r in answerable if r["kind"] == "table-aggregate"]),
+        "unanswerable_refused": share(sum(r["passed"] for r in unanswerable), len(unanswerable)),
+        **_grouped(rows),
+        "latency_p50_ms": round(1000 * latencies[len(latencies) // 2], 1) if latencies else None,
+        "rows": rows,
+    }
+
+
+def _grouped(rows: list[dict]) -> dict:
+    """The figures per kind of question, per collection and per realdocs half."""
     by_kind, by_collection = defaultdict(list), defaultdict(list)
     for r in rows:
         by_kind[r["kind"]].append(r)
         by_collection[r["collection"]].append(r)
-    latencies = sorted(latencies or [])
     return {
-        "items": len(rows),
-        "answerable": _rate(answerable),
-        "answerable_correct": share(sum(r["passed"] for r in answerable), len(answerable)),
-        "answerable_right_place": share(sum(r.get("right_place", False) for r in answerable), len(answerable)),
-        "table_aggregate": _rate([r for r in answerable if r["kind"] == "table-aggregate"]),
-        "unanswerable": _rate(unanswerable),
-        "unanswerable_refused": share(sum(r["passed"] for r in unanswerable), len(unanswerable)),
-        "answered_wrong": wrong,
-        "answered_false": false,
-        "wrong_plus_false_rate": share(wrong + false, len(rows)),
         "by_kind": {k: _rate(v) for k, v in sorted(by_kind.items())},
         "by_collection": {k: {"answerable": _rate([r for r in v if r["answerable"]]),
                               "unanswerable": _rate([r for r in v if not r["answerable"]])}
                           for k, v in sorted(by_collection.items())},
         "by_half": {half: _figures([r for r in rows if r.get("half") == half])
                     for half in sorted({r["half"] for r in rows if "half" in r})},
-        "latency_p50_ms": round(1000 * latencies[len(latencies) // 2], 1) if latencies else None,
-        "rows": rows,
     }
 
 

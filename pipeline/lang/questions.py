@@ -103,20 +103,20 @@ def asks(text: str) -> bool:
     return _ASKS.search(text) is not None and _ANSWER_MARK.search(text) is None
 
 
-# What shapes a question in any language we read: a question mark, a question word (or an imperative that asks)
-# opening it, a Chinese question word or particle anywhere.
+# What shapes a question in any language we read: a question word (or an imperative that asks) opening it, a Chinese
+# question word or particle anywhere. A question mark alone does not: "Beijing lodging?" reads as a search.
 _QUESTION_SHAPED = re.compile(
-    r"[?？]|^\W*(?:what|whats|when|where|who|whom|whose|which|why|how|can|could|may|might|must|should|do|does|did|is|"
-    r"are|was|were|will|would|shall|has|have|had|list|explain|describe|name|give|tell|show|define|find|compare|"
-    r"summari[sz]e|qual|quale|quando|dove|chi|come|cosa|quanto|quanti|combien|quand|pourquoi|comment|quel|quelle|où|"
-    r"wann|warum|wie|wo|wer|welche|welcher|was|cuánto|cuándo|dónde|quién|cuál|qué|cómo|onde|quem|quais)\b|"
-    r"几|多少|什么|哪|谁|怎么|如何|为什么|何时|吗|呢|啥", _I)
+    r"^\W*(?:whats|can|could|may|might|must|should|do|does|did|is|are|was|were|will|would|shall|has|have|had|list|"
+    r"explain|describe|name|give|tell|show|define|find|compare|summari[sz]e|come)\b|"
+    r"\b(?:what|when|where|who|whom|whose|which|why|how|wann|warum|wie|wo|wer|welche|welcher|welches|qual|quale|quando|"
+    r"dove|cosa|quanto|quanti|combien|quand|pourquoi|quel|quelle|où|cuánto|cuándo|dónde|quién|cuál|qué|cómo|onde|quem|"
+    r"quais)\b|几|多少|多大|多长|多久|多高|多远|多重|什么|哪|谁|怎么|如何|为什么|何时|吗|呢|啥|还是", _I)
 _HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
 
 
 def is_keyword_query(query: str) -> bool:
-    """Is `query` a few words typed into a search box ("Beijing lodging", "北京住宿") rather than a question: no
-    question mark, no question word, at most six words (twelve Chinese characters)?"""
+    """Is `query` a few words typed into a search box ("Beijing lodging", "北京住宿", a follow-up resolved as "lodging
+    Shanghai?") rather than a question: no question word, at most six words (twelve Chinese characters)?"""
     if _QUESTION_SHAPED.search(query):
         return False
     return len(query.split()) <= 6 and len(_HAN_CHAR.findall(query)) <= 12

@@ -33,7 +33,8 @@ def _scores(trace: Trace) -> list[tuple[float, float]]:
     if p is None:
         return []
     pairs = [(p.reader_score, p.reader_threshold), (p.score, p.threshold)]
-    return [(s, t) for s, t in pairs if s is not None and t is not None]
+    # where the reader ranks, its probability is the proposal's score: one statement, not two
+    return list(dict.fromkeys((s, t) for s, t in pairs if s is not None and t is not None))
 
 
 def assert_agrees(trace: Trace) -> dict[str, tuple[str, str]]:

@@ -64,6 +64,8 @@ def test_a_unit_about_another_level_does_not_answer(engine):
     assert "italic" in answered.answer.answer and "Roman" not in answered.answer.answer
 
 
+@pytest.mark.xfail(strict=True, reason="reader-v2 reads the answering unit at 0.53 < threshold 0.55: a plain answer "
+                                       "refused (issue 49, measured 2026-12-07)")
 def test_the_part_of_a_list_that_names_the_asked_level_is_quoted(engine):
     trace = engine.ask(corpus_of(engine, ("headings.md", HEADINGS)),
                        Request(question="How are level 2 headings formatted?", date=REQUEST_DATE), Settings())

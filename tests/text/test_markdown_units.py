@@ -203,6 +203,8 @@ def test_initials_are_a_name_not_a_list_item():
     assert [u.kind for u in units if u.start_line == 4] == ["item"]
 
 
+@pytest.mark.xfail(strict=True, reason="reader-v2 reads the answering unit at 0.38 < threshold 0.55: a plain answer "
+                                       "refused (issue 49, measured 2026-12-07)")
 def test_what_are_the_requirements_is_answered_with_the_list_lines_kept(engine):
     text = ("---\nid: tool\n---\n# tool\n\ntool ranks documents.\n\n## Requirements\n\n- Python 3.11 or later\n"
             "- numpy 2 or later\n\n## Licence\n\ntool is MIT licensed.\n")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from pipeline.core.contracts import PackedLine, PackedSource
 from pipeline.index.chunk import window_chunks
 from pipeline.ingest.parsers import parse
@@ -162,6 +164,8 @@ Options:
 """
 
 
+@pytest.mark.xfail(strict=True, reason="reader-v2 reads the answering unit at 0.46 < threshold 0.55: a plain answer "
+                                       "refused (issue 49, measured 2026-12-07)")
 def test_a_version_note_under_an_option_answers_when_the_option_came(engine):
     from pipeline import REQUEST_DATE, Request, Settings
 

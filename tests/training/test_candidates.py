@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
+from pipeline.evaluate import data
+
 from training import candidates, reader_mix, table_pairs
 
 
@@ -42,6 +46,7 @@ def test_the_report_counts_the_readers_best_unit_at_each_threshold(tmp_path):
     assert part["curve"][1] == {"threshold": 0.7, "right": 1, "wrong": 0, "false": 0, "missed": 1, "refused": 1}
 
 
+@pytest.mark.skipif(not (data.EVAL_DIR / "realdocs").exists(), reason="../shared/eval missing (realdocs)")
 def test_realdocs_halves_split_each_part_six_and_six():
     from pipeline.evaluate.questions import REALDOCS, realdocs_half
 

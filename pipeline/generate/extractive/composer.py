@@ -574,7 +574,7 @@ class LocalExtractive:
         """The reader reads every candidate (the scorer's first `reach` units: the scorer is a pre-filter) with the
         question; the unit it reads most likely to answer is the answer when that probability reaches the threshold
         (the reader's record may combine its reading with the pre-filter's evidence: `Reader.answer_probability`)."""
-        question = context.question
+        question, threshold = context.question, float(self.reader_threshold or 0.0)  # set whenever the reader ranks
         read = []
         for row in scored[: self.reach]:
             logit = self._reader_logit(question, row.unit)
@@ -584,27 +584,27 @@ class LocalExtractive:
         (best_score, _, best_row), runner = read[0], (read[1] if len(read) > 1 else None)
         best = best_row.unit
         fields = {
-            "score": round(best_score, 4), "threshold": self.reader_threshold, "best_unit": _shown(best),
+            "score": round(best_score, 4), "threshold": threshold, "best_unit": _shown(best),
             "runner_up": _shown(runner[2].unit) if runner else None,
             "runner_up_score": round(runner[0], 4) if runner else None,
             # The probability that decides (the reader's reading combined with the pre-filter's) is the reader's score.
-            "reader": self.reader.name, "reader_score": round(best_score, 4), "reader_threshold": self.reader_threshold,
+            "reader": self.reader.name, "reader_score": round(best_score, 4), "reader_threshold": threshold,
         }
         how = (f"the reader ({self.reader.name}) reads {len(read)} candidate units; the best, a {best.kind}, answers "
-               f"with probability {best_score:.2f} ≥ threshold {self.reader_threshold:.2f}")
+               f"with probability {best_score:.2f} ≥ threshold {threshold:.2f}")
         if runner is not None:
             how += f" (the runner-up {runner[2].unit.marker()} {runner[0]:.2f})"
-        if best_score < self.reader_threshold:
+        if best_score < threshold:
             found = self._structural_match(context, [row for *_, row in read], by_key_alone=False)
             if found is None:
                 return Proposal(
                     producer=self.name, abstain_reason="insufficient_evidence", **fields,
                     note=f"the reader ({self.reader.name}) reads {len(read)} candidate units and finds none that answers: "
                     f"the best, {best.marker()}, answers with probability "
-                    + "{} < threshold {}".format(*score_and_threshold(best_score, self.reader_threshold)))
+                    + "{} < threshold {}".format(*score_and_threshold(best_score, threshold)))
             best, how = found
             how += defining + " (the reader's best unit answers with probability {} < threshold {})".format(
-                *score_and_threshold(best_score, self.reader_threshold))
+                *score_and_threshold(best_score, threshold))
             return self._answer([best], how, fields)
         how += defining
         _, listed = whole_list_first(question, [best_row, *(row for *_, row in read[1:])], 0.0, "")
