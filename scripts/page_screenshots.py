@@ -1,4 +1,4 @@
-"""The screenshots in docs/screenshots (and docs/screenshot.png): every demo, an abstention, a conflict, the library,
+"""The screenshots in docs/screenshots (and docs/screenshot.png): every demo, an abstention, a conflict, a table answer, the library,
 the signed-in header and the phone layout, in light and dark, taken from the real app in Debian's Chromium.
 
     uv run --frozen python scripts/page_screenshots.py [OUT_DIR]      # default docs/screenshots
@@ -106,6 +106,32 @@ def answer_and_library(browser, url: str, out: Path) -> None:
         context.close()
 
 
+PEOPLE = ("name,occupation,born,died\nCarrie Fisher,actor,1956-10-21,2016-12-27\n"
+          "David Bowie,musician,1947-01-08,2016-01-10\nPrince,musician,1958-06-07,2016-04-21\n"
+          "Alan Rickman,actor,1946-02-21,2016-01-14\n")
+
+
+def table_answer(browser, url: str, out: Path) -> None:
+    """An answer from a CSV's row: the row and the asked column said in one line, the row under its header."""
+    table = WORK / "deaths-2016.csv"
+    table.write_text(PEOPLE, encoding="utf-8")
+    for dark in (False, True):
+        context, view = open_view(browser, url, dark=dark)
+        ready(view)
+        view.get_by_text("Upload documents (only you see them)").click()
+        view.locator("#upload-files input[type=file]").set_input_files([str(table)])
+        view.locator("#upload").click()
+        view.locator("#upload-status").get_by_text("added deaths-2016").wait_for()
+        view.wait_for_function("() => !document.querySelector('#upload').disabled")
+        view.locator("#question textarea, #question input").first.fill("When did David Bowie die?")
+        view.locator("#topic textarea, #topic input").first.fill("")
+        view.locator("#ask").click()
+        view.locator("#answer").get_by_text("✓ answered").wait_for()
+        view.wait_for_timeout(500)
+        save(view, out / f"table-answer-{'dark' if dark else 'light'}.png", element="#results")
+        context.close()
+
+
 def signed_in(browser, url: str, out: Path) -> None:
     for width, dark in ((1440, False), (1440, True), (390, False), (390, True)):
         context, view = open_view(browser, url, width, dark, height=1000 if width > 1000 else 844)
@@ -139,6 +165,7 @@ def main(out: Path) -> None:
         with serve_app(create_app(shared)) as url:
             demos(browser, url, out)
             answer_and_library(browser, url, out)
+            table_answer(browser, url, out)
         with serve_app(create_app(signed)) as url:
             signed_in(browser, url, out)
         browser.close()

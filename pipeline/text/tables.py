@@ -401,7 +401,13 @@ def _asked_columns(asked_tokens: set[str], row, key: str, tokens) -> list[str] |
 
 def names_column(question: str, name: str) -> bool:
     """Does `question` name the column `name` word for word ("… in 2021?" names "2021"; "本报告期营业收入" names "本报告期"),
-    or by the year of the closing date it is headed by ("… nel 2023?" names "31/12/2023")?"""
+    by the year of the closing date it is headed by ("… nel 2023?" names "31/12/2023"), or by its words' stems, as a
+    lookup names a column ("When did … die?" names "died")?"""
+    from pipeline.lang.tokenize import Tokenizer
+
+    tokens = Tokenizer().tokens
+    if (words := _name_words(name, tokens)) and words <= column_words(set(tokens(question))):
+        return True
     asked = question.casefold()
     if name and has_cjk(name) and name.casefold() in asked:  # Chinese writes no spaces: "本报告期营业收入是多少？"
         return True

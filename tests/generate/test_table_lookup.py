@@ -335,3 +335,4 @@ def test_a_chinese_question_names_its_column_without_spaces():
     assert names_column("本报告期营业收入是多少？", "本报告期")
     assert not names_column("本报告期营业收入是多少？", "年初至报告期末")
     assert names_column("What were personnel costs in 2023?", "2023") and not names_column("In 20230 …", "2023")
+    assert names_column("When did David Bowie die?", "died") and not names_column("When was David Bowie born?", "died")
