@@ -57,6 +57,15 @@ def to_results(view) -> None:
     view.wait_for_timeout(300)
 
 
+def ask(view, question: str, topic: str, outcome: str) -> None:
+    """Ask `question` (under `topic`) and wait for the Answer panel's badge `outcome` ("✓ answered", "✗ abstained")."""
+    view.locator("#question textarea, #question input").first.fill(question)
+    view.locator("#topic textarea, #topic input").first.fill(topic)
+    view.locator("#ask").click()
+    view.locator("#answer").get_by_text(outcome).wait_for()
+    view.wait_for_timeout(500)
+
+
 def demos(browser, url: str, out: Path) -> None:
     from ui.demos import DEMOS
 
@@ -83,20 +92,12 @@ def answer_and_library(browser, url: str, out: Path) -> None:
         theme = f"{'dark' if dark else 'light'}-{width}"
         context, view = open_view(browser, url, width, dark, height=1000 if width > 1000 else 844)
         ready(view)
-        view.locator("#question textarea, #question input").first.fill("Beijing lodging")
-        view.locator("#topic textarea, #topic input").first.fill("travel")
-        view.locator("#ask").click()
-        view.locator("#answer").get_by_text("✓ answered").wait_for()
-        view.wait_for_timeout(500)
+        ask(view, "Beijing lodging", "travel", "✓ answered")
         if width > 1000 and not dark:
             view.evaluate("() => window.scrollTo(0, 0)")
             save(view, ROOT / "docs" / "screenshot.png")
         save(view, out / f"answer-{theme}.png")
-        view.locator("#question textarea, #question input").first.fill("Who are the authors of this publication?")
-        view.locator("#topic textarea, #topic input").first.fill("")
-        view.locator("#ask").click()
-        view.locator("#answer").get_by_text("✗ abstained").wait_for()
-        view.wait_for_timeout(500)
+        ask(view, "Who are the authors of this publication?", "", "✗ abstained")
         save(view, out / f"abstention-{theme}.png", element="#results")
         view.get_by_role("tab", name="Library").click()
         view.locator("#library-table").wait_for()
@@ -123,11 +124,7 @@ def table_answer(browser, url: str, out: Path) -> None:
         view.locator("#upload").click()
         view.locator("#upload-status").get_by_text("added deaths-2016").wait_for()
         view.wait_for_function("() => !document.querySelector('#upload').disabled")
-        view.locator("#question textarea, #question input").first.fill("When did David Bowie die?")
-        view.locator("#topic textarea, #topic input").first.fill("")
-        view.locator("#ask").click()
-        view.locator("#answer").get_by_text("✓ answered").wait_for()
-        view.wait_for_timeout(500)
+        ask(view, "When did David Bowie die?", "", "✓ answered")
         save(view, out / f"table-answer-{'dark' if dark else 'light'}.png", element="#results")
         context.close()
 

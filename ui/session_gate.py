@@ -31,7 +31,7 @@ from pipeline import limits
 
 from . import retention
 from .clients import account_key, address_key
-from .session_owner import hash_in_body, hash_in_path, hash_in_query, is_json, read_body, replay
+from .session_owner import hash_in_body, hash_in_path, hash_in_query, is_json, json_answer, read_body, replay
 
 MAX_TRACKED_CLIENTS = 10_000
 ADMITTED_GRACE_S = 60  # an admitted hash whose session Gradio has not made yet counts as held this long
@@ -142,13 +142,13 @@ class SessionGate:
             await self.app(scope, receive, send)
             return
         if path in _CLOSED:
-            await _answer(send, 404, "this app has no component server functions")
+            await json_answer(send, 404, "this app has no component server functions")
             return
         session_hash = hash_in_path(path) or hash_in_query(scope)
         if scope["method"] == "POST" and is_json(scope) and session_hash is None:
             body, too_large = await read_body(receive)
             if too_large:
-                await _answer(send, 413, "the request is too large")
+                await json_answer(send, 413, "the request is too large")
                 return
             session_hash = hash_in_body(body)
             if session_hash is None and path.startswith(_PREFIX + "call/"):
@@ -157,7 +157,7 @@ class SessionGate:
             if session_hash is not None:
                 refusal = self.table.admit(session_hash, self._clients(scope))
                 if refusal is not None:
-                    await _answer(send, *refusal)
+                    await json_answer(send, *refusal)
                     return
         await self.app(scope, receive, send)
 
@@ -179,11 +179,3 @@ def _with_new_hash(body: bytes) -> tuple[str | None, bytes]:
     value["session_hash"] = uuid.uuid4().hex
     return value["session_hash"], json.dumps(value).encode()
 
-
-async def _answer(send, status: int, detail: str, retry_after: float | None = None) -> None:
-    body = json.dumps({"detail": detail}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if retry_after is not None:
-        headers.append((b"retry-after", str(math.ceil(retry_after)).encode()))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -16,6 +16,7 @@ binding unused for longer than a session lives is forgotten with it.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import OrderedDict
 from urllib.parse import parse_qs
@@ -53,12 +54,12 @@ class SessionOwners:
         if session_hash is None and scope["method"] == "POST" and is_json(scope):
             body, too_large = await read_body(receive)
             if too_large:
-                await _answer(send, 413, "the request is too large")
+                await json_answer(send, 413, "the request is too large")
                 return
             session_hash = hash_in_body(body)
             receive = replay(body, receive)
         if session_hash is not None and not self._allowed(session_hash, self.user_of(scope)):
-            await _answer(send, 403, "this session belongs to another user; reload the page")
+            await json_answer(send, 403, "this session belongs to another user; reload the page")
             return
         await self.app(scope, receive, send)
 
@@ -129,10 +130,13 @@ def replay(body: bytes, receive):
     return replayed
 
 
-async def _answer(send, status: int, detail: str) -> None:
+async def json_answer(send, status: int, detail: str, retry_after: float | None = None) -> None:
+    """A refusal as the app's other errors are: {"detail": …}, with Retry-After when a wait would help."""
     body = json.dumps({"detail": detail}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(math.ceil(retry_after)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -28,6 +28,7 @@ import anyio.to_thread
 from pipeline import limits, megabytes
 
 from .clients import account_key, address_key
+from .session_owner import json_answer
 
 MAX_TRACKED_ADDRESSES = 10_000
 _ROUTES = ("/gradio_api/upload", "/gradio_api/upload/")
@@ -73,7 +74,7 @@ class UploadGuard:
             return
         declared = dict(scope.get("headers") or []).get(b"content-length", b"")
         if not declared.isdigit():
-            await _answer(send, 411, "an upload must declare its size (Content-Length)")
+            await json_answer(send, 411, "an upload must declare its size (Content-Length)")
             return
         size = int(declared)
         client = scope.get("client")
@@ -85,7 +86,7 @@ class UploadGuard:
         mine = await anyio.to_thread.run_sync(self._stored_by, clients)
         refusal = self._admit(address, size, stored, clients, mine)
         if refusal is not None:
-            await _answer(send, *refusal)
+            await json_answer(send, *refusal)
             return
         answer = _Answer(send)
         try:
@@ -198,11 +199,3 @@ class _Answer:
             return []
         return [path for path in value if isinstance(path, str)] if isinstance(value, list) else []
 
-
-async def _answer(send, status: int, detail: str, retry_after: float | None = None) -> None:
-    body = json.dumps({"detail": detail}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if retry_after is not None:
-        headers.append((b"retry-after", str(math.ceil(retry_after)).encode()))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -10,6 +10,7 @@ import re
 
 from pipeline.lang.negation import ANSWER_NEGATES, NEGATED_QUESTION
 from pipeline.lang.text import SECTION_NUMBER
+from pipeline.lang.tokenize import han_count
 
 _I = re.IGNORECASE
 
@@ -111,7 +112,6 @@ _QUESTION_SHAPED = re.compile(
     r"\b(?:what|when|where|who|whom|whose|which|why|how|wann|warum|wie|wo|wer|welche|welcher|welches|qual|quale|quando|"
     r"dove|cosa|quanto|quanti|combien|quand|pourquoi|quel|quelle|où|cuánto|cuándo|dónde|quién|cuál|qué|cómo|onde|quem|"
     r"quais)\b|几|多少|多大|多长|多久|多高|多远|多重|什么|哪|谁|怎么|如何|为什么|何时|吗|呢|啥|还是", _I)
-_HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
 
 
 def is_keyword_query(query: str) -> bool:
@@ -119,7 +119,7 @@ def is_keyword_query(query: str) -> bool:
     Shanghai?") rather than a question: no question word, at most six words (twelve Chinese characters)?"""
     if _QUESTION_SHAPED.search(query):
         return False
-    return len(query.split()) <= 6 and len(_HAN_CHAR.findall(query)) <= 12
+    return len(query.split()) <= 6 and han_count(query) <= 12
 
 
 def wanted_types(question: str) -> tuple[str, ...]:

@@ -131,11 +131,12 @@ class Tokenizer:
 
 
 @lru_cache(maxsize=1)
-def _default_tokenizer() -> Tokenizer:
+def default_tokenizer() -> Tokenizer:
+    """One shared tokenizer of the default kind (jieba for Chinese)."""
     return Tokenizer()
 
 
 def question_terms(question: str) -> list[str]:
     """What `question` asks about, as the default tokenizer's query tokens (the words that only frame a question,
     "how much", "is", "what does", left out)."""
-    return _default_tokenizer().query_tokens(question)
+    return default_tokenizer().query_tokens(question)

@@ -403,9 +403,9 @@ def names_column(question: str, name: str) -> bool:
     """Does `question` name the column `name` word for word ("… in 2021?" names "2021"; "本报告期营业收入" names "本报告期"),
     by the year of the closing date it is headed by ("… nel 2023?" names "31/12/2023"), or by its words' stems, as a
     lookup names a column ("When did … die?" names "died")?"""
-    from pipeline.lang.tokenize import Tokenizer
+    from pipeline.lang.tokenize import default_tokenizer
 
-    tokens = Tokenizer().tokens
+    tokens = default_tokenizer().tokens
     if (words := _name_words(name, tokens)) and words <= column_words(set(tokens(question))):
         return True
     asked = question.casefold()
