@@ -15,9 +15,10 @@ import sys  # noqa: E402
 
 from pipeline import RagError, environment  # noqa: E402
 from ui.app import create_app  # noqa: E402
-from pipeline import limit_malloc_arenas  # noqa: E402
+from pipeline import keep_unused_modules_out, limit_malloc_arenas  # noqa: E402
 
 limit_malloc_arenas()  # before the server's threads start (see pipeline/core/memory.py)
+keep_unused_modules_out()  # matplotlib, which Gradio would import around every request
 
 try:
     app = create_app()

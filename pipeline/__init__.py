@@ -46,7 +46,7 @@ _EXPORTS = {
     ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig"],
     ".verify.judges.llm": ["LlmJudge"],
     # engine: one configuration, one builder, the journey; the frozen seed scenarios
-    ".core.memory": ["limit_malloc_arenas", "release_free_memory"],
+    ".core.memory": ["keep_unused_modules_out", "limit_malloc_arenas", "release_free_memory"],
     ".core.settings": ["EngineConfig", "Environment", "environment", "default_cache_dir", "default_data_dir"],
     ".engine.config": ["Engine", "build_engine", "paired_judge", "with_budget_of", "with_llm_budget"],
     ".engine.journey": ["WORDS_ONLY_NOTE"],

@@ -6,16 +6,21 @@ pages, so a server whose request threads parse PDFs and build indexes keeps ever
 mark. Two arenas cut the load benchmark's peak (8 sessions each uploading a 20-page PDF and asking 10
 questions) from 558 to 487 MiB with no measurable change in ask latency
 (`python -m pipeline bench load --sessions 8 --questions 10 --pdf-pages 20`).
+
+Gradio imports matplotlib around every request it processes, when it is installed (to switch its backend to Agg
+for plot outputs): 26 MiB of a server that draws no plot (the evaluation's plots are drawn by the command line).
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import sys
 from functools import lru_cache
 
 M_ARENA_MAX = -8  # mallopt parameter number, from glibc's malloc.h
 DEFAULT_ARENAS = 2
+UNUSED_BY_THE_SERVER = ("matplotlib",)
 
 
 @lru_cache(maxsize=None)
@@ -45,3 +50,12 @@ def release_free_memory() -> bool:
     and the next upload's peak starts from there. Nothing happens where the C library is not glibc."""
     trim = _glibc("malloc_trim")
     return bool(trim(0)) if trim is not None else False
+
+
+def keep_unused_modules_out(names: tuple[str, ...] = UNUSED_BY_THE_SERVER) -> list[str]:
+    """Make importing `names` fail in this process as if they were not installed (a None in sys.modules), unless one
+    is imported already; Gradio catches that ImportError and carries on. Returns the names kept out."""
+    kept = [name for name in names if name not in sys.modules]
+    for name in kept:
+        sys.modules[name] = None  # type: ignore[assignment]
+    return kept
