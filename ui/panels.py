@@ -77,13 +77,20 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 #source-text .rag-scroll{max-height:560px;overflow:auto}
 /* the cited row's table: its own sideways scroll (never the page's), the asked cell framed as well as filled */
 .rag-tablebox{overflow-x:auto;max-width:100%;margin:0 0 10px}
-.rag-source-table{border-collapse:collapse;font-size:13px}
-.rag-source-table th,.rag-source-table td{border:1px solid var(--border-color-primary,#ddd);padding:2px 8px;text-align:left;white-space:nowrap;font-variant-numeric:tabular-nums}
+#source-text table.rag-source-table{border-collapse:separate;border-spacing:0;font-size:13px;margin:0;padding:0;border:0;border-top:1px solid var(--border-color-primary,#ddd)}
+.rag-source-table th,.rag-source-table td{border:solid var(--border-color-primary,#ddd);border-width:0 1px 1px 0;padding:2px 8px;text-align:left;white-space:nowrap;font-variant-numeric:tabular-nums}
 .rag-source-table td.long{white-space:normal;min-width:14em;max-width:24em;overflow-wrap:anywhere}
 .rag-source-table th{background:var(--background-fill-secondary,#f4f4f5)}
 .rag-source-table .row-line{color:var(--body-text-color-subdued,#555);text-align:right;font-weight:400}
-.rag-source-table tr.cited.verified td{background:rgba(10,158,59,.14)}
-.rag-source-table tr.cited.dropped td{background:rgba(221,68,0,.14)}
+.rag-source-table td.num{text-align:right}
+/* the row's key stays in sight while a wide table scrolls sideways to the asked cell (a phone); opaque, so the cells
+   scrolled under it do not show through, and each cell draws its own borders (collapsed ones stay behind) */
+.rag-source-table tr>:nth-child(2){position:sticky;left:0;z-index:1}
+.rag-source-table tr>:first-child,.rag-source-table tr>:nth-child(2){border-left-width:1px}
+.rag-source-table tr:not(.gap)>:first-child{border-right-width:0}
+.rag-source-table td:nth-child(2){background:var(--background-fill-primary,#fff)}
+.rag-source-table tr.cited.verified td{background:linear-gradient(rgba(10,158,59,.14),rgba(10,158,59,.14)),var(--background-fill-primary,#fff)}
+.rag-source-table tr.cited.dropped td{background:linear-gradient(rgba(221,68,0,.14),rgba(221,68,0,.14)),var(--background-fill-primary,#fff)}
 .rag-source-table .asked{font-weight:700}
 .rag-source-table td.asked{background:rgba(10,158,59,.34)!important;outline:2px solid #0a9e3b;outline-offset:-2px}
 .rag-source-table tr.gap td{color:var(--body-text-color-subdued,#555);font-style:italic;border-style:dashed}

@@ -4,11 +4,14 @@ reads as a column's value rather than the fifth field of a line. Every cell is t
 
 from __future__ import annotations
 
+import re
+
 from pipeline import Citation, Document, TableAround, table_around
 
 from .panels import _e, asked_columns, label
 
 LONG_CELL = 30  # characters: a longer cell wraps in its column instead of widening the table
+_NUMBER = re.compile(r"[-+(]?[$€£]?\d[\d.,]*%?\)?")  # "337", "(81,337)", "12.5%": set right, as figures are
 
 
 def source_table_html(document: Document, citations: list[Citation], chosen: Citation, question: str) -> str:
@@ -58,11 +61,13 @@ def _row(number: int, cells: tuple[str, ...], state: str | None, asked: list[boo
 
 
 def _cell(text: str) -> str:
-    return f"<td class='long'>{_e(text)}</td>" if len(text) > LONG_CELL else f"<td>{_e(text)}</td>"
+    kind = " class='long'" if len(text) > LONG_CELL else " class='num'" if _NUMBER.fullmatch(text) else ""
+    return f"<td{kind}>{_e(text)}</td>"
 
 
 def _asked_cell(text: str) -> str:
-    return f"<td class='asked' title='the cell asked for' aria-label='the cell asked for: {_e(text)}'>{_e(text)}</td>"
+    kind = "asked num" if _NUMBER.fullmatch(text) else "asked"
+    return f"<td class='{kind}' title='the cell asked for' aria-label='the cell asked for: {_e(text)}'>{_e(text)}</td>"
 
 
 def _gap(count: int, where: str, width: int) -> str:
