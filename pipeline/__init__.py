@@ -57,6 +57,7 @@ _EXPORTS = {
     # around the engine: highlights, accounts, the persistent library
     ".render.highlights": ["highlight_for"],
     ".render.text": ["render_text_html"],
+    ".render.tables": ["TableAround", "table_around"],
     ".render.pdf": ["render_pdf_page"],
     ".render.pages": ["PAGE_RENDERERS", "draws_pages", "render_page"],
     ".auth.accounts": ["Accounts", "add_user"],

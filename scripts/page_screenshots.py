@@ -1,5 +1,6 @@
-"""The screenshots in docs/screenshots (and docs/screenshot.png): every demo, an abstention, a conflict, a table answer, the library,
-the signed-in header and the phone layout, in light and dark, taken from the real app in Debian's Chromium.
+"""The screenshots in docs/screenshots (and docs/screenshot.png): every demo, an abstention, a conflict, a table answer
+and its source table, the library, the signed-in header and the phone layout, in light and dark, taken from the real
+app in Debian's Chromium.
 
     uv run --frozen python scripts/page_screenshots.py [OUT_DIR]      # default docs/screenshots
 
@@ -113,11 +114,13 @@ PEOPLE = ("name,occupation,born,died\nCarrie Fisher,actor,1956-10-21,2016-12-27\
 
 
 def table_answer(browser, url: str, out: Path) -> None:
-    """An answer from a CSV's row: the row and the asked column said in one line, the row under its header."""
+    """An answer from a CSV's row: the row and the asked column said in one line, the row under its header; and the
+    Source tab's table around the row, the asked cell framed (at 390 px too, scrolled to that cell)."""
     table = WORK / "deaths-2016.csv"
     table.write_text(PEOPLE, encoding="utf-8")
-    for dark in (False, True):
-        context, view = open_view(browser, url, dark=dark)
+    for width, dark in ((1440, False), (1440, True), (390, False), (390, True)):
+        theme = f"{'dark' if dark else 'light'}{'' if width > 1000 else '-390'}"
+        context, view = open_view(browser, url, width, dark, height=1000 if width > 1000 else 844)
         ready(view)
         view.get_by_text("Upload documents (only you see them)").click()
         view.locator("#upload-files input[type=file]").set_input_files([str(table)])
@@ -125,7 +128,15 @@ def table_answer(browser, url: str, out: Path) -> None:
         view.locator("#upload-status").get_by_text("added deaths-2016").wait_for()
         view.wait_for_function("() => !document.querySelector('#upload').disabled")
         ask(view, "When did David Bowie die?", "", "✓ answered")
-        save(view, out / f"table-answer-{'dark' if dark else 'light'}.png", element="#results")
+        for close in view.locator(".toast-close").all():  # the upload's "Added 1 document(s)" would cover the table
+            close.click()
+        view.wait_for_function("() => !document.querySelector('.toast-body')")  # gone, not caught fading
+        if width > 1000:
+            save(view, out / f"table-answer-{theme}.png", element="#results")
+        view.get_by_role("tab", name="5 Source").click()
+        view.locator("#source-table td.asked").wait_for()
+        view.wait_for_timeout(500)  # the table is scrolled sideways to the asked cell after it is drawn
+        save(view, out / f"table-source-{theme}.png", element="#results")
         context.close()
 
 

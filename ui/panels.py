@@ -75,6 +75,25 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .rag-signed-out #results{opacity:.35}
 .rag-mark.unchecked{background:#eee;color:#333}
 #source-text .rag-scroll{max-height:560px;overflow:auto}
+/* the cited row's table: its own sideways scroll (never the page's), the asked cell framed as well as filled */
+.rag-tablebox{overflow-x:auto;max-width:100%;margin:0 0 10px}
+#source-text table.rag-source-table{border-collapse:separate;border-spacing:0;font-size:13px;margin:0;padding:0;border:0;border-top:1px solid var(--border-color-primary,#ddd)}
+.rag-source-table th,.rag-source-table td{border:solid var(--border-color-primary,#ddd);border-width:0 1px 1px 0;padding:2px 8px;text-align:left;white-space:nowrap;font-variant-numeric:tabular-nums}
+.rag-source-table td.long{white-space:normal;min-width:14em;max-width:24em;overflow-wrap:anywhere}
+.rag-source-table th{background:var(--background-fill-secondary,#f4f4f5)}
+.rag-source-table .row-line{color:var(--body-text-color-subdued,#555);text-align:right;font-weight:400}
+.rag-source-table td.num{text-align:right}
+/* the row's key stays in sight while a wide table scrolls sideways to the asked cell (a phone); opaque, so the cells
+   scrolled under it do not show through, and each cell draws its own borders (collapsed ones stay behind) */
+.rag-source-table tr>:nth-child(2){position:sticky;left:0;z-index:1}
+.rag-source-table tr>:first-child,.rag-source-table tr>:nth-child(2){border-left-width:1px}
+.rag-source-table tr:not(.gap)>:first-child{border-right-width:0}
+.rag-source-table td:nth-child(2){background:var(--background-fill-primary,#fff)}
+.rag-source-table tr.cited.verified td{background:linear-gradient(rgba(10,158,59,.14),rgba(10,158,59,.14)),var(--background-fill-primary,#fff)}
+.rag-source-table tr.cited.dropped td{background:linear-gradient(rgba(221,68,0,.14),rgba(221,68,0,.14)),var(--background-fill-primary,#fff)}
+.rag-source-table .asked{font-weight:700}
+.rag-source-table td.asked{background:rgba(10,158,59,.34)!important;outline:2px solid #0a9e3b;outline-offset:-2px}
+.rag-source-table tr.gap td{color:var(--body-text-color-subdued,#555);font-style:italic;border-style:dashed}
 /* the page strip: one row of thumbnails, scrolled sideways, never a second row cut off by the block's height */
 #thumbnails{height:auto!important}
 #thumbnails .grid-wrap{height:auto!important;overflow-x:auto!important;overflow-y:hidden!important}
@@ -493,14 +512,18 @@ def _status_html(trace: Trace, reading: Reading) -> list[str]:
     return parts
 
 
+def asked_columns(question: str, names: Sequence[str]) -> list[bool]:
+    """Which of a table's column names the question names ("… in 2021?", or "… nel 2023?" over "31/12/2023"): the cell
+    under such a column is the figure asked for, marked in the Answer panel's row and the Source panel's table alike."""
+    return [names_column(question, name) for name in names]
+
+
 def _row_cells_html(trace: Trace) -> str:
     """A quoted table row under its column names, so that "(81,337)" reads as 2023's personnel costs."""
     cells = trace.proposal.row_cells if trace.proposal is not None else []
     if not cells:
         return ""
-    # A column the question names ("… in 2021?", or "… nel 2023?" over "31/12/2023") is marked: that cell is the figure
-    # asked for.
-    marks = [" class='asked'" if names_column(trace.request.question, name) else "" for name, _ in cells]
+    marks = [" class='asked'" if asked else "" for asked in asked_columns(trace.request.question, [n for n, _ in cells])]
     names = "".join(f"<th{mark}>{_e(name)}</th>" for mark, (name, _) in zip(marks, cells))
     values = "".join(f"<td{mark}>{_e(cell)}</td>" for mark, (_, cell) in zip(marks, cells))
     # The row and the column asked, said as a person would: "David Bowie — died: 2016-01-10".

@@ -1,5 +1,5 @@
 """The Source panel: a cited PDF page as an image with the cited words highlighted, or the
-text document with the cited lines marked (both from `pipeline.render`)."""
+text document with the cited lines marked (both from `pipeline.render`), under the table a cited row sits in."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pipeline import (Citation, Document, InputError, Trace, draws_pages, highli
                       render_text_html)
 
 from .panels import citation_label
+from .source_table import source_table_html
 
 LONG_DOCUMENT_LINES = 400
 
@@ -70,7 +71,10 @@ def source_view(
                 f"{len(document.pages)}{cited_here}{_support_note(chosen)}{_dropped_note(trace, chosen)}")
         return image, None, note
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
-    body = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
+    lines = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
+    # A cited table row is drawn as a table too, above the lines: the lines stay, as the exact text the check read.
+    table = source_table_html(document, same_doc, chosen, trace.request.question if trace is not None else "")
+    body = f"{table}<div class='rag-scroll'>{lines}</div>"
     return None, body, (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}{_support_note(chosen)}"
                         f"{_dropped_note(trace, chosen)}")
 

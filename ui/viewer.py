@@ -23,10 +23,15 @@ THUMBNAIL_MIN_PAGES = 4
 THUMBNAIL_ZOOM = 0.2
 MAX_THUMBNAILS = 60
 ZOOMS = [("75 %", 1.0), ("100 %", 1.5), ("150 %", 2.25), ("200 %", 3.0)]
-#: Scroll the text view to its first cited line (the HTML is replaced, so this runs after each render).
+#: Scroll the text view to its first cited line, and a cited row's table sideways to the cell asked for (a wide table
+#: on a phone would hide it): the HTML is replaced, so this runs after each render.
 SCROLL_JS = ("() => { setTimeout(() => { const box = document.querySelector('#source-text .rag-scroll');"
              " const line = box && box.querySelector('.ln.verified, .ln.dropped');"
-             " if (line) box.scrollTop = line.offsetTop - box.offsetTop - box.clientHeight / 3; }, 150); }")
+             " if (line) box.scrollTop = line.offsetTop - box.offsetTop - box.clientHeight / 3;"
+             " const cell = document.querySelector('#source-table td.asked');"
+             " const table = cell && cell.closest('.rag-tablebox');"
+             " if (table) { const c = cell.getBoundingClientRect(), t = table.getBoundingClientRect();"
+             " table.scrollLeft += c.left - t.left - (t.width - c.width) / 2; } }, 150); }")
 
 
 class Position:
@@ -90,8 +95,6 @@ def view(shared: Shared, session: Session):
     position.index = min(position.index, max(len(choices) - 1, 0))
     image, body, note = source_view(trace, session.last_documents, lambda digest: session.pdf(shared, digest),
                                     str(position.index) if choices else None, position.page, position.zoom)
-    if body is not None:
-        body = f"<div class='rag-scroll'>{body}</div>"
     if conflict is not None:
         body = conflict + (body or "")
     document = _document(session, position.index)

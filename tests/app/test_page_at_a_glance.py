@@ -115,6 +115,119 @@ def test_every_demo_shows_marks_that_agree_with_its_trace(browser, app_url):  # 
     context.close()
 
 
+# --------------------------------------------------------------------------- 2. a table answer names its row and column
+
+
+# Notes above the table: the header is the row over the first values, never the note (it was, on main, for a sheet).
+CREW = (["Harbour crew of 1990"], ["Kept by the harbour office", "see the notes"], [],
+        ["name", "role", "age", "active", "joined", "retired"],
+        ["Mira Holm", "pilot", 61, True, "1984-03-02", "2019-11-30"],
+        ["Tomas Veld", "diver", 58, False, "1987-06-15", "2015-04-09"],
+        ["Ana Brook", "skipper", 66, False, "1979-01-20", "2012-08-01"])
+AIRLINES = ("airline,incidents 1985-1999,fatal accidents 1985-1999,fatalities 1985-1999,incidents 2000-2014,"
+            "fatal accidents 2000-2014,fatalities 2000-2014\nNordic Wings,12,2,79,6,1,41\n"
+            "Blue Gull Air,20,4,210,9,2,337\nSouthwind,7,0,0,3,0,0\n")
+# The other two of light/dark × 1440/390 px, so that the two table tests together cover all four.
+OTHER_VIEWS = pytest.mark.parametrize("width,dark", [(1440, True), (390, False)], ids=["dark-1440", "light-390"])
+
+
+def _crew_xlsx(path: Path) -> None:
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    for row in CREW:
+        workbook.active.append(list(row))
+    workbook.save(path)
+
+
+def _ask_table(view, path: Path, question: str) -> None:
+    _upload(view, path)
+    ask(view, question, topic="")
+    view.locator("#answer").get_by_text("✓ answered").wait_for()
+
+
+# The text colour of a selector and the backgrounds behind it, from its own out to the first opaque one.
+_LAYERS = """(sel) => { let el = document.querySelector(sel); const fg = getComputedStyle(el).color; const layers = [];
+    while (el) { const bg = getComputedStyle(el).backgroundColor; layers.push(bg);
+      if (bg.startsWith('rgb(')) break; el = el.parentElement; }
+    return [fg, layers]; }"""
+
+
+def _channels(colour: str) -> list[float]:
+    values = [float(v) for v in colour[colour.index("(") + 1:colour.index(")")].split(",")]
+    return values if len(values) == 4 else [*values, 1.0]
+
+
+def _contrast_of(view, selector: str) -> float:
+    """The contrast of `selector`'s text with what is behind it: its see-through fills laid over the first opaque one."""
+    from tests.app.test_app_daily import contrast
+
+    fg, layers = view.evaluate(_LAYERS, selector)
+    base = _channels(layers[-1])[:3] if layers[-1].startswith("rgb(") else [255.0, 255.0, 255.0]
+    for layer in reversed(layers[:-1]):
+        *colour, alpha = _channels(layer)
+        base = [alpha * c + (1 - alpha) * b for c, b in zip(colour, base)]
+    return contrast(tuple(_channels(fg)[:3]), tuple(base))
+
+
+def _assert_source_frames_the_cell(view, key: str, column: str, value: str) -> None:
+    """The Source panel draws the cited row in a table: the cell under `column` in the row of `key` is the one framed,
+    it reads `value`, it and the row's key are in view inside the table's own box, the page does not scroll sideways,
+    and both read clearly on the theme's background."""
+    view.get_by_role("tab", name="5 Source").click()
+    table = view.locator("#source-table")
+    table.wait_for()
+    asked = table.locator("td.asked")
+    assert asked.count() == 1 and asked.inner_text() == value
+    assert asked.get_attribute("title") == "the cell asked for"
+    row = table.locator("tbody tr.cited.verified")
+    assert row.count() == 1 and row.locator("td").nth(1).inner_text() == key and row.locator("td.asked").count() == 1
+    headers = table.locator("thead th").all_inner_texts()
+    assert asked.evaluate("cell => cell.cellIndex") == headers.index(column)
+    # the cell and its row's key both in sight, however wide the table (the key stays put as the table scrolls)
+    view.wait_for_function("""() => { const cell = document.querySelector('#source-table td.asked');
+        const key = document.querySelector('#source-table tr.cited td:nth-child(2)');
+        const box = cell.closest('.rag-tablebox').getBoundingClientRect();
+        const inside = (e) => { const r = e.getBoundingClientRect();
+          return r.left >= box.left - 1 && r.right <= box.right + 1 && r.right <= window.innerWidth; };
+        const k = key.getBoundingClientRect(), c = cell.getBoundingClientRect();
+        return inside(cell) && inside(key) && (k.right <= c.left + 1 || cell === key); }""")
+    assert view.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
+    assert _contrast_of(view, "#source-table td.asked") >= 4.5
+    assert _contrast_of(view, "#source-table tr.cited td:nth-child(2)") >= 4.5
+
+
+@VIEWS
+def test_a_sheets_row_answer_says_its_row_and_column_under_the_real_header_and_the_source_frames_the_cell(  # noqa: F811
+        browser, app_url, tmp_path, width, dark):  # noqa: F811
+    sheet = tmp_path / "harbour-crew.xlsx"
+    _crew_xlsx(sheet)
+    context, view = open_view(browser, app_url, width, dark)
+    _ask_table(view, sheet, "When did Tomas Veld retire?")
+    assert view.locator("#answer-cell").inner_text() == "Tomas Veld — retired: 2015-04-09"
+    header = view.locator("#answer-row tr").first.locator("th").all_inner_texts()
+    assert header == ["name", "role", "age", "active", "joined", "retired"]  # not the note above the table
+    assert view.locator("#answer-row td.asked").inner_text() == "2015-04-09"
+    shot(view, f"table-answer-xlsx-{'dark' if dark else 'light'}-{width}.png")
+    _assert_source_frames_the_cell(view, "Tomas Veld", "retired", "2015-04-09")
+    shot(view, f"table-source-xlsx-{'dark' if dark else 'light'}-{width}.png")
+    context.close()
+
+
+@OTHER_VIEWS
+def test_a_csv_row_answer_names_the_row_and_the_column_asked_and_the_source_frames_the_cell(  # noqa: F811
+        browser, app_url, tmp_path, width, dark):  # noqa: F811
+    table = tmp_path / "airline-safety.csv"
+    table.write_text(AIRLINES, "utf-8")
+    context, view = open_view(browser, app_url, width, dark)
+    _ask_table(view, table, "How many fatalities did Blue Gull Air have in 2000–2014?")
+    assert view.locator("#answer-cell").inner_text() == "Blue Gull Air — fatalities 2000-2014: 337"
+    shot(view, f"table-answer-csv-{'dark' if dark else 'light'}-{width}.png")
+    _assert_source_frames_the_cell(view, "Blue Gull Air", "fatalities 2000-2014", "337")
+    shot(view, f"table-source-csv-{'dark' if dark else 'light'}-{width}.png")
+    context.close()
+
+
 # --------------------------------------------------------------------------- 3. library actions
 
 
