@@ -44,6 +44,7 @@ _EXPORTS = {
                           "refreshed", "searchable_corpus"],
     # generate and verify: the parts a caller may build itself
     ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig"],
+    ".llm.client": ["ChatClient"],
     ".verify.judges.llm": ["LlmJudge"],
     # engine: one configuration, one builder, the journey; the frozen seed scenarios
     ".core.memory": ["keep_unused_modules_out", "limit_malloc_arenas", "release_free_memory"],

@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.core.registry import EMBEDDERS, GENERATORS, JUDGES, PARSERS, VECTOR_STORES
 from pipeline.generate.llm.generator import ChatCompletionsGenerator, LlmConfig
+from pipeline.llm.client import ChatClient
 from pipeline.index.stores.chroma import ChromaVectorCache
 from pipeline.index.stores.memory import MemoryVectorStore
 from pipeline.ingest.parsers.docx import DocxParser
@@ -197,7 +198,7 @@ class TestLanguageModelJudge(SupportJudgeContract):
     def judge(self):
         verdict = ScriptedReply(content=json.dumps({"verdict": "not_supported", "sentences": [], "rationale": "no"}))
         with StandInChatServer([verdict]) as server:
-            client = ChatCompletionsGenerator(LlmConfig(base_url=server.base_url, model="standin-judge", timeout_s=5.0))
+            client = ChatClient(LlmConfig(base_url=server.base_url, model="standin-judge", timeout_s=5.0))
             yield LlmJudge(client, learned_judge())
 
     @pytest.fixture

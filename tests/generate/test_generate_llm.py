@@ -20,7 +20,8 @@ from pipeline.core.contracts import Request, Settings
 from pipeline.engine.journey import ask
 from pipeline.engine.scenarios import SEED_SETTINGS
 from pipeline.generate.llm.generator import SYSTEM_PROMPT, ChatCompletionsGenerator, LlmConfig
-from pipeline.generate.llm.reply import UnreadableReply, parse_reply
+from pipeline.generate.llm.reply import parse_reply
+from pipeline.llm.replies import UnreadableReply
 from tests.conftest import REQUEST_DATE
 from tests.llm_standin import ScriptedReply, StandInChatServer, json_reply
 

