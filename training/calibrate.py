@@ -32,7 +32,7 @@ from pipeline.evaluate import data
 from pipeline.evaluate.judge_data import held_out
 from pipeline.models.reader import Reader
 
-from .pairs import _bucket
+from .pair_text import bucket
 
 CHECK_PAIRS = [
     ("question", "What is the daily meal allowance in Shanghai?", "The meal allowance is 180 yuan per day in Beijing and Shanghai."),
@@ -112,7 +112,7 @@ def support_threshold(reader: Reader, max_fvr: float) -> tuple[float, list[dict]
     abstracts = {a.doc_id: a for a in data.load_scifact_corpus()}
     scored = []
     for claim in data.load_scifact_claims():
-        if held_out(claim.id) or _bucket("scifact-calib:" + claim.id, 5) != 0:
+        if held_out(claim.id) or bucket("scifact-calib:" + claim.id, 5) != 0:
             continue
         for doc_id in claim.cited_doc_ids:
             if doc_id in abstracts:

@@ -53,7 +53,7 @@ def asked(split: str, min_support: float | None = None) -> list[dict]:
 
 
 # CMRC 2018 public-half articles from here on are neither asked by `eval cmrc --limit 150` (its questions come from the
-# first articles) nor trained on by the scorer (`scripts/train_answer_model.py --cmrc 600` takes questions 151–750, from
+# first articles) nor trained on by the scorer (`training.answer_model --cmrc 600` takes questions 151–750, from
 # articles before this one); the reader trains on CMRC's train file only.
 CMRC_CALIBRATION_FROM = 212
 

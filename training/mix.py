@@ -15,7 +15,8 @@ import json
 import random
 from pathlib import Path
 
-from training.pairs import PairWriter, sha256
+from training.pair_text import sha256
+from training.pairs import PairWriter
 from training.product_pairs import product_pairs
 from training.runtime_pairs import runtime_pairs
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
 import json
 import random
 import re
@@ -45,6 +44,7 @@ from pipeline.evaluate import data
 from pipeline.evaluate.judge_data import held_out
 from pipeline.lang.sentences import sentence_spans
 from pipeline.lang.tokenize import has_cjk
+from training.pair_text import WORD, bucket, overlap, sha256
 
 TRAIN_DIR = data.EVAL_DIR / "train"
 SQUAD11 = TRAIN_DIR / "squad11_train_reconstructed.jsonl.gz"
@@ -58,10 +58,6 @@ SQUAD2_DEV_SPLIT = {
 }
 MAX_UNIT_CHARS = 600
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset("""a an the of in on at to for by with from and or but is are was were be been being do does did
-what which who whom whose when where why how that this these those it its as into than then there their they he she
-his her we you i not no yes can could would should will may might must has have had about after before during""".split())
 # Opposites a question or claim may be turned with (each direction); SQuAD 2.0's crowd wrote many such
 # unanswerables ("the largest" → "the smallest"). General English, no benchmark answer.
 OPPOSITES = dict(pair for a, b in [
@@ -83,25 +79,6 @@ _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][a-z]+)*\b")
 _AUX = re.compile(r"^(\W*(?:what|which|who|whom|when|where|why|how)(?:\s+\w+){0,3}?\s+(?:is|was|are|were|did|does|do|can|could|will|would|has|have|had))\s", re.I)
 _CLAIM_VERB = re.compile(r"\b(is|are|was|were|can|does|do|has|have|will)\b")
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _bucket(key: str, n: int) -> int:
-    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % n
-
-
-def content_words(text: str) -> set[str]:
-    words = {w.casefold() for w in _WORD.findall(text)}
-    return {w for w in words if w not in _STOP} | {text[i : i + 2] for i in range(len(text) - 1)
-                                                   if "\u4e00" <= text[i] <= "\u9fff" and "\u4e00" <= text[i + 1] <= "\u9fff"}
-
-
-def overlap(query: str, unit: str) -> float:
-    q = content_words(query)
-    return len(q & content_words(unit)) / (len(q) or 1)
 
 
 def sentences(text: str) -> list[tuple[int, int, str]]:
@@ -256,7 +233,7 @@ def swap_query(query: str, unit: str, values: dict[str, list[str]], rng: random.
                           and v.casefold() not in query.casefold() and _same_shape(kind, m.group(), v)]
                 if others:
                     options.append((kind, m, rng.choice(others)))
-    for m in _WORD.finditer(query) if not options or rng.random() < 0.3 else ():
+    for m in WORD.finditer(query) if not options or rng.random() < 0.3 else ():
         opposite = OPPOSITES.get(m.group().casefold())
         if opposite and m.group().casefold() in unit.casefold() and opposite not in unit.casefold():
             options.append(("opposite", m, opposite))
@@ -313,7 +290,7 @@ def squad11(writer: PairWriter, limit: int, elsewhere: float = 0.0, echo: float 
                 article[row["context"]] = [text for _, _, text in sentences(row["context"])]
     writer.rng.shuffle(rows)
     for row in rows[:limit]:
-        split = "val" if _bucket("squad11:" + row["title"], 100) == 0 else "train"
+        split = "val" if bucket("squad11:" + row["title"], 100) == 0 else "train"
         qa_pairs(writer, row, "squad11", split, negatives=2, article_values=values, echo=echo)
         if elsewhere > 0 and writer.rng.random() < elsewhere and (
                 unit := elsewhere_negative(row, articles[row["title"]])) is not None:
@@ -356,7 +333,7 @@ def scifact(writer: PairWriter) -> None:
     claims = data.load_scifact_claims()
     values = {"scifact": {"number": sorted({m.group() for c in claims for m in _NUMBER.finditer(c.claim)})}}
     for claim in claims:
-        split = "val" if held_out(claim.id) else ("calib" if _bucket("scifact-calib:" + claim.id, 5) == 0 else "train")
+        split = "val" if held_out(claim.id) else ("calib" if bucket("scifact-calib:" + claim.id, 5) == 0 else "train")
         for doc_id in claim.cited_doc_ids:
             abstract = abstracts.get(doc_id)
             if abstract is None:

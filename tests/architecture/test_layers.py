@@ -1,5 +1,6 @@
-"""The tree reads as the journey: the import contracts in pyproject.toml hold (no circles, no upward imports, the app
-only through the public API, the pipeline never importing the benchmarks), and every stage sits in a layer."""
+"""The tree reads as the journey: the import contracts in pyproject.toml hold (no circles, in the training package too,
+no upward imports, the app only through the public API, the pipeline never importing the benchmarks or the training
+code), and every stage sits in a layer."""
 
 from __future__ import annotations
 

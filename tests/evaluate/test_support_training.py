@@ -10,11 +10,11 @@ import pytest
 from pipeline.evaluate import data
 from pipeline.evaluate.judge_augment import flippable, flipped_claims
 from pipeline.evaluate.judge_data import Pair, judge_units
-from pipeline.evaluate.judge_fit import fit_decision
-from pipeline.evaluate.train_judge import choose_threshold, fold_of, is_rationale, rationale_rows
 from pipeline.lang.opposites import flip_kind, flipped
 from pipeline.verify.judges.features import FEATURE_NAMES, PAIR_FEATURE_NAMES, pair_features
 from pipeline.verify.judges.learned import DEFAULT_WEIGHTS, LearnedJudge, decision_score, sigmoid
+from training.judge_fit import fit_decision
+from training.support_judge import choose_threshold, fold_of, is_rationale, rationale_rows
 
 
 def _pair(claim: str, label: str = "SUPPORT", sentences=("First finding.",), rationale=(0,)) -> Pair:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -694,18 +693,8 @@ def test_a_negated_question_is_not_answered_as_asked_by_a_unit_that_negates_noth
     assert model.probability(feature_matrix([unmatched]))[0] < model.probability(feature_matrix([pair]))[0]
 
 
-def _training_script():
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "train_answer_model.py"
-    spec = importlib.util.spec_from_file_location("train_answer_model", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_shipped_threshold_rule_weighs_a_wrong_answer_twice_a_needless_abstention():
-    script = _training_script()
+    from training import answer_model as script
 
     def point(threshold, right, wrong, false):
         return {"threshold": threshold, "answered_correct": right, "wrong": wrong, "false": false}
@@ -717,7 +706,8 @@ def test_the_shipped_threshold_rule_weighs_a_wrong_answer_twice_a_needless_abste
 
 
 def test_the_questions_the_evaluation_asks_are_not_trained_on():
-    script = _training_script()
+    from training import answer_model as script
+
     records = [{"qid": f"squad-{n}"} for n in (1, 150, 151, 900)] + [{"qid": "squad-removal-151"}]
     assert [r["qid"] for r in records if script.question_number(r) > 150] == ["squad-151", "squad-900", "squad-removal-151"]
     shipped = json.loads(ANSWER_MODEL.read_text("utf-8"))

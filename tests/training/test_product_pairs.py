@@ -165,7 +165,7 @@ def test_held_out_question_files_are_measured_at_every_threshold_and_nothing_is_
 @pytest.mark.skipif(not data.CMRC.exists(), reason="../shared/eval missing (public CMRC 2018 half)")
 def test_the_chinese_calibration_articles_are_neither_evaluated_nor_trained_on():
     """choose_gate --cmrc asks the CMRC public-half articles from CMRC_CALIBRATION_FROM on: none of their questions is
-    one of `eval cmrc --limit 150`'s, nor one of the 151st–750th the scorer trains on (scripts/train_answer_model.py)."""
+    one of `eval cmrc --limit 150`'s, nor one of the 151st–750th the scorer trains on (training/answer_model.py)."""
     from pipeline.evaluate.squad import pooled
     from training.choose_gate import CMRC_CALIBRATION_FROM
 
@@ -176,17 +176,11 @@ def test_the_chinese_calibration_articles_are_neither_evaluated_nor_trained_on()
 
 
 def test_the_scorer_trains_on_product_folders_one_group_per_document(tmp_path):
-    """scripts/train_answer_model.py --product: each question's packed units, labelled by gold containment, and one
+    """training/answer_model.py --product: each question's packed units, labelled by gold containment, and one
     cross-validation group per document, the same on a cached rerun."""
-    import importlib.util
-    from pathlib import Path
-
     from pipeline.core.contracts import Settings
+    from training import answer_model as script
 
-    path = Path(__file__).resolve().parents[2] / "scripts" / "train_answer_model.py"
-    spec = importlib.util.spec_from_file_location("train_answer_model", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     folder = _folder(tmp_path / "guides", [
         _item("g-01", "How many times will it retry a request by default?", True, ["3 times"], [4, 4]),
         _item("g-03", "Can the client log its retries at the debug level to a file?", False, [], None),

@@ -18,7 +18,7 @@ Retrieval's order of the sources is deliberately not a feature: in SQuAD the que
 written from its paragraph, so the first retrieved paragraph nearly always answers; in the
 documents people upload it often does not (measured: it cost the natural-question dev set
 7 % of its right answers). A logistic regression over the features (weights in
-`answer_model.json`, trained by `scripts/train_answer_model.py` on the public SQuAD 2.0 and
+`answer_model.json`, trained by `training/answer_model.py` on the public SQuAD 2.0 and
 CMRC 2018 halves) gives the probability that the unit holds the answer; the composer answers
 with the best unit only if that probability reaches the shipped threshold, chosen on the
 public curves.

@@ -6,7 +6,7 @@ sentence the features of verify.judges.features: lexical overlap, numbers, negat
 direction cues, whether it moves what the claim moves the same or the other way
 (lang.direction), and two embedding signals: the cosine to the claim, and how much
 closer the sentence is to the claim than to the claim's mechanical opposite (flipped()). Two
-small models, trained by pipeline/evaluate/train_judge.py on SciFact training claims (weights
+small models, trained by training/support_judge.py on SciFact training claims (weights
 in support_judge.json), then decide: a selector (which sentence is the evidence: the
 highlight; it also sees each sentence's place in the span) and a decision (does the span
 support the claim: the probability that it holds evidence on the claim times the probability
@@ -71,7 +71,7 @@ DECISION_PARTS = ("relevance", "polarity")
 
 
 def decision_score(decision: dict[str, tuple], rows: np.ndarray) -> np.ndarray:
-    """P(evidence on the claim) × P(the evidence supports it): the two regressions of pipeline.evaluate.judge_fit."""
+    """P(evidence on the claim) × P(the evidence supports it): the two regressions training/judge_fit.py fits."""
     score = np.ones(len(rows))
     for part in DECISION_PARTS:
         mean, scale, coef, intercept = decision[part]
@@ -93,11 +93,11 @@ class LearnedJudge:
         spec = json.loads(Path(weights).read_text("utf-8"))
         if (tuple(spec["features"]) != FEATURE_NAMES or tuple(spec["pair_features"]) != PAIR_FEATURE_NAMES
                 or tuple(spec.get("selector_features", ())) != SELECTOR_FEATURE_NAMES):
-            raise ValueError(f"{weights}: trained on other features; retrain with pipeline.evaluate.train_judge")
+            raise ValueError(f"{weights}: trained on other features; retrain with training.support_judge")
         selector, decision = spec["selector"], spec["decision"]
         if not all(part in decision for part in DECISION_PARTS):
             raise ValueError(f"{weights}: a decision of one regression (before relevance x polarity); "
-                             "retrain with pipeline.evaluate.train_judge")
+                             "retrain with training.support_judge")
         self.selector = tuple(np.asarray(selector[k]) for k in ("mean", "scale", "coef"))
         self.decision = {part: (*(np.asarray(decision[part][k]) for k in ("mean", "scale", "coef")),
                                 float(decision[part]["intercept"])) for part in DECISION_PARTS}

@@ -1,9 +1,9 @@
 """Train the learned support judge on SciFact training claims; write its weights into the repository.
 
-    uv run --frozen python -m pipeline.evaluate.train_judge [--mode passage|query|none] [--write]
+    uv run --frozen python -m training.support_judge [--mode passage|query|none] [--write]
 
-Small numpy models (judge_fit.py), all fitted on the training side of the fixed claim-id split
-(judge_data.py) only:
+Small numpy models (training/judge_fit.py), all fitted on the training side of the fixed claim-id split
+(pipeline/evaluate/judge_data.py) only:
 1. the selector, a conditional logit over the sentences of a span (title included): which
    sentence is the evidence? Fitted on labelled pairs (SUPPORT and CONTRADICT), the rationale
    sentences (of every evidence set) being the answer, on verify.judges.features.selector_matrix
@@ -12,10 +12,10 @@ Small numpy models (judge_fit.py), all fitted on the training side of the fixed 
    features, including negation/direction/"no effect" conflicts, and how the claim relates to
    the whole span): the product of a relevance regression (evidence or not) and a polarity
    regression (SUPPORT against CONTRADICT, plus supported claims flipped into their opposites:
-   judge_augment.py).
+   pipeline/evaluate/judge_augment.py).
 The decision is fitted on selector outputs computed out of fold (stacking), and its threshold
 is chosen on out-of-fold decision scores (5 folds by claim), never on held-out claims.
-Embeddings come from /work/cache/judge (judge_cache.py), computed on first use. Deterministic.
+Embeddings come from /work/cache/judge (pipeline/evaluate/judge_cache.py), computed on first use. Deterministic.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import numpy as np
 from pipeline.evaluate.judge_augment import FLIP_KINDS, flippable, flipped_claims
 from pipeline.evaluate.judge_cache import EmbeddingCache
 from pipeline.evaluate.judge_data import Pair, judge_units, load_pairs
-from pipeline.evaluate.judge_fit import POLARITY_L2, RELEVANCE_L2, SELECTOR_L2, fit_decision, fit_selector
 from pipeline.lang.opposites import flipped
 from pipeline.verify.judges.features import (
     FEATURE_NAMES,
@@ -42,6 +41,7 @@ from pipeline.verify.judges.features import (
     span_claim_coverage,
 )
 from pipeline.verify.judges.learned import DECISION_PARTS, DEFAULT_WEIGHTS, decision_score, selector_logits
+from training.judge_fit import POLARITY_L2, RELEVANCE_L2, SELECTOR_L2, fit_decision, fit_selector
 
 # The rule to beat verifies 0.68 of SUPPORT pairs; keep a margin above it. Checked on the training side only
 # (nested: the whole procedure, threshold rule included, rerun without one fifth of the training claims and
@@ -56,7 +56,7 @@ ASSIGNMENTS = 5
 def pair_matrices(pairs: list[Pair], mode: str, claims: list[str] | None = None) -> tuple[list[np.ndarray], np.ndarray]:
     """Per pair, the sentence feature rows (judge_units: title first); and the claim's coverage by the span.
 
-    `claims` replaces the pairs' claims (the flipped claims of judge_augment.py)."""
+    `claims` replaces the pairs' claims (the flipped claims of pipeline/evaluate/judge_augment.py)."""
     claims = claims or [p.claim for p in pairs]
     profiler = Profiler()
     if mode != "none":

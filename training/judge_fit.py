@@ -71,7 +71,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 50) -> tu
 def fit_decision(x: np.ndarray, labels: list[str], flipped_rows: np.ndarray | None = None,
                  relevance_l2: float = RELEVANCE_L2, polarity_l2: float = POLARITY_L2) -> dict[str, tuple]:
     """Relevance on every pair; polarity on the pairs with evidence, plus `flipped_rows` (supported claims turned
-    into their opposites, judge_augment.py) as unsupported."""
+    into their opposites, pipeline/evaluate/judge_augment.py) as unsupported."""
     labels_array = np.asarray(labels)
     evidence = labels_array != "NOEVIDENCE"
     polarity_x, polarity_y = x[evidence], (labels_array[evidence] == "SUPPORT").astype(float)

@@ -1,6 +1,6 @@
 """Train the answer scorer (pipeline/models/answer_model.json) on the public SQuAD 2.0 and CMRC halves.
 
-`uv run python scripts/train_answer_model.py [--squad N] [--cmrc N] [--out FILE]`
+`uv run --frozen python -m training.answer_model [--squad N] [--cmrc N] [--out FILE]`
 
 For each question, the product's own retrieve → pack runs at default Settings, the composer's
 candidate units and features are computed exactly as at answer time (generate.unit_features),
@@ -34,15 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from pipeline.core.contracts import Settings  # noqa: E402
-from pipeline.engine.config import build_engine  # noqa: E402
-from pipeline.evaluate import data, questions  # noqa: E402
-from pipeline.evaluate.common import request  # noqa: E402
-from pipeline.evaluate.squad import contains_gold, pooled  # noqa: E402
-from pipeline.generate.extractive.answer_model import (  # noqa: E402
+from pipeline.core.contracts import Settings
+from pipeline.engine.config import build_engine
+from pipeline.evaluate import data, questions
+from pipeline.evaluate.common import request
+from pipeline.evaluate.squad import contains_gold, pooled
+from pipeline.generate.extractive.answer_model import (
     FEATURES,
     UNTRAINED,
     WEIGHTS,
@@ -50,9 +47,11 @@ from pipeline.generate.extractive.answer_model import (  # noqa: E402
     Pair,
     feature_matrix,
 )
-from pipeline.generate.extractive.scoring import candidate_pairs  # noqa: E402
-from pipeline.pack import PackError, pack  # noqa: E402
-from pipeline.retrieve.selection import retrieve  # noqa: E402
+from pipeline.generate.extractive.scoring import candidate_pairs
+from pipeline.pack import PackError, pack
+from pipeline.retrieve.selection import retrieve
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class DiskCachedEmbedder:
@@ -366,7 +365,7 @@ def main() -> int:
     chosen = engine_threshold(engine_curve)
     model = AnswerModel(model.weights, model.mean, model.scale, chosen, args.prefilter)
     payload = model.to_json()
-    payload["training"] = {"command": "uv run python scripts/train_answer_model.py"
+    payload["training"] = {"command": "uv run python -m training.answer_model"
                                       f" --squad {args.squad} --cmrc {args.cmrc} --held-out {held} --prefilter {args.prefilter}"
                                       f" --truncate {','.join(map(str, args.truncate))}"
                                       + (f" --product {' '.join(p.name for p in args.product)}"
