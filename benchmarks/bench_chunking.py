@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def prose(megabytes: float) -> str:
     """Policy-like prose: ~70-character lines of sentences, a blank line between paragraphs of eight
-    (the bench and tests/test_security.py use the same text)."""
+    (the bench and tests/app/test_security.py use the same text)."""
     lines, size, n = [], 0, 0
     while size < megabytes * 1_000_000:
         line = f"Staff travelling to city {n} may book lodging up to {300 + n % 700} yuan per night."

@@ -13,7 +13,7 @@ documents restricted to one of 8 groups, 20 % with a validity window, 10 topics.
 
 What is built once per size and kept under --dir (a rerun resumes; the Chroma fill resumes at
 its last whole batch): the BM25 index of one requester's view (groups ["team-1"]: the public
-documents and team-1's) saved by `pipeline.lexical_store.Bm25Store`, and every chunk's vector
+documents and team-1's) saved by `pipeline.index.lexical_store.Bm25Store`, and every chunk's vector
 and access/eligibility metadata in one Chroma collection (`pipeline.index.dense.ChromaChunkSearch`).
 
 What is measured, each in a fresh process (`measure` below):

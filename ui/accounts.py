@@ -1,6 +1,6 @@
 """Sign-in for the app: with a users file, a user's groups come from the file, never from the request.
 
-Configuration (environment): AUTH_USERS_FILE names the users file (see `pipeline.accounts`);
+Configuration (environment): AUTH_USERS_FILE names the users file (see `pipeline.auth.accounts`);
 AUTH_PROXY_HEADER (optional) names the header an authenticating proxy sets to the signed-in
 user (then no password is asked here — only deploy it behind that proxy). Without a users file
 the app runs in demo mode: groups are self-declared in the form, and the page says so.

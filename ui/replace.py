@@ -3,7 +3,7 @@
 One of the session's uploads is replaced in the session (BM25 at once, dense vectors in the background);
 a shared library document is replaced in the library by a signed-in member of library-admin (parsed and
 embedded before the commit). Either way the old version's chunks and vectors leave the index, and a
-failure before the swap leaves the previous version in place. The rules are in `pipeline.versions`.
+failure before the swap leaves the previous version in place. The rules are in `pipeline.library.versions`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`python -m pipeline eval scenarios`: every frozen seed scenario (`pipeline.scenarios`) through
+"""`python -m pipeline eval scenarios`: every frozen seed scenario (`pipeline.engine.scenarios`) through
 one engine; prints pass/fail per scenario, writes every trace (seed 000's rag-traces.json, by
 default to reports/rag-traces.json) and exits 1 on failure.
 """

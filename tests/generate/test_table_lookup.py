@@ -1,4 +1,4 @@
-"""A table row the question names by its key and a column (pipeline/tables.py `named_row`): answered with
+"""A table row the question names by its key and a column (pipeline/text/tables.py `named_row`): answered with
 that row even when the answer scorer, which never saw tables in training, ranks it under its threshold;
 a question naming a column the table lacks, or two rows, still abstains."""
 

@@ -1,4 +1,4 @@
-"""Running heads, feet and page numbers (pipeline/page_furniture.py) are recorded per page and never
+"""Running heads, feet and page numbers (pipeline/ingest/furniture.py) are recorded per page and never
 quoted: a sentence continued from the previous page does not start with the running head."""
 
 from __future__ import annotations

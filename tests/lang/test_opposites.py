@@ -1,4 +1,4 @@
-"""A claim that says the opposite of its span (pipeline/opposites.py), and the learned judge refusing it."""
+"""A claim that says the opposite of its span (pipeline/lang/opposites.py), and the learned judge refusing it."""
 
 from __future__ import annotations
 

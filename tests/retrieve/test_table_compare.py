@@ -1,4 +1,4 @@
-"""A question asking which row of a table holds the most or the least (pipeline/table_compare.py): compared over
+"""A question asking which row of a table holds the most or the least (pipeline/retrieve/table_compare.py): compared over
 every row of the table in its document, the winning row packed first and cited with the comparison stated; a tie, a
 column the table lacks or a word no row holds gives no comparison; restricted and ineligible tables never compete."""
 

