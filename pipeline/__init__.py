@@ -45,6 +45,7 @@ _EXPORTS = {
     # generate and verify: the parts a caller may build itself
     ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig"],
     ".llm.client": ["ChatClient"],
+    ".question.follow_up": ["is_follow_up", "resolve_follow_up"],
     ".verify.judges.llm": ["LlmJudge"],
     # engine: one configuration, one builder, the journey; the frozen seed scenarios
     ".core.memory": ["keep_unused_modules_out", "limit_malloc_arenas", "release_free_memory"],
