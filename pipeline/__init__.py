@@ -51,7 +51,6 @@ _EXPORTS = {
     ".core.memory": ["keep_unused_modules_out", "limit_malloc_arenas", "release_free_memory"],
     ".core.settings": ["EngineConfig", "Environment", "environment", "default_cache_dir", "default_data_dir"],
     ".engine.config": ["Engine", "build_engine", "paired_judge", "with_budget_of", "with_llm_budget"],
-    ".engine.journey": ["WORDS_ONLY_NOTE"],
     ".engine.sandbox": ["Sandbox", "default_sandbox", "render_page_in_worker", "render_pages_in_worker"],
     ".engine.lanes": ["FairLane", "acting_for"],
     ".engine.scenarios": ["REQUEST_DATE", "SCENARIOS", "Scenario", "run_scenario", "scenario_documents",

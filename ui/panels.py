@@ -18,11 +18,9 @@ from pipeline import (
     Context,
     Corpus,
     Document,
-    WORDS_ONLY_NOTE,
     Trace,
     marker,
     marker_key,
-    names_column,
 )
 
 from .verdict import Mark, Reading, answer_mark, citation_key, plain_words, read, term  # noqa: F401 (re-exported)
@@ -479,17 +477,16 @@ def answer_html(trace: Trace | None) -> str:
     return "".join(parts)
 
 
-_WORDS_ONLY = re.compile(rf"^{re.escape(WORDS_ONLY_NOTE)} \((.*)\); requested")
-
-
 def _words_only_html(trace: Trace) -> str:
     """Asked while a readable document was still being embedded: every document was ranked by its words only, and the
-    answer may change once its vectors are in (pipeline.engine.journey)."""
-    found = next((m for n in (trace.retrieval.notes if trace.retrieval else ()) if (m := _WORDS_ONLY.match(n))), None)
-    if found is None:
+    answer may change once its vectors are in (`Retrieval.dense_pending`)."""
+    pending = trace.retrieval.dense_pending if trace.retrieval else ()
+    if not pending:
         return ""
+    named = "; ".join(f"{source}: {state}" for source, state in pending[:8]) + (
+        f"; and {len(pending) - 8} more" if len(pending) > 8 else "")
     return (f"<p class='rag-note rag-words-only'><b>Ranked by words only</b> (BM25) while vectors are computed "
-            f"({_e(found.group(1))}). Ask again once the document list says “ready” to rank by meaning too: the "
+            f"({_e(named)}). Ask again once the document list says “ready” to rank by meaning too: the "
             "answer may change.</p>")
 
 
@@ -512,10 +509,12 @@ def _status_html(trace: Trace, reading: Reading) -> list[str]:
     return parts
 
 
-def asked_columns(question: str, names: Sequence[str]) -> list[bool]:
-    """Which of a table's column names the question names ("… in 2021?", or "… nel 2023?" over "31/12/2023"): the cell
-    under such a column is the figure asked for, marked in the Answer panel's row and the Source panel's table alike."""
-    return [names_column(question, name) for name in names]
+def asked_columns(trace: Trace | None, names: Sequence[str]) -> list[bool]:
+    """Which of a table's column names the question names, as the answerer found them (`Proposal.asked_columns`): the
+    cell under such a column is the figure asked for, marked in the Answer panel's row and the Source panel's table
+    alike."""
+    asked = set(trace.proposal.asked_columns) if trace is not None and trace.proposal is not None else set()
+    return [name in asked for name in names]
 
 
 def _row_cells_html(trace: Trace) -> str:
@@ -523,7 +522,7 @@ def _row_cells_html(trace: Trace) -> str:
     cells = trace.proposal.row_cells if trace.proposal is not None else []
     if not cells:
         return ""
-    marks = [" class='asked'" if asked else "" for asked in asked_columns(trace.request.question, [n for n, _ in cells])]
+    marks = [" class='asked'" if asked else "" for asked in asked_columns(trace, [n for n, _ in cells])]
     names = "".join(f"<th{mark}>{_e(name)}</th>" for mark, (name, _) in zip(marks, cells))
     values = "".join(f"<td{mark}>{_e(cell)}</td>" for mark, (_, cell) in zip(marks, cells))
     # The row and the column asked, said as a person would: "David Bowie — died: 2016-01-10".

@@ -73,7 +73,7 @@ def source_view(
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
     lines = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
     # A cited table row is drawn as a table too, above the lines: the lines stay, as the exact text the check read.
-    table = source_table_html(document, same_doc, chosen, trace.request.question if trace is not None else "")
+    table = source_table_html(document, same_doc, chosen, trace)
     body = f"{table}<div class='rag-scroll'>{lines}</div>"
     return None, body, (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}{_support_note(chosen)}"
                         f"{_dropped_note(trace, chosen)}")

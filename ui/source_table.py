@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline import Citation, Document, TableAround, table_around
+from pipeline import Citation, Document, TableAround, Trace, table_around
 
 from .panels import _e, asked_columns, label
 
@@ -14,13 +14,14 @@ LONG_CELL = 30  # characters: a longer cell wraps in its column instead of widen
 _NUMBER = re.compile(r"[-+(]?[$€£]?\d[\d.,]*%?\)?")  # "337", "(81,337)", "12.5%": set right, as figures are
 
 
-def source_table_html(document: Document, citations: list[Citation], chosen: Citation, question: str) -> str:
-    """The table around `chosen`'s row ("" when it cites no table row), the rows any of `citations` cites marked."""
+def source_table_html(document: Document, citations: list[Citation], chosen: Citation, trace: Trace | None) -> str:
+    """The table around `chosen`'s row ("" when it cites no table row), the rows any of `citations` cites marked, and
+    the columns the answerer found the question naming (`Proposal.asked_columns`)."""
     table = table_around(document, chosen.page, chosen.start_line, chosen.end_line)
     if table is None:
         return ""
     cited = _cited_rows(citations, chosen.page)
-    asked = asked_columns(question, table.columns)
+    asked = asked_columns(trace, table.columns)
     marked = any(asked) and any(number in cited for number, _ in table.rows)
     said = " The cell the question asks for is framed." if marked else ""
     note = (f"<p class='rag-note' id='source-table-note'>{_e(label(document))}: the cited row among the rows around it, "

@@ -67,8 +67,7 @@ def test_a_question_while_the_only_document_embeds_answers_from_bm25_and_says_de
     trace = _ask(engine, corpus)
     assert "42 euros" in trace.retrieval.selected[0].text  # BM25 found it
     assert trace.retrieval.rankings == ("bm25",) and trace.settings.retrieval == "bm25"
-    assert trace.retrieval.notes[0].startswith(
-        f"dense ranking unavailable while vectors are computed (ferries: embedding {JOB_BATCH_SIZE} of")
+    assert trace.retrieval.dense_pending == (("ferries", f"embedding {JOB_BATCH_SIZE} of {chunks}"),)
     assert all(c.dense is None for c in trace.retrieval.candidates)
 
     embedder.resume()
@@ -77,7 +76,7 @@ def test_a_question_while_the_only_document_embeds_answers_from_bm25_and_says_de
     assert not ready.dense_missing
     trace = _ask(engine, ready)
     assert trace.retrieval.rankings == ("bm25", "dense") and trace.settings.retrieval == "hybrid"
-    assert not any("dense" in n for n in trace.retrieval.notes)
+    assert trace.retrieval.dense_pending == ()
     assert all(c.dense is not None for c in trace.retrieval.candidates)
     assert "42 euros" in trace.retrieval.selected[0].text
 
@@ -97,8 +96,7 @@ def test_every_document_is_ranked_by_bm25_while_another_embeds(gated):
     assert trace.settings.retrieval == "bm25" and trace.retrieval.rankings == ("bm25",)
     assert all(c.dense is None and c.dense_rank is None for c in trace.retrieval.candidates)
     assert trace.retrieval.selected[0].source_id == "pets"  # the stored document still answers by its words
-    note = next(n for n in trace.retrieval.notes if "BM25 only" in n)
-    assert "(ferries: " in note and "pets" not in note and "requested hybrid" in note
+    assert [source for source, _ in trace.retrieval.dense_pending] == ["ferries"]  # pets' vectors are in
     trace = _ask(engine, corpus)
     assert "42 euros" in trace.retrieval.selected[0].text  # the pending document still answers by its words
 
@@ -113,7 +111,7 @@ def test_every_document_is_ranked_by_bm25_while_another_embeds(gated):
     trace = _ask(engine, ready, "How do dogs travel on the ferry?")
     assert trace.retrieval.rankings == ("bm25", "dense")  # both again, for every document
     assert all(c.dense is not None for c in trace.retrieval.candidates)
-    assert not any("BM25 only" in n for n in trace.retrieval.notes)
+    assert trace.retrieval.dense_pending == ()
 
 
 def test_each_document_has_its_own_status_and_cancelling_one_leaves_the_other(gated):
@@ -177,7 +175,8 @@ def test_a_failed_embedding_is_reported_and_bm25_keeps_answering():
     embedder.failing = False  # the model is back for the question (the composer embeds units), the job stays failed
     trace = _ask(engine, corpus)
     assert "42 euros" in trace.retrieval.selected[0].text
-    assert "dense ranking unavailable while vectors are computed (ferries: failed (RuntimeError" in trace.retrieval.notes[0]
+    ((source, state),) = trace.retrieval.dense_pending
+    assert source == "ferries" and state.startswith("failed (RuntimeError")
 
 
 def test_stored_vectors_need_no_job(logic_engine):

@@ -73,3 +73,5 @@ class Proposal(BaseModel):
     reader_threshold: float | None = None
     # A quoted table row's cells under their column names, when the row lines up with its header one to one.
     row_cells: list[tuple[str, str]] = Field([], description="(column name, cell) of the table row the answer quotes")
+    asked_columns: list[str] = Field([], description="the names of the row's columns the question names: its cells are "
+                                                     "the figures asked for")

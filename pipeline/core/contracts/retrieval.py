@@ -77,6 +77,9 @@ class Retrieval(Frozen):
         None, description="how dense scores were computed (None: no dense scoring); with chroma-hnsw only the "
         "returned chunks have a dense score")
     notes: tuple[str, ...] = ()
+    dense_pending: tuple[tuple[str, str], ...] = Field((), description="(source id, status) of each readable document "
+                                                       "whose vectors were still being computed: every document was "
+                                                       "ranked by its words only")
     rankings: tuple[str, ...] = Field((), description="the rankings fused: bm25 and/or dense (dense is left out "
                                       "while a document's vectors are still being computed; notes say why)")
     term_weights: dict[str, float] = Field(default_factory=dict, description="the question terms' IDF weights")

@@ -59,6 +59,7 @@ from pipeline.text.tables import (
     asked_cells,
     asked_unit,
     named_row,
+    names_column,
     names_row,
     other_years_only,
     row_cells,
@@ -550,6 +551,14 @@ class LocalExtractive:
                                       f"(the best says “{said}” where the question asks “{asked}”)")
 
     def __call__(self, context: Context) -> Proposal:
+        proposal = self._composed(context)
+        if not proposal.row_cells:
+            return proposal
+        # The columns the question names: the Answer and Source panels mark their cells as the figures asked for.
+        asked = [name for name, _ in proposal.row_cells if names_column(context.question, name)]
+        return proposal.model_copy(update={"asked_columns": asked}) if asked else proposal
+
+    def _composed(self, context: Context) -> Proposal:
         if not context.sources:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
         if (whole := self._whole_answer(context)) is not None:
