@@ -15,8 +15,8 @@ from typing import Any
 _EXPORTS = {
     # core: the contracts between the stages, the parts' interfaces and registries, errors and input limits
     ".core.contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context",
-                        "Document", "IndexSettings", "Proposal", "ProposedCitation", "Request", "Settings",
-                        "SupportSentence", "SupportVerdict", "Trace", "CHECK_NAMES", "REASON_CODES"],
+                        "Document", "FormFound", "IndexSettings", "Proposal", "ProposedCitation", "QuestionReading",
+                        "Request", "Settings", "SupportSentence", "SupportVerdict", "Trace", "CHECK_NAMES", "REASON_CODES"],
     ".core.errors": ["RagError", "InputError", "ConfigError", "StoreError", "shown"],
     ".core.limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "PdfLimits", "check_answer_text",
                      "check_question", "megabytes", "parse_groups", "parse_iso_date", "MAX_THUMBNAIL_PIXELS",
@@ -46,6 +46,7 @@ _EXPORTS = {
     ".generate.llm.generator": ["ChatCompletionsGenerator", "LlmConfig"],
     ".llm.client": ["ChatClient"],
     ".question.follow_up": ["is_follow_up", "resolve_follow_up"],
+    ".question.reading": ["read_question"],
     ".verify.judges.llm": ["LlmJudge"],
     # engine: one configuration, one builder, the journey; the frozen seed scenarios
     ".core.memory": ["keep_unused_modules_out", "limit_malloc_arenas", "release_free_memory"],

@@ -18,6 +18,7 @@ from pipeline import (
     Context,
     Corpus,
     Document,
+    QuestionReading,
     Trace,
     marker,
     marker_key,
@@ -465,6 +466,7 @@ def answer_html(trace: Trace | None) -> str:
     parts.append(marks_html(reading))
     parts.append(why_html(reading))
     parts.append(_chosen_by_html(trace))
+    parts.append(reading_html(trace.reading))
     parts.append(claims_html(a))
     parts.append(_citations_html(trace, reading))
     parts.append(_generation_html(trace))
@@ -585,6 +587,16 @@ def _chosen_by_html(trace: Trace) -> str:
         lines.append(f"Chosen by: {_e(proposal.note)}")
     return ("<details class='rag-note'><summary>How the passage was chosen (scores and thresholds)</summary>"
             + "<br>".join(lines) + "</details>")
+
+
+def reading_html(reading: QuestionReading | None) -> str:
+    """How the answer stage read the question (`trace.reading`), in one line ("" for a trace without one)."""
+    if reading is None:
+        return ""
+    asked = "a search of a few words (the scorer decides, not the reader)" if reading.keywords else "a question"
+    forms = "; ".join(f"{_e(f.form)}: {_e(f.evidence)}" for f in reading.forms) or "none the answerer treats apart"
+    return (f"<p class='rag-note' id='question-reading'>{term('Question read as', 'trace.reading')}: {asked}"
+            f"{' in Chinese' if reading.chinese else ''} · forms: {forms}</p>")
 
 
 def _citation_block(kind: str, title: str, after: str, version: str | None, quote: str | None, check) -> str:

@@ -32,6 +32,7 @@ from pipeline.core.settings import EngineConfig
 from pipeline.engine import parts as _shipped  # noqa: F401 (registers the parts the defaults name)
 from pipeline.index.corpus import Corpus
 from pipeline.pack import PackError, budget_shortfall, pack
+from pipeline.question.reading import read_question
 from pipeline.retrieve.selection import retrieve, why_nothing_selected
 from pipeline.verify.conflicts import ConflictCheck
 from pipeline.verify.verifier import Verifier, abstention_for, verify
@@ -111,7 +112,7 @@ def ask(
     producer = proposal.producer if proposal is not None else generator_name
     view = corpus.view(request.groups)
     trace = Trace(
-        request=request, settings=settings, index=corpus.index_settings,
+        request=request, reading=read_question(request.question), settings=settings, index=corpus.index_settings,
         components={**(components or {}), "generator": generator_name, "judge": judge.name,
                     "tokenizer": corpus.tokenizer.name, "embedder": corpus.embedder.name,
                     **_scoring_models(generator, judge)},
@@ -200,7 +201,8 @@ def _retrieve_and_pack(corpus: Corpus, request: Request, settings: Settings, tra
     with clock.stage("pack"):
         try:
             trace.context = pack(trace.retrieval.selected, corpus.readable_documents(request.groups), request,
-                                 settings, trace.retrieval.term_weights, trace.retrieval.comparison)
+                                 settings, trace.retrieval.term_weights, trace.retrieval.comparison
+                                 ).model_copy(update={"reading": trace.reading})
         except PackError as failure:
             trace.context = failure.context
             return failure.abstention

@@ -134,3 +134,13 @@ def test_a_command_in_the_answer_is_shown_as_code_not_as_its_fences(logic_engine
     claim = shown[shown.index("<td>✓ verified</td><td>") + len("<td>✓ verified</td><td>"):]
     claim = claim[:claim.index("</td>")]  # the Claims table's claim cell (its citation cell names the source lines)
     assert "<code>pip install &lt;tool&gt;</code>" in claim and "```" not in claim
+
+
+def test_the_answer_panel_says_how_the_question_was_read(logic_engine, make_corpus):
+    """The trace's reading (what the answer stage took the question to ask) is shown with the scores, from its data."""
+    corpus = make_corpus(("harbour.md", POLICY))
+    trace = logic_engine.ask(corpus, Request(question="What does <b>pass</b> mean?", date=dt.date(2026, 9, 14)))
+    assert [f.form for f in trace.reading.forms] == ["definition"]
+    shown = answer_html(trace)
+    line = shown[shown.index("id='question-reading'"):]
+    assert "a question" in line and "definition: &lt;b&gt;pass&lt;/b&gt;" in line  # the question's words escaped

@@ -32,6 +32,7 @@ from pipeline.core.contracts.proposals import (
     Proposal,
     ProposedCitation,
 )
+from pipeline.core.contracts.reading import FormFound, QuestionReading
 from pipeline.core.contracts.requests import Request
 from pipeline.core.contracts.retrieval import Candidate, Retrieval, TableComparison
 from pipeline.core.contracts.settings import IndexSettings, Settings
@@ -51,6 +52,8 @@ from pipeline.core.contracts.verdicts import (
 )
 
 __all__ = [
+    'FormFound',
+    'QuestionReading',
     'Abstention',
     'Answer',
     'Box',

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from pipeline.core.contracts.base import Frozen
+from pipeline.core.contracts.reading import QuestionReading
 from pipeline.core.contracts.retrieval import TableComparison
 
 
@@ -51,6 +52,8 @@ class Context(Frozen):
     abbreviations: dict[str, str] = {}
     # Retrieval's table comparison, when its row is among the packed lines (the composer cites that row).
     comparison: TableComparison | None = None
+    # How the question was read, once for the request (pipeline.question.reading); None when a caller packed it alone.
+    reading: QuestionReading | None = None
 
     @property
     def capacity(self) -> int:

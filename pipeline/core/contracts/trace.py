@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from pipeline.core.contracts.base import Frozen, ReasonCode
 from pipeline.core.contracts.context import Context
 from pipeline.core.contracts.proposals import Proposal
+from pipeline.core.contracts.reading import QuestionReading
 from pipeline.core.contracts.requests import Request
 from pipeline.core.contracts.retrieval import Retrieval
 from pipeline.core.contracts.settings import IndexSettings, Settings
@@ -63,6 +64,7 @@ class Abstention(Frozen):
 class Trace(BaseModel):
     trace_version: Literal["trace-v1"] = TRACE_VERSION
     request: Request
+    reading: QuestionReading | None = None  # how the answer stage read the question (pipeline.question.reading)
     settings: Settings
     index: IndexSettings = IndexSettings()
     components: dict[str, str] = Field(default_factory=dict, description="component role → name and version")

@@ -568,7 +568,8 @@ class LocalExtractive:
         if not scored:
             return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
         # The reader learnt from questions: it reads "Beijing lodging" against the policy that answers it at 0.09.
-        ranked = self.reader is not None and self.reader_threshold is not None and not is_keyword_query(context.question)
+        keywords = context.reading.keywords if context.reading is not None else is_keyword_query(context.question)
+        ranked = self.reader is not None and self.reader_threshold is not None and not keywords
         scored = self._gated(context, scored, self.reader_checks if ranked else self.checks)
         if isinstance(scored, Proposal):
             return scored
