@@ -23,7 +23,7 @@ _EXPORTS = {
                      "SESSION_MEMORY_BYTES"],
     ".core.interfaces": ["Embedder", "Generator", "Parser", "SupportJudge", "VectorStore", "BudgetAware", "CorpusBound",
                          "SessionKeyed", "Deletes", "ReadsUnderTitle"],
-    ".engine.parts": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS"],  # with the shipped parts
+    ".engine.parts": ["GENERATORS", "JUDGES", "EMBEDDERS", "VECTOR_STORES", "PARSERS", "FORMS"],  # with the shipped parts
     ".core.policy": ["can_read"],
     ".core.scores": ["score_and_threshold"],
     ".core.citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer",

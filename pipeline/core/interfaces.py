@@ -1,5 +1,5 @@
-"""The engine's replaceable parts, as Protocols: what a new generator, support judge, embedder, vector store or
-file parser must provide, and the optional hooks a part may add. Each part is registered by name
+"""The engine's replaceable parts, as Protocols: what a new generator, support judge, embedder, vector store, file
+parser or question form must provide, and the optional hooks a part may add. Each part is registered by name
 (`pipeline.core.registry`) and chosen by an `EngineConfig`; the journey names no concrete class.
 
 The hooks are Protocols of their own, checked with `isinstance`: a part that has one is used through it, a part
@@ -90,6 +90,15 @@ class Parser(Protocol):
 
     def parse(self, data: bytes, filename: str, metadata: Mapping[str, Any] | None = None,
               limits: Any = None) -> Document: ...
+
+
+class QuestionForm(Protocol):
+    """A form of question the answer stage knows ("what does X mean?", "which is the most …?"): `found` says whether
+    a question has it, with the words that show it (recorded in the trace's reading), or None."""
+
+    name: str
+
+    def found(self, question: str) -> str | None: ...
 
 
 # --------------------------------------------------------------------------- optional hooks

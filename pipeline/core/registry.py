@@ -1,5 +1,5 @@
-"""Named factories of the engine's replaceable parts: generators, support judges, embedders, vector stores
-and file parsers (`pipeline.core.interfaces`). A part is one class plus one `register(...)` call; the CLI's
+"""Named factories of the engine's replaceable parts: generators, support judges, embedders, vector stores,
+file parsers and question forms (`pipeline.core.interfaces`). A part is one class plus one `register(...)` call; the CLI's
 and the app's choices, the file types an upload accepts and what goes with what are read from here.
 
 A registration may carry a `label` (what a person choosing it reads) and traits, declared once where the
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pipeline.core.errors import ConfigError
-from pipeline.core.interfaces import Embedder, Generator, Parser, SupportJudge, VectorStore
+from pipeline.core.interfaces import Embedder, Generator, Parser, QuestionForm, SupportJudge, VectorStore
 
 T = TypeVar("T")
 
@@ -97,3 +97,4 @@ JUDGES: Registry[SupportJudge] = Registry("support judge")
 EMBEDDERS: Registry[Embedder] = Registry("embedder")
 VECTOR_STORES: Registry[VectorStore] = Registry("vector store")
 PARSERS: Registry[Parser] = Registry("parser")
+FORMS: Registry[QuestionForm] = Registry("question form")

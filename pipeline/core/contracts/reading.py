@@ -4,17 +4,12 @@ to ask."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
 from pipeline.core.contracts.base import Frozen
 
-FormName = Literal["definition", "procedure", "superlative", "about the document", "address", "answer type"]
-
-
 class FormFound(Frozen):
-    form: FormName
+    form: str = Field(description="the registered question form's name (pipeline.question.forms)")
     evidence: str = Field(description="what in the question shows the form: the term, the words, the types asked")
 
 

@@ -1,0 +1,52 @@
+"""A new question form is one class plus one registration (issue 52): registered for the length of a test, it is read
+from every question, recorded in the trace the CLI writes, and shown on the Answer panel, with no other change."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from pipeline import FORMS, FormFound, Request, read_question
+
+
+class Politeness:
+    """A test form: the question says please."""
+
+    name = "politeness"
+
+    def found(self, question: str) -> str | None:
+        return "says please" if "please" in question.lower() else None
+
+
+def test_a_registered_form_is_read_with_the_shipped_ones():
+    assert "politeness" not in FORMS.names()
+    question = "Which hotel is the most expensive, please?"
+    shipped = read_question(question).forms
+    assert "superlative" in {f.form for f in shipped}
+    with FORMS.registered("politeness", Politeness):
+        forms = read_question(question).forms
+        assert forms == (*shipped, FormFound(form="politeness", evidence="says please"))  # read after the shipped ones
+        assert all(f.form != "politeness" for f in read_question("Which hotel is the most expensive?").forms)
+    assert read_question(question).forms == shipped
+
+
+def test_it_reaches_the_trace_the_cli_writes(tmp_path, capsys):
+    from pipeline.cli import main
+
+    trace_file = tmp_path / "trace.json"
+    with FORMS.registered("politeness", Politeness):
+        code = main(["ask", "--docs", "sample_docs/corpus", "--question", "Please tell me the Beijing lodging limit",
+                     "--date", "2026-09-14", "--trace", str(trace_file)])
+    assert code == 0, capsys.readouterr().err
+    reading = json.loads(trace_file.read_text(encoding="utf-8"))["reading"]
+    assert {"form": "politeness", "evidence": "says please"} in reading["forms"]
+
+
+def test_it_is_shown_on_the_answer_panel(engine, sample_corpus):
+    from ui.panels import answer_html
+
+    with FORMS.registered("politeness", Politeness):
+        trace = engine.ask(sample_corpus, Request(question="Please tell me the Beijing lodging limit",
+                                                  date=dt.date(2026, 9, 14)))
+    shown = answer_html(trace)
+    assert "politeness: says please" in shown[shown.index("id='question-reading'"):]
