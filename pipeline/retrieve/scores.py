@@ -1,5 +1,6 @@
 """Scores for every readable chunk: BM25, the IDF-weighted coverage of the question's terms, the dense cosine,
-and the rankings a question's form adds of its own (a definition, a named page, a summary).
+and the rankings the registered question forms add of their own (`pipeline.question.forms`: a definition, a named page,
+a summary, names written as code).
 """
 
 from __future__ import annotations
@@ -10,24 +11,11 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from pipeline.core.contracts import Request, Settings
-from pipeline.core.settings import TUNING
 from pipeline.index.corpus import Corpus
-from pipeline.lang.forms import asks_about_document, defined_term, defines_anywhere, opens_summary
-from pipeline.lang.names import code_names, unmentioned_code_names
-from pipeline.lang.page_refs import PageReference, page_reference, without_page_reference
-from pipeline.text.footnotes import holds_note, marks_of
+from pipeline.lang.page_refs import page_reference, without_page_reference
+from pipeline.question.forms import Boost, boosting_forms
 
 _BLAS = ThreadpoolController()
-
-
-@dataclass(frozen=True)
-class Boost:
-    """A ranking of a question's kind's own, fused with BM25 and dense: the chunks a form of question points at
-    ("What is X?": those defining X) rank first in it, whatever their words' scores."""
-
-    values: np.ndarray  # per scored row: 0, or how strongly the chunk is pointed at (1.0; a summary 1.5)
-    votes: float = 1.0  # a value of 1.0 counts as this many first places in the fusion
-    passes: bool = False  # a chunk pointed at passes the minimum score (its form makes it relevant)
 
 
 @dataclass(frozen=True)
@@ -71,11 +59,9 @@ def score_collection(corpus: Corpus, request: Request, settings: Settings) -> Sc
         query_vector = query_vector / max(float(np.linalg.norm(query_vector)), 1e-12)
         dense, dense_search = _dense_scores(corpus, request, lexical.rows, lexical.vectors, query_vector)
     return Scores(rows=lexical.rows, bm25=bm25, coverage=coverage, dense=dense, term_weights=weights,
-                  dense_search=dense_search, boosts=tuple(boost for boost in (
-                      _defining(corpus, lexical.rows, request.question),
-                      _on_named_page(corpus, lexical.rows, reference),
-                      _summaries(corpus, lexical.rows, request.question),
-                      _writing_code_names(corpus, lexical.rows, request.question)) if boost is not None))
+                  dense_search=dense_search, boosts=tuple(
+                      boost for form in boosting_forms()
+                      if (boost := form.boost(corpus, lexical.rows, request.question)) is not None))
 
 
 def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -85,80 +71,6 @@ def _named_documents(corpus: Corpus, weights: dict[str, float], rows: np.ndarray
     names = corpus.named_sources()
     sources = corpus.chunk_source[rows]
     return {token: names[token][sources] for token in weights if token in names}
-
-
-def _defining(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
-    """For a definition question, which readable chunks define its term ("RapidFuzz is a fast string matching
-    library …"): when the term is the document's subject, every chunk names it and neither BM25 nor meaning
-    picks out the one that says what it is."""
-    term = defined_term(question)
-    if term is None or not len(rows):
-        return None
-    # A name marked in a table's header ("*Other") is defined by its document's note with that mark.
-    marks: dict[str, frozenset[str]] = {}
-    for row in rows:
-        chunk = corpus.chunks[row]
-        if found := marks_of(term, chunk.search_text):
-            marks[chunk.source_id] = marks.get(chunk.source_id, frozenset()) | found
-    return Boost(np.fromiter((defines_anywhere(term, (chunk := corpus.chunks[row]).text)
-                              or (chunk.source_id in marks and holds_note(marks[chunk.source_id], chunk.text)) for row in rows),
-                             dtype=np.float64, count=len(rows)), passes=True)
-
-
-def _on_named_page(corpus: Corpus, rows: np.ndarray, reference: PageReference | None) -> Boost | None:
-    """For a question that names a page ("the proposal on the last page"), the chunks on that page of each PDF."""
-    if reference is None or not len(rows):
-        return None
-    pages: dict[str, int | None] = {}  # per document met, its named page (a question costs one pass per document)
-
-    def on_page(chunk) -> bool:
-        if chunk.source_id not in pages:
-            pages[chunk.source_id] = reference.page_of(corpus.documents[chunk.source_id])
-        return chunk.parent.page is not None and chunk.parent.page == pages[chunk.source_id]
-
-    return Boost(np.fromiter((on_page(corpus.chunks[row]) for row in rows), dtype=np.float64, count=len(rows)))
-
-
-def _summaries(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
-    """For a question about a document as a whole, the chunks that say what it is about: a summary or abstract
-    (weighted `Tuning.summary_weight`), else each document's opening window (`Tuning.opening_weight`)."""
-    if not asks_about_document(question) or not len(rows):
-        return None
-    chunks = [corpus.chunks[row] for row in rows]
-    first: dict[str, int] = {}  # per document, where its first window on its first page (or body) starts
-    for chunk in chunks:
-        if chunk.kind == "window" and chunk.parent.page in (None, 1):
-            first[chunk.source_id] = min(first.get(chunk.source_id, chunk.start), chunk.start)
-
-    def weight(chunk) -> float:
-        if opens_summary(chunk.text):
-            return TUNING.summary_weight
-        opening = chunk.kind == "window" and chunk.parent.page in (None, 1) and chunk.start == first.get(chunk.source_id)
-        return TUNING.opening_weight if opening else 0.0
-
-    # ahead of whatever the question's words match: two first places for an opening, three for a summary
-    weights = np.fromiter((weight(chunk) for chunk in chunks), dtype=np.float64, count=len(rows))
-    return Boost(weights, votes=TUNING.summary_votes, passes=True)
-
-
-def _writing_code_names(corpus: Corpus, rows: np.ndarray, question: str) -> Boost | None:
-    """For a question that writes names as code ("What is -F shorthand for?", "Storage="), the chunks that write them
-    (an option's letter case told apart: tail's -F is not its -f): the word search reads "-F" as the letter f, found in
-    every chunk of a manual page."""
-    names = code_names(question)
-    if not names or not len(rows):
-        return None
-
-    asked_of: dict[str, list[str]] = {}  # per document: a name it is called by ("bm25s" in bm25s-readme) points at no chunk
-
-    def writes_them(chunk) -> bool:
-        if (asked := asked_of.get(chunk.source_id)) is None:
-            asked = asked_of[chunk.source_id] = unmentioned_code_names(names, chunk.source_id)
-        return bool(asked) and not unmentioned_code_names(asked, chunk.text)
-
-    # A chunk writing every one of them is relevant whatever its other words: it passes the minimum score.
-    return Boost(np.fromiter((writes_them(corpus.chunks[row]) for row in rows), dtype=np.float64, count=len(rows)),
-                 passes=True)
 
 
 def _dense_scores(corpus: Corpus, request: Request, rows: np.ndarray, vectors: np.ndarray | None,
