@@ -50,3 +50,32 @@ def test_it_is_shown_on_the_answer_panel(engine, sample_corpus):
                                                   date=dt.date(2026, 9, 14)))
     shown = answer_html(trace)
     assert "politeness: says please" in shown[shown.index("id='question-reading'"):]
+
+
+class Parrots:
+    """A test form with a ranking of its own: a question about a parrot points retrieval at the chunks on pets."""
+
+    name = "parrots"
+
+    def found(self, question: str) -> str | None:
+        return "a parrot" if "parrot" in question.lower() else None
+
+    def boost(self, corpus, rows, question):
+        import numpy as np
+
+        from pipeline.question.forms import Boost
+
+        if self.found(question) is None:
+            return None
+        return Boost(np.fromiter((corpus.chunks[row].source_id == "pets" for row in rows), dtype=np.float64,
+                                 count=len(rows)), votes=3.0, passes=True)
+
+
+def test_a_registered_forms_ranking_is_fused_by_retrieval(engine, sample_corpus):
+    request = Request(question="Tell me about the parrot on the timetable", date=dt.date(2026, 9, 14))
+    before = engine.ask(sample_corpus, request)
+    with FORMS.registered("parrots", Parrots):
+        after = engine.ask(sample_corpus, request)
+    assert before.retrieval.selected[0].source_id != "pets"
+    assert after.retrieval.selected[0].source_id == "pets"
+    assert {"form": "parrots", "evidence": "a parrot"} in [f.model_dump() for f in after.reading.forms]
