@@ -8,6 +8,7 @@ from pydantic import Field
 
 from pipeline.core.contracts.base import Frozen
 
+
 class FormFound(Frozen):
     form: str = Field(description="the registered question form's name (pipeline.question.forms)")
     evidence: str = Field(description="what in the question shows the form: the term, the words, the types asked")
