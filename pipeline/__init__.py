@@ -28,8 +28,6 @@ _EXPORTS = {
     ".core.scores": ["score_and_threshold"],
     ".core.citations": ["ANSWER_HELP", "MARKER", "cited_text", "marker", "marker_key", "parse_answer",
                         "strip_markers"],
-    ".lang.tokenize": ["has_cjk", "question_terms"],
-    ".text.tables": ["names_column"],
     # ingest: parse, metadata
     ".ingest.parsers.text": ["TEXT_SUFFIXES"],
     ".ingest.document": ["document_warnings", "sha256", "text_document"],

@@ -18,6 +18,10 @@ def _public_names_imported(path: Path) -> set[str]:
             for alias in node.names}
 
 
+def test_the_public_api_exports_no_text_heuristic():
+    assert not [name for name, module in pipeline._WHERE.items() if module.startswith((".lang", ".text"))]
+
+
 def test_the_app_imports_no_text_heuristic_from_the_pipeline():
     sources = [*sorted((ROOT / "ui").glob("*.py")), ROOT / "app.py"]
     imported = {name: path.name for path in sources for name in _public_names_imported(path)}
