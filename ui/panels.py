@@ -482,13 +482,10 @@ def answer_html(trace: Trace | None) -> str:
 def _words_only_html(trace: Trace) -> str:
     """Asked while a readable document was still being embedded: every document was ranked by its words only, and the
     answer may change once its vectors are in (`Retrieval.dense_pending`)."""
-    pending = trace.retrieval.dense_pending if trace.retrieval else ()
-    if not pending:
+    if trace.retrieval is None or not trace.retrieval.dense_pending:
         return ""
-    named = "; ".join(f"{source}: {state}" for source, state in pending[:8]) + (
-        f"; and {len(pending) - 8} more" if len(pending) > 8 else "")
     return (f"<p class='rag-note rag-words-only'><b>Ranked by words only</b> (BM25) while vectors are computed "
-            f"({_e(named)}). Ask again once the document list says “ready” to rank by meaning too: the "
+            f"({_e(trace.retrieval.pending_named())}). Ask again once the document list says “ready” to rank by meaning too: the "
             "answer may change.</p>")
 
 

@@ -104,7 +104,8 @@ def ask(
         parts = {"config": config, "tokenizer": corpus.tokenizer, "embedder": corpus.embedder}
         generator = generator or GENERATORS.create(config.generator, **parts)
         judge = judge or JUDGES.create(config.judge, **parts)
-    dense_note, pending, settings = _pending_dense(corpus, request, settings)
+    requested = settings.retrieval
+    pending, settings = _pending_dense(corpus, request, settings)
     # A part that keeps derived text binds to this corpus: its caches go when the corpus goes.
     generator = generator.for_corpus(corpus) if isinstance(generator, CorpusBound) else generator
     judge = judge.for_corpus(corpus) if isinstance(judge, CorpusBound) else judge
@@ -122,9 +123,11 @@ def ask(
     )
     clock = _Clock()
     abstention = _retrieve_and_pack(corpus, request, settings, trace, clock)
-    if dense_note is not None:
-        trace.retrieval = trace.retrieval.model_copy(update={"notes": (dense_note, *trace.retrieval.notes),
-                                                             "dense_pending": pending})
+    if pending:
+        trace.retrieval = trace.retrieval.model_copy(update={"dense_pending": pending})
+        note = (f"{WORDS_ONLY_NOTE} ({trace.retrieval.pending_named()}); requested {requested}, every document ranked "
+                "by BM25 only")
+        trace.retrieval = trace.retrieval.model_copy(update={"notes": (note, *trace.retrieval.notes)})
     if proposal is None and abstention is None:
         abstention = over_budget(generator, trace.context)
         if abstention is None:
@@ -146,23 +149,18 @@ WORDS_ONLY_NOTE = "dense ranking unavailable while vectors are computed"
 
 
 def _pending_dense(corpus: Corpus, request: Request,
-                   settings: Settings) -> tuple[str | None, tuple[tuple[str, str], ...], Settings]:
-    """The retrieval note and the (source id, status) of each readable document whose vectors are still being computed
+                   settings: Settings) -> tuple[tuple[tuple[str, str], ...], Settings]:
+    """The (source id, status) of each readable document whose vectors are still being computed
     (pipeline.index.background), and the settings to rank with: BM25 alone for every document until they are in. A
     fusion where only some documents have a meaning rank lets their nearest chunks in ahead of the pending ones (a
     sample on the same topic packed beside a new upload); ranked by BM25 alone, the answers were the same and the
     samples stayed out of the context."""
     if not corpus.dense_missing or settings.retrieval == "bm25":
-        return None, (), settings
+        return (), settings
     readable = corpus.readable_sources(request.groups)
     status = corpus.dense_status or (lambda sid: "embedding")
     pending = tuple((sid, status(sid)) for sid in corpus.source_order if sid in corpus.dense_missing and sid in readable)
-    if not pending:
-        return None, (), settings
-    named = "; ".join(f"{sid}: {state}" for sid, state in pending[:8]) + (
-        f"; and {len(pending) - 8} more" if len(pending) > 8 else "")
-    return (f"{WORDS_ONLY_NOTE} ({named}); requested {settings.retrieval}, every document ranked by BM25 only",
-            pending, settings.model_copy(update={"retrieval": "bm25"}))
+    return pending, settings.model_copy(update={"retrieval": "bm25"}) if pending else settings
 
 
 def _scoring_models(generator: Generator, judge: SupportJudge) -> dict[str, str]:

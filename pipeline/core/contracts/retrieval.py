@@ -85,3 +85,10 @@ class Retrieval(Frozen):
     term_weights: dict[str, float] = Field(default_factory=dict, description="the question terms' IDF weights")
     comparison: TableComparison | None = Field(None, description="for a superlative question, the table row compared "
                                                "to hold the most or least; its chunk is selected first")
+
+    def pending_named(self, shown: int = 8) -> str:
+        """"ferries: embedding 2 of 12; pets: waiting": the documents ranked by words only and their vectors' state,
+        the first `shown` of them, as the retrieval note and the page name them."""
+        named = "; ".join(f"{source}: {state}" for source, state in self.dense_pending[:shown])
+        more = len(self.dense_pending) - shown
+        return named + (f"; and {more} more" if more > 0 else "")
