@@ -1,5 +1,5 @@
 """The Source panel: a cited PDF page as an image with the cited words highlighted, or the
-text document with the cited lines marked (both from `pipeline.render`), under the table a cited row sits in."""
+text document with the cited lines marked (both from `pipeline.render`), and the table a cited row sits in."""
 
 from __future__ import annotations
 
@@ -69,7 +69,9 @@ def source_view(
         cited_here = cited_here and cited_here + f"{len(on_page)} citation(s) on this page)"
         note = (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page} of "
                 f"{len(document.pages)}{cited_here}{_support_note(chosen)}{_dropped_note(trace, chosen)}")
-        return image, None, note
+        # A cited row of a table the PDF parser recorded is drawn as a table too, under the page it is on.
+        table = source_table_html(document, same_doc, chosen, trace) if chosen.page == page else ""
+        return image, table or None, note
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
     lines = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
     # A cited table row is drawn as a table too, above the lines: the lines stay, as the exact text the check read.

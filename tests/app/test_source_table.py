@@ -112,3 +112,21 @@ def test_a_cited_sentence_draws_no_table(logic_engine):
     trace, body = _source(logic_engine, [("harbour.md", text)], "How much is the harbour pass?", proposal)
     assert trace.answer.status == "answered", trace.explanation
     assert "rag-source-table" not in body and "class='rag-scroll'" in body
+
+
+def test_a_pdf_tables_cited_row_is_drawn_under_the_page_with_the_asked_cell_framed(logic_engine):
+    """A table the PDF parser recorded (a ruled financial statement): the page image, and under it the table with the
+    cited row and the asked cell marked, as for a spreadsheet."""
+    from tests.ingest.test_pdf_tables import financial_table
+
+    data = financial_table()
+    corpus = logic_engine.corpus([logic_engine.parse(data, "income.pdf")])
+    trace = logic_engine.ask(corpus, Request(question="What was the net income in 2023?", date=dt.date(2026, 9, 14)))
+    assert trace.answer.status == "answered", trace.explanation
+    image, body, _ = source_view(trace, corpus.documents, lambda digest: data, "0")
+    assert image is not None and body is not None  # the page as drawn, and the table under it
+    table = _table(body)
+    (asked,) = _asked(table)
+    assert asked.text == "2,611"
+    (cited,) = table.findall("tbody/tr[@class='cited verified']")
+    assert _texts(cited)[1] == "Net income" and asked in list(cited)
