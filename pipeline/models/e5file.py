@@ -55,7 +55,7 @@ class PackedE5:
     max_positions: int
     type_vocab: int
     eps: float
-    piece_blob: bytes  # every piece's UTF-8 text, one after the other
+    piece_blob: memoryview  # every piece's UTF-8 text, one after the other (a view of the memory map)
     piece_offsets: np.ndarray  # where each piece starts in piece_blob (and where the last ends)
     scores: np.ndarray
     special: dict[str, int]
@@ -67,7 +67,7 @@ class PackedE5:
         """Each piece's text, in id order (decoded on the way: the file holds 250,002 of them)."""
         blob, offsets = self.piece_blob, self.piece_offsets
         for i in range(len(offsets) - 1):
-            yield blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace")
+            yield bytes(blob[int(offsets[i]) : int(offsets[i + 1])]).decode("utf-8", "replace")
 
     def tensor(self, name: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
         """A tensor as float32 (Q4_0 dequantised), shaped `shape` (rows × columns for a matrix)."""
@@ -135,9 +135,11 @@ def _load(path: Path) -> PackedE5:
         raise ValueError(f"{path}: unexpected quantisation block size")
     n_pieces, bos, eos, pad, unk = c.take("5i")
     blob_len = c.take("Q")
-    offsets = np.frombuffer(c.raw((n_pieces + 1) * 4), dtype=np.uint32).astype(np.int64)
-    scores = np.frombuffer(c.raw(n_pieces * 4), dtype=np.float32).copy()
-    blob = bytes(c.raw(blob_len))
+    # Views of the memory map, not copies: a copy doubled what the server holds of them (the map's pages it read, and the
+    # copy), and pages of the map are the kernel's to drop and read again under pressure.
+    offsets = np.frombuffer(c.raw((n_pieces + 1) * 4), dtype=np.uint32)
+    scores = np.frombuffer(c.raw(n_pieces * 4), dtype=np.float32)
+    blob = c.raw(blob_len)
     n_norm, norm_bytes = c.take("i"), c.take("I")
     normalisation = _normalisation(bytes(c.raw(norm_bytes)), n_norm)
     tensors = {}
