@@ -145,7 +145,7 @@ def ask(
     return trace
 
 
-WORDS_ONLY_NOTE = "dense ranking unavailable while vectors are computed"
+WORDS_ONLY_NOTE = "dense ranking unavailable while vectors are computed"  # how the retrieval note says it
 
 
 def _pending_dense(corpus: Corpus, request: Request,
