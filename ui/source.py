@@ -49,29 +49,7 @@ def source_view(
         return None, None, f"{chosen.source_id} is not a document in this collection (or not readable by you)."
     same_doc = [c for c in citations if c.source_id == chosen.source_id]
     if draws_pages(document):
-        from PIL import Image
-
-        data = pdf_bytes(document.digest)
-        page = page or chosen.page or 1
-        if data is None:
-            return None, None, "The original PDF bytes are not available for this document."
-        if document.page(page) is None:
-            return None, None, f"{chosen.source_id} has no page {page}."
-        # The chosen citation last, so its label is drawn on top of any other on that page.
-        on_page = [c for c in same_doc if c.page == page and c is not chosen] + ([chosen] if chosen.page == page else [])
-        try:  # a PDF's page is drawn by a worker process, under its limits
-            png = render_page_in_worker(data, document, page, [highlight_for(c) for c in on_page], zoom)
-        except InputError as error:  # e.g. a page whose content is too large to draw safely
-            return None, None, str(error)
-        image = Image.open(io.BytesIO(png))
-        image.load()
-        cited_here = "" if chosen.page == page else f" (the citation is on page {chosen.page}; "
-        cited_here = cited_here and cited_here + f"{len(on_page)} citation(s) on this page)"
-        note = (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page} of "
-                f"{len(document.pages)}{cited_here}{_support_note(chosen)}{_dropped_note(trace, chosen)}")
-        # A cited row of a table the PDF parser recorded is drawn as a table too, under the page it is on.
-        table = source_table_html(document, same_doc, chosen, trace) if chosen.page == page else ""
-        return image, table or None, note
+        return _page_view(trace, document, same_doc, chosen, pdf_bytes, page, zoom)
     long = len(document.pages[0].lines) > LONG_DOCUMENT_LINES
     lines = render_text_html(document, [highlight_for(c) for c in same_doc], context_lines=20 if long else None)
     # A cited table row is drawn as a table too, above the lines: the lines stay, as the exact text the check read.
@@ -79,6 +57,34 @@ def source_view(
     body = f"{table}<div class='rag-scroll'>{lines}</div>"
     return None, body, (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}{_support_note(chosen)}"
                         f"{_dropped_note(trace, chosen)}")
+
+
+def _page_view(trace: Trace | None, document: Document, same_doc: list[Citation], chosen: Citation,
+               pdf_bytes: Callable[[str], bytes | None], page: int | None, zoom: float | None):
+    """A PDF's page drawn with the citations on it highlighted, and the table a cited row of it sits in."""
+    from PIL import Image
+
+    data = pdf_bytes(document.digest)
+    page = page or chosen.page or 1
+    if data is None:
+        return None, None, "The original PDF bytes are not available for this document."
+    if document.page(page) is None:
+        return None, None, f"{chosen.source_id} has no page {page}."
+    # The chosen citation last, so its label is drawn on top of any other on that page.
+    on_page = [c for c in same_doc if c.page == page and c is not chosen] + ([chosen] if chosen.page == page else [])
+    try:  # a PDF's page is drawn by a worker process, under its limits
+        png = render_page_in_worker(data, document, page, [highlight_for(c) for c in on_page], zoom)
+    except InputError as error:  # e.g. a page whose content is too large to draw safely
+        return None, None, str(error)
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    cited_here = "" if chosen.page == page else f" (the citation is on page {chosen.page}; "
+    cited_here = cited_here and cited_here + f"{len(on_page)} citation(s) on this page)"
+    note = (f"{citation_label(chosen)} — {document.meta.title or chosen.source_id}, page {page} of "
+            f"{len(document.pages)}{cited_here}{_support_note(chosen)}{_dropped_note(trace, chosen)}")
+    # A cited row of a table the PDF parser recorded is drawn as a table too, under the page it is on.
+    table = source_table_html(document, same_doc, chosen, trace) if chosen.page == page else ""
+    return image, table or None, note
 
 
 def _dropped_note(trace: Trace | None, citation: Citation) -> str:
