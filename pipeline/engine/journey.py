@@ -124,10 +124,9 @@ def ask(
     clock = _Clock()
     abstention = _retrieve_and_pack(corpus, request, settings, trace, clock)
     if pending:
-        trace.retrieval = trace.retrieval.model_copy(update={"dense_pending": pending})
-        note = (f"{WORDS_ONLY_NOTE} ({trace.retrieval.pending_named()}); requested {requested}, every document ranked "
-                "by BM25 only")
-        trace.retrieval = trace.retrieval.model_copy(update={"notes": (note, *trace.retrieval.notes)})
+        retrieval = trace.retrieval.model_copy(update={"dense_pending": pending})
+        note = f"{WORDS_ONLY_NOTE} ({retrieval.pending_named()}); requested {requested}, every document ranked by BM25 only"
+        trace.retrieval = retrieval.model_copy(update={"notes": (note, *retrieval.notes)})
     if proposal is None and abstention is None:
         abstention = over_budget(generator, trace.context)
         if abstention is None:

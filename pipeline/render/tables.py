@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.core.contracts import Document, Page
-from pipeline.text.tables import HeadingsAbove, is_table_row, is_table_rule
+from pipeline.text.tables import HeadingsAbove, cells_in_place, is_table_row, is_table_rule
 
 ROWS_AROUND = 10  # rows shown above and below the cited ones
 MOST_CITED_ROWS = 20  # a citation over more rows shows its first ones
@@ -80,10 +80,10 @@ def _body_row(text: str) -> bool:
 
 
 def _cells(text: str) -> list[str]:
-    """A row's cells by position, empty ones kept: TAB-separated, else between Markdown's bars. A spreadsheet's short
-    row is padded with empty cells to three (`lines.MIN_ROW_FIELDS`): those past the last text go."""
-    parts = text.split("\t") if "\t" in text else text.strip().removeprefix("|").removesuffix("|").split("|")
-    cells = [part.strip() for part in parts]
+    """A row's cells by position, empty ones kept: TAB-separated (`cells_in_place`), else between Markdown's bars. A
+    spreadsheet's short row is padded with empty cells to three (`lines.MIN_ROW_FIELDS`): those past the last text go."""
+    cells = cells_in_place(text) if "\t" in text else [
+        part.strip() for part in text.strip().removeprefix("|").removesuffix("|").split("|")]
     while cells and not cells[-1]:
         cells.pop()
     return cells
