@@ -16,7 +16,7 @@ _EXPORTS = {
     # core: the contracts between the stages, the parts' interfaces and registries, errors and input limits
     ".core.contracts": ["Abstention", "Answer", "Candidate", "Chunk", "Citation", "CitationCheck", "Context",
                         "Document", "FormFound", "IndexSettings", "Proposal", "ProposedCitation", "QuestionReading",
-                        "Request", "Settings", "SupportSentence", "SupportVerdict", "Trace", "CHECK_NAMES", "REASON_CODES"],
+                        "Request", "Settings", "Decision", "decision_words", "SupportSentence", "SupportVerdict", "Trace", "CHECK_NAMES", "REASON_CODES"],
     ".core.errors": ["RagError", "InputError", "ConfigError", "StoreError", "shown"],
     ".core.limits": ["MAX_ANSWER_CHARS", "MAX_GROUPS", "MAX_GROUPS_CHARS", "MAX_QUESTION_CHARS", "PdfLimits", "check_answer_text",
                      "check_question", "megabytes", "parse_groups", "parse_iso_date", "MAX_THUMBNAIL_PIXELS",
@@ -49,6 +49,7 @@ _EXPORTS = {
     # engine: one configuration, one builder, the journey; the frozen seed scenarios
     ".core.memory": ["keep_unused_modules_out", "limit_malloc_arenas", "release_free_memory"],
     ".core.settings": ["EngineConfig", "Environment", "environment", "default_cache_dir", "default_data_dir"],
+    ".engine.journey": ["explain"],
     ".engine.config": ["Engine", "build_engine", "paired_judge", "with_budget_of", "with_llm_budget"],
     ".engine.sandbox": ["Sandbox", "default_sandbox", "render_page_in_worker", "render_pages_in_worker"],
     ".engine.lanes": ["FairLane", "acting_for"],

@@ -24,7 +24,7 @@ from pipeline import (
     marker_key,
 )
 
-from .verdict import Mark, Reading, answer_mark, citation_key, plain_words, read, term  # noqa: F401 (re-exported)
+from .verdict import Mark, Reading, answer_mark, citation_key, how_chosen, plain_words, read, term  # noqa: F401 (re-exported)
 
 CSS = """
 .rag-table{border-collapse:collapse;width:100%;font-size:13px}
@@ -579,9 +579,10 @@ def _chosen_by_html(trace: Trace) -> str:
                      f"{proposal.reader_score:.2f} (threshold {proposal.reader_threshold:.2f})")
     if not lines:
         # chosen without a score: a table comparison
-        return f"<p class='rag-note'>Chosen by: {_e(proposal.note)}</p>" if proposal.note and answered else ""
-    if answered and proposal.note:
-        lines.append(f"Chosen by: {_e(proposal.note)}")
+        chosen = how_chosen(proposal)
+        return f"<p class='rag-note' id='chosen-by'>Chosen by: {_e(chosen)}</p>" if chosen and answered else ""
+    if answered and (chosen := how_chosen(proposal)):
+        lines.append(f"Chosen by: {_e(chosen)}")
     return ("<details class='rag-note'><summary>How the passage was chosen (scores and thresholds)</summary>"
             + "<br>".join(lines) + "</details>")
 

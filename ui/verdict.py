@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pipeline import MARKER, CitationCheck, Trace, score_and_threshold
+from pipeline import MARKER, CitationCheck, Trace, decision_words, explain, score_and_threshold
 
 Kind = Literal["ok", "no", "muted", "partial"]
 SIGNS: dict[str, str] = {"ok": "✓", "no": "✗", "muted": "–", "partial": "⚠"}
@@ -119,11 +119,35 @@ def read(trace: Trace) -> Reading:
         badge=Mark(badge_kind(answer), _e(answer_mark(answer))),
         quote=quote_mark(trace),
         answers=answers_mark(trace),
-        why=plain_words(trace.explanation),
+        why=_why(trace),
         why_engine=trace.explanation,
         markers=marker_states(trace.checks),
         unshown_checks=unshown_checks(trace),
     )
+
+
+def how_chosen(proposal) -> str:
+    """How a producer chose, in plain words: its decisions (`Proposal.decisions`), or its note when it records none (a
+    language model's, a person's)."""
+    if proposal.decisions:
+        return "; ".join(decision_words(decision, plain=True) for decision in proposal.decisions)
+    return proposal.note or ""
+
+
+def _rule(proposal) -> str:
+    """The rule that chose an answer its score did not: the decision that answered, in plain words."""
+    return next((decision_words(d, plain=True) for d in proposal.decisions if d.outcome == "answered"),
+                proposal.note or "")
+
+
+def _why(trace: Trace) -> str:
+    """The explanation in plain words; an answerer's refusal told from its decisions, not from its note's words."""
+    abstention, proposal = trace.abstention, trace.proposal
+    if (abstention is not None and abstention.stage == "generate" and proposal is not None and proposal.decisions
+            and abstention.detail == proposal.note):
+        return plain_words(explain(abstention.model_copy(update={"detail": ""}), trace.generator_called)
+                           ) + f" ({how_chosen(proposal)})"
+    return plain_words(trace.explanation)
 
 
 def citation_key(citation) -> tuple[str, int, int]:
@@ -248,11 +272,11 @@ def answers_mark(trace: Trace) -> Mark:
         judged = f"likely an answer: {scores[0].said}" if low is None else f"proposed although {low.said}"
         return Mark("muted", f"{judged}; but none is given: {reason} (see Why).")
     if low is not None:
-        return Mark("muted", f"chosen by a rule, not by its score ({low.said}): {_e(p.note or '')}.")
+        return Mark("muted", f"chosen by a rule, not by its score ({low.said}): {_e(_rule(p))}.")
     if scores:
         return Mark("ok", f"likely: {scores[0].said}.")
-    if p.note:
-        return Mark("ok", f"chosen by a rule: {_e(p.note)}.")
+    if p.note or p.decisions:
+        return Mark("ok", f"chosen by a rule: {_e(_rule(p))}.")
     return Mark("muted", NOT_SCORED)
 
 

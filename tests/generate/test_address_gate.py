@@ -7,6 +7,7 @@ import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.lang.questions import asked_address, holds_address
+from tests.decisions import decision
 
 NO_URL = "# Videos\n\nThe videos of this paper are kept at the web address that the video command gives, for ten years.\n"
 WITH_URL = "# Videos\n\nThe videos of this paper are kept at the web address https://videos.example.org/paper-7/.\n"
@@ -40,7 +41,7 @@ def test_a_unit_without_the_asked_address_does_not_answer(make_corpus, logic_eng
                                                           date=REQUEST_DATE), Settings())
     refused = ask(make_corpus(("videos.md", NO_URL)))
     assert refused.answer.status == "abstained"
-    assert "asks for a web address and no candidate unit holds one" in refused.proposal.note
+    assert decision(refused.proposal, "address_missing").facts == {"address": "a web address"}
     answered = ask(make_corpus(("videos.md", WITH_URL)))
     assert answered.answer.status == "answered", answered.explanation
     assert "https://videos.example.org/paper-7/" in answered.answer.answer

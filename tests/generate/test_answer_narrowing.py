@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import ask_with, corpus_of
+from tests.decisions import decision, reasons
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +35,7 @@ def test_a_sentence_followed_by_a_pronoun_sentence_is_quoted_with_it(engine, cor
     answer = trace.answer
     assert answer.status == "answered"
     assert "copies the account entries" in answer.answer and "They include" in answer.answer
-    assert "only that is quoted" not in trace.proposal.note
+    assert "part_answers_alone" not in reasons(trace.proposal)
 
 
 def test_a_pronoun_sentence_that_answers_keeps_the_sentence_before_it(engine, corpus):
@@ -43,7 +44,7 @@ def test_a_pronoun_sentence_that_answers_keeps_the_sentence_before_it(engine, co
     assert answer.status == "answered"
     assert "4,000 words" in answer.answer
     assert "Essays for the spring issue" in answer.answer  # what "They" are
-    assert "only that is quoted" not in trace.proposal.note
+    assert "part_answers_alone" not in reasons(trace.proposal)
 
 
 def test_one_sentence_of_a_long_list_item_is_quoted(engine, corpus):
@@ -93,7 +94,7 @@ def test_a_list_not_asked_for_is_answered_by_the_item_that_answers(engine, lists
     assert "14 characters" in answer.answer
     assert "180 days" not in answer.answer and "follow these rules" not in answer.answer
     assert (answer.citations[0].start_line, answer.citations[0].end_line) == (5, 5)
-    assert answer.citations[0].verified and "so only that is quoted" in trace.proposal.note
+    assert answer.citations[0].verified and decision(trace.proposal, "part_answers_alone").unit == "[passwords:5]"
     assert trace.proposal.score >= trace.proposal.reader_threshold
 
 
@@ -107,9 +108,10 @@ def test_a_plain_paraphrase_of_a_list_item_is_answered(engine, lists):
 def test_a_list_not_asked_for_is_read_by_the_reader_and_refused_when_neither_it_nor_a_part_answers(engine, lists):
     trace = ask_with(engine, lists, "Who wrote the rules for storing the shared catalogue?")
     assert trace.answer.status == "abstained"
-    assert "the reader (reader-v2) reads" in trace.proposal.note and "finds none that answers" in trace.proposal.note
+    refused = decision(trace.proposal, "reader_finds_none")
+    assert (refused.by, refused.facts["reader"]) == ("reader", "reader-v2")
     assert trace.proposal.reader_score < trace.proposal.reader_threshold
-    assert "[catalogue:3-6]" in trace.proposal.note  # the whole list was read: no part answers alone
+    assert refused.unit == "[catalogue:3-6]"  # the whole list was read: no part answers alone
 
 
 def test_a_list_whose_parts_do_not_answer_alone_is_answered_whole_when_the_reader_reads_it_so(engine):
@@ -121,7 +123,7 @@ def test_a_list_whose_parts_do_not_answer_alone_is_answered_whole_when_the_reade
     answer = trace.answer
     assert answer.status == "answered"
     assert "Rejection of the vulnerability report" in answer.answer and "Legal action" in answer.answer
-    assert "so it is read whole" in trace.proposal.note
+    assert decision(trace.proposal, "list_read_whole").outcome == "noted"
     assert trace.proposal.reader_score >= trace.proposal.reader_threshold
 
 

@@ -17,6 +17,7 @@ from pipeline.pack import pack
 from pipeline.retrieve.selection import retrieve
 from tests.conftest import REQUEST_DATE
 from tests.text.test_markdown_units import HTTP_CLIENT
+from tests.decisions import decision, reasons
 
 MEALS = (
     "Travellers on a business trip of more than one day receive a daily meal allowance.\n"
@@ -272,7 +273,7 @@ def test_value_question_abstains_when_no_unit_holds_a_value(real_corpus):
     proposal = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)(
         _context(corpus, "By what date must the FAA receive comments?"))
     assert proposal.abstain_reason == "insufficient_evidence"
-    assert "asks for a date" in proposal.note and "no candidate unit holds one" in proposal.note
+    assert decision(proposal, "value_missing").facts == {"wanted": "date"}
 
 
 RFC_LIKE = """\
@@ -351,7 +352,8 @@ def test_a_question_naming_a_place_its_sources_never_mention_is_not_answered(rea
     corpus = real_corpus((name, text))
     composer = LocalExtractive(corpus.tokenizer, embedder=corpus.embedder, min_support=0.0)
     other = composer(_context(corpus, elsewhere))
-    assert other.abstain_reason == "insufficient_evidence" and place in other.note
+    assert other.abstain_reason == "insufficient_evidence"
+    assert decision(other, "name_unmentioned").facts == {"names": place.removeprefix("names ")}
     own = composer(_context(corpus, here))
     assert own.answer is not None and amount in own.answer
 
@@ -419,7 +421,9 @@ def test_what_is_x_is_answered_by_the_sentence_that_defines_x(real_corpus):
     assert trace.answer.status == "answered", trace.explanation
     assert trace.answer.answer.startswith("BM25 is a ranking function")
     # The reader alone prefers the first sentence (it mentions BM25 and more of the question's sense).
-    assert "defines 'BM25' (the reader preferred [bm25:3]" in trace.proposal.note and trace.answer.citations[0].verified
+    moved = decision(trace.proposal, "defines_term")
+    assert (moved.facts["term"], moved.facts["preferred_by"], moved.facts["preferred"]) == ("BM25", "reader", "[bm25:3]")
+    assert trace.answer.citations[0].verified
 
 
 def test_names_an_english_question_asks_about_and_how_a_source_mentions_them():
@@ -527,7 +531,7 @@ def test_a_question_for_several_things_is_answered_with_the_whole_list_not_its_b
     trace = engine.ask(corpus, Request(question="What are the dependencies of httpx?", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered", trace.explanation
     assert "`httpcore`" in trace.answer.answer and "`idna`" in trace.answer.answer
-    assert "the question asks for several things" in trace.proposal.note  # the reader alone preferred one item
+    assert decision(trace.proposal, "several_things").outcome == "moved"  # the reader alone preferred one item
 
 
 @pytest.mark.xfail(strict=True, reason="reader-v2 reads the optional installs' list at 0.36 < threshold 0.55 for this "
@@ -565,7 +569,10 @@ def test_a_unit_that_defines_the_asked_term_answers_even_under_the_threshold(rea
     trace = ask(corpus, Request(question=question, date=REQUEST_DATE), Settings(), generator=strict)
     assert trace.answer.status == "answered", trace.explanation
     assert trace.answer.answer.startswith('To "convey" a work means')
-    assert trace.proposal.note.startswith("definition: the unit defines 'convey'") and "< threshold 0.99" in trace.proposal.note
+    assert reasons(trace.proposal)[:2] == ["definition", "scorer_below"]
+    assert decision(trace.proposal, "definition").facts == {"term": "convey"}
+    below = decision(trace.proposal, "scorer_below")
+    assert below.score < below.threshold == 0.99
     other = ask(corpus, Request(question="What is the price of the licence?", date=REQUEST_DATE), Settings(), generator=strict)
     assert other.answer.status == "abstained"  # no definition, under the threshold: abstains as before
 
@@ -764,7 +771,7 @@ def test_names_no_source_mentions_are_listed_as_their_language_writes_a_list(mak
     trace = ask(corpus, Request(question="When does the morning ferry leave the harbour for Mombasa and Zanzibar?",
                                  date=REQUEST_DATE), Settings(min_lexical=0.1, min_reader=0.0))  # to the composer
     assert trace.answer.status == "abstained", trace.explanation
-    assert "the question names Mombasa, Zanzibar and no candidate unit's source mentions it" in trace.proposal.note
+    assert decision(trace.proposal, "name_unmentioned").facts == {"names": "Mombasa, Zanzibar"}
 
 
 GPL3_DEFINITIONS = (  # GPL-3.0, section 6 (the licence's own text)
@@ -792,7 +799,7 @@ def test_a_definition_the_scorer_chooses_is_not_held_to_the_reader(engine):
     trace = engine.ask(corpus, Request(question='What is "installation information"?', date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered", trace.explanation
     assert trace.answer.answer.startswith('"Installation Information" for a User Product means')
-    assert "the unit defines 'installation information'" in trace.proposal.note
+    assert decision(trace.proposal, "definition").facts == {"term": "installation information"}
     assert trace.proposal.score < trace.proposal.reader_threshold  # the reader alone would have refused it
 
 
@@ -812,6 +819,6 @@ def test_a_name_the_question_writes_as_code_must_be_in_the_answering_unit(engine
     assert ask_with(engine, corpus, "What k1 value does bm25s use by default?").answer.status == "abstained"
     trace = ask_with(engine, corpus, "What k1 value does bm25s use by default?", min_reader=0.0)  # the scorer's check
     assert trace.answer.status == "abstained", trace.explanation
-    assert "the question names k1 and no candidate unit does" in trace.proposal.note
+    assert decision(trace.proposal, "code_name_unmentioned").facts == {"names": "k1"}
     trace = ask_with(engine, corpus, "Which method does bm25s use by default?")
     assert "lucene" in (trace.answer.answer or ""), trace.explanation

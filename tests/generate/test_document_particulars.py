@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pipeline import REQUEST_DATE, Request, Settings
 from tests.pdf_files import title_page
+from tests.decisions import decision, reasons
+
+PARTICULARS = {"title_block", "labelled", "affiliation"}
 
 
 def _ask(engine, corpus, question):
@@ -20,7 +23,8 @@ def test_the_title_block_answers_who_wrote_the_paper_its_title_and_its_date(logi
     assert authors.answer.answer.split() == ("Maria Lindqvist1, Tomas Berg2 and Aino Virtanen1 [crane-survey:p1:3] "
                                              "Kenji Watanabe2 [crane-survey:p1:4]").split()
     assert all(c.verified for c in authors.answer.citations)
-    assert "document particulars" in authors.proposal.note and "lines 1-8" in authors.proposal.note
+    found = decision(authors.proposal, "title_block")
+    assert (found.by, found.facts["fields"], found.facts["block"]) == ("particulars", "author", "1-8")
     title = _ask(logic_engine, corpus, "What is the title of this paper?")
     assert title.answer.answer == "Salt, Paint and Steel: A Survey of Corrosion on Harbour Cranes [crane-survey:p1:1-2]"
     assert title.answer.citations[0].verified
@@ -35,12 +39,12 @@ def test_the_title_block_answers_who_wrote_the_paper_its_title_and_its_date(logi
 def test_a_question_about_something_else_or_a_missing_particular_is_answered_as_any_other(logic_engine):
     corpus = logic_engine.corpus([logic_engine.parse(title_page(), "crane-survey.pdf")])
     version = _ask(logic_engine, corpus, "Which version of the survey does this paper describe?")
-    assert "document particulars" not in (version.proposal.note or "")  # the title block gives no version
+    assert not PARTICULARS & set(reasons(version.proposal))  # the title block gives no version
     # a follow-up merged with the question before asks for both: the title alone does not answer it
     merged = _ask(logic_engine, corpus, "What is the title of this paper which version does this paper describe?")
-    assert merged.proposal is None or "document particulars" not in (merged.proposal.note or "")
+    assert not PARTICULARS & set(reasons(merged.proposal))
     other = _ask(logic_engine, corpus, "Who wrote the paint standard?")
-    assert other.proposal is None or "document particulars" not in (other.proposal.note or "")
+    assert not PARTICULARS & set(reasons(other.proposal))
     assert not any(c.quote.startswith("Maria Lindqvist") for c in other.answer.citations)
 
 
@@ -78,7 +82,7 @@ def test_a_document_without_a_title_block_answers_from_where_it_labels_its_autho
     assert "where it states its authors" in " ".join(trace.retrieval.notes)  # its words are not the question's
     assert trace.answer.status == "answered", trace.explanation
     assert [c.quote for c in trace.answer.citations] == ["       Written by Ann Example and Bob Sample."]
-    assert trace.answer.citations[0].verified and "under a label" in trace.proposal.note
+    assert trace.answer.citations[0].verified and decision(trace.proposal, "labelled").facts["fields"] == "author"
 
 
 def test_a_label_is_a_line_of_its_own_or_ends_in_a_colon_and_its_value_has_the_field_s_form():

@@ -9,6 +9,7 @@ import pytest
 from pipeline.core.contracts import Settings
 from pipeline.models.reader import shipped_reader
 from tests.conftest import ask_with, corpus_of
+from tests.decisions import decision
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +34,7 @@ def test_a_sentence_that_only_echoes_the_question_is_refused_by_the_reader(engin
     proposal = trace.proposal
     assert proposal.reader == "reader-v2"
     assert proposal.reader_score < proposal.reader_threshold
-    assert "the reader (reader-v2) reads" in proposal.note and "finds none that answers" in proposal.note
+    assert decision(proposal, "reader_finds_none").facts["reader"] == "reader-v2"
 
 
 def test_the_answering_sentence_passes_and_the_trace_names_both_models(engine, corpus):
@@ -102,7 +103,7 @@ def test_a_unit_that_speaks_only_of_the_opposite_does_not_answer_but_a_yes_no_ru
     assert ask_with(engine, corpus, asked).answer.status == "abstained"  # the reader refuses the weekend fare
     weekday = ask_with(engine, corpus, asked, min_reader=0.0)  # and so does the scorer's check, where it decides
     assert weekday.answer.status == "abstained"
-    assert "opposite of what the question asks" in weekday.proposal.note
+    assert decision(weekday.proposal, "opposite").outcome == "abstained"
     dogs = ask_with(engine, corpus, "Are dogs allowed on the passenger deck?", min_reader=0.0)
     assert dogs.answer.status == "answered" and "prohibited" in dogs.answer.answer
 
@@ -114,8 +115,7 @@ def test_a_unit_about_the_antonym_of_what_is_asked_does_not_answer(engine):
     download = ask_with(engine, corpus, "How can I download large files without reading them into memory?",
                         min_reader=0.0)
     assert download.answer.status == "abstained"
-    assert "opposite of what the question asks" in download.proposal.note
-    assert "“uploads” where the question asks “download”" in download.proposal.note
+    assert decision(download.proposal, "opposite").facts == {"asked": "download", "said": "uploads"}
     upload = ask_with(engine, corpus, "How can I upload large files without reading them into memory?", min_reader=0.0)
     assert upload.answer.status == "answered" and "uploads" in upload.answer.answer
 
@@ -126,6 +126,6 @@ def test_a_unit_that_only_negates_what_is_asked_does_not_answer(engine):
                                               "creates it and copies the skeleton files into it.\n"))
     exists = ask_with(engine, corpus, "What happens if the home directory already exists?", min_reader=0.0)
     assert exists.answer.status == "abstained"
-    assert "“not exist” where the question asks “exists”" in exists.proposal.note
+    assert decision(exists.proposal, "opposite").facts == {"asked": "exists", "said": "not exist"}
     missing = ask_with(engine, corpus, "What happens if the home directory does not exist?", min_reader=0.0)
     assert missing.answer.status == "answered" and "creates it" in missing.answer.answer

@@ -7,6 +7,7 @@ import pytest
 
 from pipeline import Request, Settings
 from tests.conftest import REQUEST_DATE, ask_with, corpus_of
+from tests.decisions import decision, reasons
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +23,9 @@ def test_the_executives_rule_answers_an_executive_not_the_staff_rule(engine, sam
     proposal = trace.proposal
     assert proposal.reader == "reader-v2" and proposal.score >= proposal.reader_threshold == Settings().min_reader
     assert proposal.runner_up and proposal.runner_up_score < proposal.score  # the runner-up is shown with its score
-    assert "reads" in proposal.note and "candidate units" in proposal.note
+    chosen = decision(proposal, "reader_answers")
+    assert chosen.score == proposal.score and int(chosen.facts["read"]) > 1
+    assert decision(proposal, "runner_up").score == proposal.runner_up_score
 
 
 def test_without_the_group_the_staff_rule_does_not_answer_for_executives(engine, sample_corpus):
@@ -79,7 +82,7 @@ def test_a_table_row_is_read_cell_by_cell_and_answers_with_its_row_and_column(en
     assert trace.answer.status == "answered" and "2016-01-10" in trace.answer.answer
     assert "Prince" not in trace.answer.answer and trace.answer.citations[0].verified
     assert trace.proposal.score >= trace.proposal.reader_threshold
-    assert "'David Bowie'" in trace.proposal.note and "died: 2016-01-10" in trace.proposal.note
+    assert decision(trace.proposal, "row_named").facts["key"] == "David Bowie" and trace.proposal.asked_columns == ["died"]
     assert ("died", "2016-01-10") in trace.proposal.row_cells
 
 
@@ -87,7 +90,7 @@ def test_a_keyword_query_is_decided_by_the_scorer_not_the_reader(engine, sample_
     """The reader learnt from questions: "Beijing lodging" reads 0.09 against the policy that answers it."""
     trace = engine.ask(sample_corpus, Request(question="Beijing lodging", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered" and "750 yuan" in trace.answer.answer
-    assert "the query is keywords, not a question, so the scorer decides" in trace.proposal.note
+    assert reasons(trace.proposal)[:2] == ["scorer_answers", "keywords"]
 
 
 def test_keyword_queries_and_questions_are_told_apart():

@@ -10,6 +10,7 @@ from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.lang.tokenize import Tokenizer
 from pipeline.text.tables import named_row, names_row
 from pipeline.text.units import Unit, units_of
+from tests.decisions import decision
 
 MARKDOWN = """---
 id: checks
@@ -52,8 +53,9 @@ def test_a_named_row_is_answered_and_an_unnamed_column_abstains(engine, text, na
     assert trace.answer.status == "answered", trace.explanation
     assert "21,550" in trace.answer.answer and "Utah" not in trace.answer.answer
     assert all(c.verified for c in trace.answer.citations)
-    assert "table lookup" in trace.proposal.note and "Permit" in trace.proposal.note
-    assert "Permit: 21,550" in trace.proposal.note  # the asked cell, named
+    lookup = decision(trace.proposal, "table_lookup")
+    assert (lookup.facts["key"], lookup.facts["columns"]) == ("Texas", "Permit")
+    assert ("Permit", "21,550") in trace.proposal.row_cells and trace.proposal.asked_columns == ["Permit"]
     denied = engine.ask(corpus, Request(question="How many checks were denied in Texas?", date=REQUEST_DATE), Settings())
     assert denied.answer.status == "abstained"
 
@@ -171,7 +173,8 @@ def test_a_lookup_by_unit_says_so(engine):
     corpus = engine.corpus([engine.parse(text.encode("utf-8"), "kettle.md")])
     trace = engine.ask(corpus, Request(question="How many watts does it use?", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered" and "2200 W" in trace.answer.answer
-    assert "asks for watts and only the row 'Power'" in trace.proposal.note and "holds a value in W" in trace.proposal.note
+    lookup = decision(trace.proposal, "table_lookup_unit")
+    assert (lookup.facts["quantity"], lookup.facts["key"], lookup.facts["symbol"]) == ("watt", "Power", "W")
 
 
 def test_the_totals_row_is_named_by_its_words_and_its_totals_column_is_the_grand_total():
@@ -222,10 +225,11 @@ def test_an_income_statement_row_is_answered_with_the_asked_year_s_cell(engine):
     trace = engine.ask(corpus, Request(question="What were personnel costs in 2023?", date=REQUEST_DATE), Settings())
     assert trace.answer.status == "answered", trace.explanation
     assert "Personnel costs" in trace.answer.answer and "Net profit" not in trace.answer.answer
-    assert "2023: (81,337)" in trace.proposal.note  # the unnamed stub column left of the years, lined up
+    assert trace.proposal.asked_columns == ["2023"]  # the unnamed stub column left of the years, lined up
     assert trace.proposal.row_cells == [("", "Personnel costs"), ("Note", "9"), ("2023", "(81,337)"), ("2022", "(76,540)")]
     net = engine.ask(corpus, Request(question="What was the net profit in 2022?", date=REQUEST_DATE), Settings())
-    assert net.answer.status == "answered" and "2022: 21,892" in net.proposal.note
+    assert net.answer.status == "answered" and ("2022", "21,892") in net.proposal.row_cells
+    assert net.proposal.asked_columns == ["2022"]
     absent = engine.ask(corpus, Request(question="What was the net profit in 2021?", date=REQUEST_DATE), Settings())
     assert absent.answer.status == "abstained"
 
@@ -319,10 +323,12 @@ def test_an_italian_statement_in_a_pdf_is_asked_in_italian(engine):
     data = italian_statement()
     profit = ask_pdf(engine, data, "bilancio.pdf", "Qual è l'utile dell'esercizio 2023?")
     assert profit.answer.status == "answered", profit.explanation
-    assert "Utile (perdita)" in profit.answer.answer and "31/12/2023: 685.529" in profit.proposal.note
+    assert "Utile (perdita)" in profit.answer.answer and ("31/12/2023", "685.529") in profit.proposal.row_cells
+    assert profit.proposal.asked_columns == ["31/12/2023"]
     sales = ask_pdf(engine, data, "bilancio.pdf", "A quanto ammontano i ricavi delle vendite nel 2022?")
     assert sales.answer.status == "answered", sales.explanation
-    assert "ricavi delle vendite" in sales.answer.answer and "31/12/2022: 11.402.118" in sales.proposal.note
+    assert "ricavi delle vendite" in sales.answer.answer and ("31/12/2022", "11.402.118") in sales.proposal.row_cells
+    assert sales.proposal.asked_columns == ["31/12/2022"]
     staff = ask_pdf(engine, data, "bilancio.pdf", "Quanti dipendenti ha in media la società?")
     assert staff.answer.status == "answered" and "58 unità" in staff.answer.answer, staff.explanation
     absent = ask_pdf(engine, data, "bilancio.pdf", "Quanto sono state le imposte nel 2021?")  # no 2021 column

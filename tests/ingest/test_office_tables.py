@@ -15,6 +15,7 @@ from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.ingest.parsers import parse
 from pipeline.text.tables import known_header
 from tests.office_files import make_docx, make_html
+from tests.decisions import decision
 
 pytestmark = pytest.mark.unit
 
@@ -160,7 +161,7 @@ def test_a_cell_is_answered_from_its_row_named_by_row_and_column(logic_engine, m
     coast = line_of(document.pages[0], "Coast")
     assert citation.verified and citation.start_line == citation.end_line == coast  # the row, not caption or header
     assert "644" in citation.quote.split("\t") and "644" in trace.answer.answer
-    assert "2024 Autumn: 644" in trace.proposal.note
+    assert ("2024 Autumn", "644") in trace.proposal.row_cells and trace.proposal.asked_columns == ["2024 Autumn"]
 
 
 def test_a_cell_merged_across_the_first_columns_does_not_make_the_row_under_it_a_header():
@@ -180,7 +181,8 @@ def test_a_which_most_question_compares_the_rows_of_a_recorded_table_however_wor
     assert trace.answer.status == "answered", trace.explanation
     (citation,) = trace.answer.citations
     assert citation.verified and citation.start_line == line_of(document.pages[0], "Yacht")
-    assert "'Yacht' has the highest 'Dues per day' (30 euros)" in trace.proposal.note
+    compared = decision(trace.proposal, "compared").facts
+    assert (compared["row"], compared["most"], compared["column"], compared["value"]) == ("Yacht", "highest", "Dues per day", "30 euros")
 
 
 def test_notes_above_a_sheets_table_are_paragraphs_and_the_header_is_the_row_over_its_values():

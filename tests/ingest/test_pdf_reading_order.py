@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.ingest.parsers.pdf_layout import parse_pdf
 from tests.pdf_files import LEFT, RIGHT, ask_pdf, bold_two_columns
+from tests.decisions import decision
 
 
 def _texts(page) -> list[str]:
@@ -288,7 +289,7 @@ def test_an_option_in_typewriter_over_its_description_answers_what_it_does(engin
     assert trace.answer.status == "answered", trace.explanation
     (citation,) = trace.answer.citations
     assert citation.quote == "-k --keep\nKeep (do not delete) input files during compression or decompression."
-    assert "the unit defines '-k'" in trace.proposal.note
+    assert decision(trace.proposal, "definition").facts == {"term": "-k"}
     other = ask_pdf(engine, doc.tobytes(), "options.pdf", "What does the -q option do?")
     assert other.answer.status == "abstained"  # no entry for it: no other option's entry answers
 

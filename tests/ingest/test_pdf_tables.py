@@ -165,7 +165,7 @@ def test_a_cell_is_answered_with_its_row_and_named_by_row_and_column(logic_engin
     (citation,) = trace.answer.citations
     assert citation.verified and citation.quote.startswith(f"{row}\t") and cell in citation.quote.split("\t")
     assert citation.start_line == citation.end_line  # the row's own line, not the caption or the header
-    assert f"{column}: {cell}" in trace.proposal.note
+    assert (column, cell) in trace.proposal.row_cells and column in trace.proposal.asked_columns
 
 
 def test_a_heading_of_the_other_column_is_marked_as_a_heading():

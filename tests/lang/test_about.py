@@ -8,6 +8,7 @@ import pytest
 
 from pipeline import REQUEST_DATE, Request, Settings
 from pipeline.lang.forms import asks_about_document, opens_summary
+from tests.decisions import decision
 
 FILLER = "".join(f"Section {i} describes procedure number {i} for the harbour crane in great detail.\n" for i in range(40))
 REPORT = ("---\nid: crane-report\n---\n# Harbour crane inspection\n\nSUMMARY: The port authority found corrosion on "
@@ -40,11 +41,11 @@ def test_the_summary_answers_and_the_opening_when_there_is_none(make_corpus, log
     trace = ask("What is this report about?")
     assert trace.answer.status == "answered", trace.explanation
     assert trace.answer.answer.startswith("SUMMARY: The port authority found corrosion on the north crane. It proposes")
-    assert all(c.verified for c in trace.answer.citations) and "document summary" in trace.proposal.note
+    assert all(c.verified for c in trace.answer.citations) and decision(trace.proposal, "summary").facts["label"].startswith("SUMMARY:")
     alone = make_corpus(("guide.md", NO_SUMMARY))
     opening = logic_engine.ask(alone, Request(question="What is this about?", date=REQUEST_DATE), Settings())
     assert opening.answer.answer.startswith("This guide explains how to travel to the island by ferry. It lists")
-    assert "no summary or abstract was found" in opening.proposal.note
+    assert decision(opening.proposal, "summary_opening").facts["source"] == "ferry-guide"
 
 
 def test_over_several_documents_each_one_s_summary_or_opening_answers_unless_a_word_names_one(make_corpus, logic_engine):
@@ -55,7 +56,7 @@ def test_over_several_documents_each_one_s_summary_or_opening_answers_unless_a_w
     answer = trace.answer.answer
     assert len(trace.answer.citations) == 2 and {c.source_id for c in trace.answer.citations} == {"crane-report", "ferry-guide"}
     assert "SUMMARY: The port authority found corrosion" in answer and "This guide explains how to travel" in answer
-    assert all(c.verified for c in trace.answer.citations) and "from 2 documents" in trace.proposal.note
+    assert all(c.verified for c in trace.answer.citations) and decision(trace.proposal, "summaries").facts == {"documents": "2"}
     # A word that names one document ("report" in crane-report) picks it.
     one = ask("What is this report about?")
     assert {c.source_id for c in one.answer.citations} == {"crane-report"}

@@ -11,6 +11,7 @@ from pipeline.evaluate.data import EVAL_DIR
 from pipeline.lang.comparisons import superlative
 from pipeline.retrieve.table_compare import Row, number_in_cell, read_cell
 from tests.conftest import needs_public_pdfs
+from tests.decisions import decision, reasons
 
 # More rows than one ~800-code-point window holds: the winner is far from the question's words.
 CITIES = [("Aberdeen", "12,400"), ("Bath", "8,150"), ("Cardiff", "41,930"), ("Derby", "9,004"), ("Exeter", "15,222"),
@@ -66,7 +67,8 @@ def test_the_row_with_the_most_is_compared_over_the_whole_table_and_cited(make_c
     comparison = trace.retrieval.comparison
     assert (comparison.key, comparison.column, comparison.rows_compared) == ("York", "Visitors", len(CITIES))
     assert comparison.runner_up == "Cardiff (41,930)"
-    assert "highest 'Visitors' (44,208)" in trace.proposal.note and "runner-up Cardiff" in trace.proposal.note
+    compared = decision(trace.proposal, "compared")
+    assert (compared.outcome, compared.facts["most"], compared.facts["value"]) == ("answered", "highest", "44,208")
     assert trace.retrieval.selected[0].parent.start_line <= comparison.line <= trace.retrieval.selected[0].parent.end_line
     least = _ask(logic_engine, corpus, "Which town had the fewest visitors?")
     assert least.answer.status == "answered" and least.answer.answer.startswith("Ullapool\t1,204")
@@ -112,15 +114,16 @@ def test_a_tie_abstains_and_names_the_rows(make_corpus, logic_engine):
     text = _visitors().replace("Ullapool\t1,204", "Ullapool\t1,980")  # Oban, Ullapool and Wells share the least
     trace = _ask(logic_engine, make_corpus(("visitors.txt", text)), "Which town had the fewest visitors?")
     assert trace.answer.status == "abstained"
-    assert "tie for the lowest 'Visitors' (1,980)" in trace.proposal.note
-    assert "'Oban'" in trace.proposal.note and "'Ullapool'" in trace.proposal.note
+    tie = decision(trace.proposal, "compared_tie")
+    assert (tie.outcome, tie.facts["most"], tie.facts["column"], tie.facts["value"]) == ("abstained", "lowest", "Visitors", "1,980")
+    assert {trace.retrieval.comparison.key, *trace.retrieval.comparison.tied_with} == {"Oban", "Ullapool", "Wells"}
 
 
 @pytest.mark.parametrize("question", ["Which city had the most museums?", "Which city had the most visitors in winter?"])
 def test_a_column_or_word_the_table_lacks_gives_no_comparison(make_corpus, logic_engine, question):
     trace = _ask(logic_engine, make_corpus(("visitors.txt", _visitors())), question)
     assert trace.retrieval.comparison is None
-    assert "table comparison" not in (trace.proposal.note if trace.proposal else "")
+    assert not {"compared", "compared_tie", "compared_only"} & set(reasons(trace.proposal))
 
 
 def test_restricted_and_expired_tables_never_compete(make_corpus, logic_engine):
@@ -150,7 +153,7 @@ def test_rows_are_selected_by_the_words_the_question_adds(make_corpus, logic_eng
     # One row the question's words select is the only one, so the most expensive.
     train = _ask(logic_engine, corpus, "How much was the most expensive train fare?")
     assert train.answer.answer.startswith("D2") and train.retrieval.comparison.rows_compared == 1
-    assert "the only row holding 'fare', 'train'" in train.proposal.note
+    assert decision(train.proposal, "compared_only").facts["words"] == "'fare', 'train'"
     # Without such words, one figure is no comparison.
     single = "---\nid: one\n---\nTown\tVisitors\tHotels\nYork\t44,208\t5\nBath\t-\t2\n"
     assert _ask(logic_engine, make_corpus(("one.txt", single)), "Which town had the most visitors?").retrieval.comparison is None
@@ -215,7 +218,7 @@ def test_without_a_comparison_only_a_unit_that_says_which_is_most_answers(make_c
     # past the gate, to the scorer's check (where the reader ranks it refuses the row too: 0.00)
     trace = logic_engine.ask(make_corpus(("museums.txt", table)), request, Settings(min_lexical=0.1, min_reader=0.0))
     assert trace.answer.status == "abstained" and trace.retrieval.comparison is None  # no figures to compare
-    assert "no candidate unit says so" in trace.proposal.note
+    assert decision(trace.proposal, "extreme_unstated").outcome == "abstained"
     assert "Town\tMuseums" not in (trace.proposal.best_unit or "")  # a table's header row is never a candidate
 
 

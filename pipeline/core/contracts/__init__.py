@@ -11,6 +11,7 @@ from __future__ import annotations
 from pipeline.core.contracts.base import REASON_CODES, Frozen, ReasonCode
 from pipeline.core.contracts.chunks import Chunk, ChunkKind, Span
 from pipeline.core.contracts.context import Context, PackedLine, PackedSource
+from pipeline.core.contracts.decisions import REASON_WORDS, Decision, decision_words, decisions_note
 from pipeline.core.contracts.documents import (
     Box,
     CardSpec,
@@ -52,6 +53,10 @@ from pipeline.core.contracts.verdicts import (
 )
 
 __all__ = [
+    'REASON_WORDS',
+    'Decision',
+    'decision_words',
+    'decisions_note',
     'FormFound',
     'QuestionReading',
     'Abstention',

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.core.contracts.base import Frozen, ReasonCode
+from pipeline.core.contracts.decisions import Decision
 
 
 class ProposedCitation(BaseModel):
@@ -75,3 +76,5 @@ class Proposal(BaseModel):
     row_cells: list[tuple[str, str]] = Field([], description="(column name, cell) of the table row the answer quotes")
     asked_columns: list[str] = Field([], description="the names of the row's columns the question names: its cells are "
                                                      "the figures asked for")
+    decisions: list[Decision] = Field([], description="how a producer that chooses among units chose, step by step "
+                                                      "(its note renders them)")

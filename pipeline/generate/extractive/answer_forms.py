@@ -8,7 +8,7 @@ naming a row and a column by that row (the lookup is in `tables.named_row`).
 
 from __future__ import annotations
 
-from pipeline.core.contracts import Context
+from pipeline.core.contracts import Context, Decision
 from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
 from pipeline.lang.questions import ASKS_SEVERAL
@@ -30,7 +30,7 @@ def compared_row(context: Context) -> Unit | None:
                  if unit.kind == "row" and unit.start_line == comparison.line), None)
 
 
-def summary_units(context: Context) -> tuple[list[Unit], str] | None:
+def summary_units(context: Context) -> tuple[list[Unit], Decision] | None:
     """For "What is this document about?": the packed passage that says so — a summary or an abstract (its first
     sentences), else the opening sentences of the passage retrieval ranked first (a document's opening, for such a
     question) — with how it was chosen; None when nothing quotable was packed. When the packed sources come from
@@ -45,16 +45,16 @@ def summary_units(context: Context) -> tuple[list[Unit], str] | None:
     if asks_about_one_document(context.question):
         documents = documents[:1]  # "What is this document about?": the document retrieval ranks first
     if len(documents) > 1:
-        found = [_summary_of([s for s in context.sources if s.source_id == d], SUMMARY_LENGTH // 2) for d in documents]
-        units = [unit for unit, _ in filter(None, found)]
+        each = [_summary_of([s for s in context.sources if s.source_id == d], SUMMARY_LENGTH // 2) for d in documents]
+        units = [unit for unit, _ in filter(None, each)]
         if len(units) > 1:
-            return units, (f"document summaries: the packed sources come from {len(documents)} documents; the summary "
-                           "or opening sentences of each, in rank order")
+            return units, Decision(by="about the document", outcome="answered", reason="summaries", unit=units[0].marker(),
+                                   facts={"documents": str(len(documents))})
     found = _summary_of([s for s in context.sources if s.source_id == documents[0]], SUMMARY_LENGTH) if documents else None
     return ([found[0]], found[1]) if found else None
 
 
-def _summary_of(sources: list, length: int) -> tuple[Unit, str] | None:
+def _summary_of(sources: list, length: int) -> tuple[Unit, Decision] | None:
     """The summary passage among `sources` (of one document, best first), else the first one's opening sentences."""
     for source in sources:
         units = [u for u in units_of(source) if u.kind != "list"]
@@ -64,15 +64,18 @@ def _summary_of(sources: list, length: int) -> tuple[Unit, str] | None:
         label = units[labelled]
         start = labelled + 1 if label.kind == "heading" or SUMMARY_LABEL.fullmatch(label.quote.strip()) else labelled
         if start < len(units):  # a label alone ("Abstract", "## Summary") heads the passage below it
-            return _run_on(units, start, length), f"document summary: the passage under {label.quote.splitlines()[0][:40]!r}"
+            summary = _run_on(units, start, length)
+            return summary, Decision(by="about the document", outcome="answered", reason="summary", unit=summary.marker(),
+                                     facts={"label": label.quote.splitlines()[0][:40]})
     if not sources:
         return None
     first = sources[0]
     units = [u for u in units_of(first) if u.kind not in ("list", "heading", "row", "code")]
     if not units:
         return None
-    return _run_on(units, 0, length), (f"document summary: no summary or abstract was found; the opening sentences of "
-                                       f"the passage ranked first ({first.source_id} lines {first.start_line}-{first.end_line})")
+    opening = _run_on(units, 0, length)
+    return opening, Decision(by="about the document", outcome="answered", reason="summary_opening", unit=opening.marker(),
+                             facts={"source": first.source_id, "lines": f"{first.start_line}-{first.end_line}"})
 
 
 def _run_on(units: list[Unit], start: int, length: int = SUMMARY_LENGTH) -> Unit:
@@ -89,18 +92,21 @@ def _run_on(units: list[Unit], start: int, length: int = SUMMARY_LENGTH) -> Unit
     return joined(first, last)
 
 
-def definition_first(context: Context, scored: list) -> tuple[list, str]:
+def definition_first(context: Context, scored: list) -> tuple[list, list[Decision]]:
     """For "what is X?", the first unit that defines X ("X is a …", "… (or X) …") answers, even when the scorer
     ranked a unit that only mentions X higher (under the threshold too: its form answers the question's form, see
-    `LocalExtractive._structural_match`); the note says so ("" when nothing moved)."""
+    `LocalExtractive._structural_match`), with the decision that moved it (none when nothing moved)."""
     term = defined_term(context.question)
     if not term:
-        return scored, ""
+        return scored, []
     defining = first_defining(term, scored, context)
     if defining is None or defining is scored[0]:
-        return scored, ""
+        return scored, []
     rest = [row for row in scored if row is not defining]
-    return [defining, *rest], f"; it defines {term!r} (the scorer preferred {rest[0].unit.marker()}, {rest[0].probability:.2f})"
+    moved = Decision(by="definition", outcome="moved", reason="defines_term", unit=defining.unit.marker(),
+                     facts={"term": term, "preferred_by": "scorer", "preferred": rest[0].unit.marker(),
+                            "preferred_score": f"{rest[0].probability:.2f}"})
+    return [defining, *rest], [moved]
 
 
 def first_defining(term: str, scored: list, context: Context):
@@ -115,18 +121,22 @@ def first_defining(term: str, scored: list, context: Context):
             or next((row for row in scored if defines(term, row.unit.quote)), None))
 
 
-def whole_list_first(question: str, scored: list, threshold: float, note: str) -> tuple[list, str]:
+def whole_list_first(question: str, scored: list, threshold: float,
+                     decisions: list[Decision] | None = None) -> tuple[list, list[Decision]]:
     """A question for several things, best answered by one item of a list: the whole list answers, when it
-    too reaches the threshold ("What are the dependencies?" wants every library, not the first one)."""
+    too reaches the threshold ("What are the dependencies?" wants every library, not the first one); `decisions` with
+    the one that moved it."""
+    decisions = list(decisions or [])
     best = scored[0].unit
     if best.kind != "item" or not ASKS_SEVERAL.search(question):
-        return scored, note
+        return scored, decisions
     whole = next((row for row in scored if row.unit.kind == "list" and row.probability >= threshold and row.unit.source.n == best.source.n
                   and row.unit.start_line <= best.start_line and best.end_line <= row.unit.end_line), None)
     if whole is None:
-        return scored, note
+        return scored, decisions
     rest = [row for row in scored if row is not whole]
-    return [whole, *rest], note + f"; the question asks for several things and the list holds {best.marker()}"
+    return [whole, *rest], [*decisions, Decision(by="several things", outcome="moved", reason="several_things",
+                                                 unit=whole.unit.marker(), facts={"item": best.marker()})]
 
 
 def source_text(source) -> str:
@@ -145,7 +155,7 @@ def rows_best_first(context: Context, scored: list) -> list[Unit]:
     return rows + rest
 
 
-def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
+def particulars_units(context: Context) -> tuple[list[Unit], Decision] | None:
     """For "Who wrote this guide?", "What date is printed on the manuscript?": the lines of the asked document's title
     block that give the asked particulars (`text.title_block`), with how they were found; None when the question asks
     for none, names another document, or the title block is not packed or does not give them (the question is then
@@ -167,13 +177,14 @@ def particulars_units(context: Context) -> tuple[list[Unit], str] | None:
         first, last = block.span()
         lines = ", ".join(str(u.start_line) if u.start_line == u.end_line else f"{u.start_line}-{u.end_line}" for u in units)
         where = f"page {block.source.page}, " if block.source.page else ""
-        asked_for = " and ".join(asked.fields)
-        return units, (f"document particulars: the question asks for the {asked_for} of {source_id}; its title block "
-                       f"({where}lines {first}-{last}) gives the {asked_for} on line{'s' if len(units) > 1 else ''} {lines}")
+        return units, Decision(by="particulars", outcome="answered", reason="title_block", unit=units[0].marker(),
+                               facts={"fields": " and ".join(asked.fields), "source": source_id, "where": where,
+                                      "block": f"{first}-{last}", "lines": f"line{'s' if len(units) > 1 else ''} {lines}"})
     return None
 
 
-def _labelled_units(context: Context, sources: list, source_id: str, fields: tuple[str, ...]) -> tuple[list[Unit], str] | None:
+def _labelled_units(context: Context, sources: list, source_id: str,
+                    fields: tuple[str, ...]) -> tuple[list[Unit], Decision] | None:
     """For "Who wrote the timeout utility?", "Which version does this manual describe?" of a document whose title block
     does not give it: the lines where the document labels each asked particular ("AUTHOR", "Authors:", "Version:";
     `text.labelled_fields`), when packed; None unless every one asked is found."""
@@ -188,11 +199,12 @@ def _labelled_units(context: Context, sources: list, source_id: str, fields: tup
     spans = ", ".join((f"page {u.source.page} " if u.source.page else "") +
                       (f"line {u.start_line}" if u.start_line == u.end_line else f"lines {u.start_line}-{u.end_line}")
                       for u in units)
-    return units, (f"document particulars: the question asks for the {' and '.join(fields)} of {source_id}; it states "
-                   f"{'them' if len(fields) > 1 else 'it'} under a label ({spans})")
+    return units, Decision(by="particulars", outcome="answered", reason="labelled", unit=units[0].marker(),
+                           facts={"fields": " and ".join(fields), "source": source_id,
+                                  "them": "them" if len(fields) > 1 else "it", "spans": spans})
 
 
-def _affiliation_units(context: Context, author: str) -> tuple[list[Unit], str] | None:
+def _affiliation_units(context: Context, author: str) -> tuple[list[Unit], Decision] | None:
     """For "Which university is Till Tantau from?": the lines of the first title block packed that names the author
     and gives an institution for them."""
     for source in context.sources:
@@ -203,7 +215,7 @@ def _affiliation_units(context: Context, author: str) -> tuple[list[Unit], str] 
         if units:
             first, last = block.span()
             lines = ", ".join(str(u.start_line) for u in units)
-            return units, (f"document particulars: the question asks for the institution of {author}; the title block "
-                           f"of {source.source_id} (lines {first}-{last}) names them and gives it on line"
-                           f"{'s' if len(units) > 1 else ''} {lines}")
+            return units, Decision(by="particulars", outcome="answered", reason="affiliation", unit=units[0].marker(),
+                                   facts={"author": author, "source": source.source_id, "block": f"{first}-{last}",
+                                          "lines": f"line{'s' if len(units) > 1 else ''} {lines}"})
     return None

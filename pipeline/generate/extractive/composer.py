@@ -16,10 +16,10 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from typing import cast
 
-from pipeline.core.contracts import Context, Proposal, ProposedCitation
+from pipeline.core.contracts import Context, Decision, Proposal, ProposedCitation, decisions_note
 from pipeline.core.memory import release_free_memory
-from pipeline.core.scores import score_and_threshold
 from pipeline.generate.extractive.answer_forms import (
     compared_row,
     definition_first,
@@ -303,7 +303,7 @@ class LocalExtractive:
             out["reader"] = self.reader.name
         return out
 
-    def _narrowed(self, question: str, best: Unit) -> tuple[Unit, str]:
+    def _narrowed(self, question: str, best: Unit) -> tuple[Unit, list[Decision]]:
         """The one sentence of a several-sentence unit (a long list item) that answers, when the reader says which: the
         answer quotes it, not its neighbours. A unit stays whole when a sentence of it opens with a pronoun ("They
         comprise …": a sentence with the one that says what it is about), when the sentence the reader prefers does not
@@ -314,12 +314,12 @@ class LocalExtractive:
         every consequence it lists)."""
         whole_list = best.kind == "list" and not ASKS_SEVERAL.search(question)
         if self.reader is None or (best.kind not in READ_KINDS and not whole_list):
-            return best, ""
+            return best, []
         inside = sentences_inside(best)
         # A sentence that opens with a pronoun may hold the answer about the sentence before it ("It in turn evolved
         # into Modern English." for "What was the language's final form?"), which the reader cannot see in it alone.
         if len(inside) < 2 or (not whole_list and any(ANAPHOR.match(u.quote.lstrip()) for u in inside[1:])):
-            return best, ""
+            return best, []
         scores = [self._reader_score(question, unit) for unit in inside]
         top, naming = _best_part(question, inside, scores)
         part, part_score = inside[top], scores[top]
@@ -328,11 +328,13 @@ class LocalExtractive:
                  and not self._drops_asked_words(question, part, inside))
         if alone:
             others = max(score for i, score in enumerate(scores) if i != top)
-            return part, (f"; the reader ({self.reader.name}) finds its part {part.marker()} answers alone "
-                          f"({part_score:.2f}; its other parts {others:.2f}){naming}, so only that is quoted")
+            return part, [Decision(by="reader", outcome="narrowed", reason="part_answers_alone", unit=part.marker(),
+                                   score=round(part_score, 4), facts={"reader": self.reader.name, "others": f"{others:.2f}"}),
+                          *naming]
         if not whole_list:
-            return best, ""
-        return best, f"; no part of the list answers alone (the reader's best: {part.marker()} {part_score:.2f}), so it is read whole"
+            return best, []
+        return best, [Decision(by="reader", outcome="noted", reason="list_read_whole", unit=part.marker(),
+                               score=round(part_score, 4))]
 
     def _reader_logit(self, question: str, unit: Unit) -> float:
         # One unit at a time: a batch's int8 activations are scaled together, so a logit would depend on its batch.
@@ -367,14 +369,17 @@ class LocalExtractive:
         bound.vectors = UnitVectors.for_corpus(self.embedder, corpus)
         return bound
 
-    def _none_fits(self, scored: list, why: str) -> Proposal:
-        """An abstention: no scored unit passed a check the question needs (`why`); the best one is named."""
+    def _none_fits(self, scored: list, by: str, reason: str, **facts: str) -> Proposal:
+        """An abstention: no scored unit passed the check of the question's form `by` (`reason`, its particulars
+        `facts`); the best one is named."""
         score, best = scored[0].probability, scored[0].unit
+        refused = Decision(by=by, outcome="abstained", reason=reason, unit=best.marker(), score=round(score, 4),
+                           facts=facts)
         return Proposal(producer=self.name, abstain_reason="insufficient_evidence", score=round(score, 4),
-                        threshold=self.min_support, best_unit=_shown(best),
-                        note=f"{why} (the best unit {best.marker()} scores {score:.2f})")
+                        threshold=self.min_support, best_unit=_shown(best), decisions=[refused],
+                        note=decisions_note([refused]))
 
-    def _structural_match(self, context: Context, scored: list, by_key_alone: bool = True) -> tuple[Unit, str] | None:
+    def _structural_match(self, context: Context, scored: list, by_key_alone: bool = True) -> tuple[Unit, Decision] | None:
         """Below the threshold, a unit whose form answers the question's form: a sentence that defines the term a
         "what does X mean?" asks about ('To "convey" a work means …'), or the table row and column it names.
         `by_key_alone=False` (the reader ranks): a row the question names only by its key (a table of names and values)
@@ -384,18 +389,22 @@ class LocalExtractive:
         # definition_first has already put the unit that defines the term (if any) first
         defining = first_defining(term, scored[:1], context) if term else None
         if defining is not None:
-            return defining.unit, f"definition: the unit defines {term!r}"
+            return defining.unit, Decision(by="definition", outcome="answered", reason="definition",
+                                           unit=defining.unit.marker(), facts={"term": term})
         lookup = named_row(question, rows_best_first(context, scored), self.tokenizer.tokens)
-        if lookup is None or not _holds_value(question, lookup[0]):
+        if lookup is None:
             return None
-        row, key, columns = lookup
+        row, key, columns = cast(Unit, lookup[0]), lookup[1], lookup[2]  # named_row returns one of the rows it is given
+        if not _holds_value(question, row):
+            return None
         if not columns and not by_key_alone:
             return None
-        named = _row_and_column(row, columns)
         unit = asked_unit(question)
         if unit and key.casefold() not in question.casefold():
-            return row, f"table lookup: the question asks for {unit[0]}s and only the row {key!r} {named} holds a value in {unit[1]}"
-        return row, f"table lookup: the question names the row {key!r} {named}"
+            return row, Decision(by="table row", outcome="answered", reason="table_lookup_unit", unit=row.marker(),
+                                 facts={**_row_facts(row, key, columns), "quantity": unit[0], "symbol": unit[1]})
+        return row, Decision(by="table row", outcome="answered", reason="table_lookup" if columns else "table_lookup_key",
+                             unit=row.marker(), facts=_row_facts(row, key, columns))
 
     def _whole_answer(self, context: Context) -> Proposal | None:
         """An answer the evidence's form gives before any unit is scored: a document's summary for "What is this
@@ -403,17 +412,18 @@ class LocalExtractive:
         whole table; a tie abstains)."""
         if (particulars := particulars_units(context)) is not None:
             units, how = particulars
-            return self._answer(units, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
+            return self._answer(units, [how], {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
         if asks_about_document(context.question) and (summary := summary_units(context)) is not None:
             units, how = summary
-            return self._answer(units, how, {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
+            return self._answer(units, [how], {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
         if (row := compared_row(context)) is None:
             return None
         fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(row)}
+        compared = _compared(context.comparison, row)
         if context.comparison.tied_with:
-            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note=context.comparison.describe(),
-                            **fields)
-        return self._answer([row], context.comparison.describe(), fields)
+            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", decisions=[compared],
+                            note=decisions_note([compared]), **fields)
+        return self._answer([row], [compared], fields)
 
     def _gated(self, context: Context, scored: list, checks: tuple[str, ...]) -> list | Proposal:
         """The scored units that can answer the question's kind, or the abstention saying none can: each check in turn
@@ -432,7 +442,7 @@ class LocalExtractive:
         if ASKS_WHERE_IN_DOCUMENT.search(context.question):
             return rows
         return [row for row in rows if not is_contents_entry(row.unit)] or self._none_fits(
-            rows, "every candidate unit is an entry of a table of contents, which says where an answer is, not what")
+            rows, "contents", "contents_entry")
 
     def _keyed(self, context: Context, rows: list) -> list | Proposal:
         """A table row answers only a question that says which row it asks about (`text.tables.names_row`, or by the
@@ -445,8 +455,7 @@ class LocalExtractive:
         # (One under the threshold is never chosen for its score: it stays for the lookup of the row a question names.)
         kept = [row for row in rows if row.unit.kind != "row" or row.probability < self.min_support
                 or names_row(question, row.unit, asked, tokens) or named_row(question, [row.unit], tokens) is not None]
-        return kept or self._none_fits(rows, "every candidate unit is a table row the question does not name by its "
-                                             "first cell")
+        return kept or self._none_fits(rows, "table row", "row_unnamed")
 
     def _typed(self, context: Context, rows: list) -> list | Proposal:
         """A how-much/when question is answered only by a unit (with the value sentence after it) that holds such a
@@ -457,7 +466,7 @@ class LocalExtractive:
         if typed:
             return self._with_address(question, typed)
         wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
-        return self._none_fits(rows, f"the question asks for a {wanted} and no candidate unit holds one")
+        return self._none_fits(rows, "answer type", "value_missing", wanted=wanted)
 
     def _defaulted(self, context: Context, rows: list) -> list | Proposal:
         """Asked what holds unless set ("… by default?", "… if I don't give one?"), only a unit that states a default,
@@ -466,8 +475,7 @@ class LocalExtractive:
             return rows
         kept = [row for row in rows if row.unit.kind == "row" or "default" in found_types(row.unit.quote)
                 or with_default(row.unit, context.question) is not row.unit]
-        return kept or self._none_fits(rows, "the question asks what holds by default and no candidate unit states a "
-                                             "default")
+        return kept or self._none_fits(rows, "default", "default_missing")
 
     def _named(self, context: Context, rows: list) -> list | Proposal:
         """A place or name the question gives must be in the cited source: the Beijing policy's limit shares 住宿 and
@@ -480,8 +488,8 @@ class LocalExtractive:
         named = [row for row in rows if all(place in texts[row.unit.source.n] for place in places)
                  and not unmentioned_names(names, texts[row.unit.source.n])]
         given = places + names
-        return named or self._none_fits(rows, f"the question names {('、' if has_cjk(''.join(given)) else ', ').join(given)} "
-                                              "and no candidate unit's source mentions it")
+        return named or self._none_fits(rows, "names", "name_unmentioned",
+                                        names=('、' if has_cjk(''.join(given)) else ', ').join(given))
 
     def _coded(self, context: Context, rows: list) -> list | Proposal:
         """A name the question writes as code ("What k1 value …?", "Storage=", "\\noBreakRoute") must be in the unit
@@ -492,7 +500,7 @@ class LocalExtractive:
         if not names:
             return rows
         kept = [row for row in rows if not unmentioned_code_names(names, _context_of(row.unit))]
-        return kept or self._none_fits(rows, f"the question names {', '.join(names)} and no candidate unit does")
+        return kept or self._none_fits(rows, "code name", "code_name_unmentioned", names=", ".join(names))
 
     def _stating_extreme(self, context: Context, rows: list) -> list | Proposal:
         """"Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
@@ -500,8 +508,7 @@ class LocalExtractive:
         if superlative(context.question) is None:
             return rows
         stating = [row for row in rows if states_extreme(row.unit.quote)]
-        return stating or self._none_fits(rows, "the question asks which is the most or the least, no candidate unit "
-                                                "says so and no table comparison was possible")
+        return stating or self._none_fits(rows, "superlative", "extreme_unstated")
 
     def _with_address(self, question: str, typed: list) -> list | Proposal:
         """"What URL …?", "… what is their phone number?": only the units holding such an address, or the abstention
@@ -510,7 +517,7 @@ class LocalExtractive:
             return typed
         article = "an" if address[0] in "aeiou" else "a"
         return [row for row in typed if holds_address(address, row.unit.quote)] or self._none_fits(
-            typed, f"the question asks for {article} {address} and no candidate unit holds one")
+            typed, "address", "address_missing", address=f"{article} {address}")
 
     def _of_the_asked_number(self, context: Context, named: list) -> list | Proposal:
         """The units that do not name the question's numbered thing only with other numbers ("Level 3 heading …" for
@@ -520,7 +527,7 @@ class LocalExtractive:
         if kept or not references:
             return kept
         asked = ", ".join(f"{r.label} {' or '.join(sorted(r.numbers))}" for r in references)
-        return self._none_fits(named, f"the question asks about {asked} and every candidate unit names another")
+        return self._none_fits(named, "numbered item", "other_number", asked=asked)
 
     def _of_the_asked_year(self, context: Context, rows: list) -> list | Proposal:
         """The units that are not rows of a table whose columns are other years than the one asked."""
@@ -528,7 +535,7 @@ class LocalExtractive:
         if not asked:
             return rows
         kept = [row for row in rows if not other_years_only(asked, row.unit)]
-        return kept or self._none_fits(rows, "the question asks about a year that no candidate table's columns give")
+        return kept or self._none_fits(rows, "year", "other_year")
 
     def _not_opposed(self, context: Context, named: list) -> list | Proposal:
         """The units that do not speak only of the opposite of what the question asks. "How do I download a file?"
@@ -547,8 +554,7 @@ class LocalExtractive:
         if kept or first_pair is None:
             return kept
         asked, said = first_pair
-        return self._none_fits(named, "every candidate unit speaks of the opposite of what the question asks "
-                                      f"(the best says “{said}” where the question asks “{asked}”)")
+        return self._none_fits(named, "opposite", "opposite", asked=asked, said=said)
 
     def __call__(self, context: Context) -> Proposal:
         proposal = self._composed(context)
@@ -560,13 +566,13 @@ class LocalExtractive:
 
     def _composed(self, context: Context) -> Proposal:
         if not context.sources:
-            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="nothing to compose from")
+            return self._nothing("no_sources")
         if (whole := self._whole_answer(context)) is not None:
             return whole
         scored = scored_units(context, self.tokenizer, self.embedder, self.model, self.vectors,
                               self.reach if self.reader is not None else None)
         if not scored:
-            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", note="no quotable unit in the evidence")
+            return self._nothing("no_units")
         # The reader learnt from questions: it reads "Beijing lodging" against the policy that answers it at 0.09.
         keywords = context.reading.keywords if context.reading is not None else is_keyword_query(context.question)
         ranked = self.reader is not None and self.reader_threshold is not None and not keywords
@@ -576,9 +582,15 @@ class LocalExtractive:
         if ranked:
             return self._reader_ranked(context, scored)
         if self.reader is None or self.reader_threshold is None:
-            return self._scorer_decides(context, scored, "")
-        return self._scorer_decides(context, scored, f"; the query is keywords, not a question, so the scorer decides, "
-                                                     f"not the reader ({self.reader.name}), which reads questions")
+            return self._scorer_decides(context, scored, [])
+        return self._scorer_decides(context, scored, [Decision(by="keywords", outcome="noted", reason="keywords",
+                                                               facts={"reader": self.reader.name})])
+
+    def _nothing(self, reason: str) -> Proposal:
+        """An abstention before any unit is scored: no source, or no unit to quote in them."""
+        decision = Decision(by="composer", outcome="abstained", reason=reason)
+        return Proposal(producer=self.name, abstain_reason="insufficient_evidence", decisions=[decision],
+                        note=decisions_note([decision]))
 
     def _reader_ranked(self, context: Context, scored: list) -> Proposal:
         """The reader reads every candidate (the scorer's first `reach` units: the scorer is a pre-filter) with the
@@ -600,60 +612,64 @@ class LocalExtractive:
             # The probability that decides (the reader's reading combined with the pre-filter's) is the reader's score.
             "reader": self.reader.name, "reader_score": round(best_score, 4), "reader_threshold": threshold,
         }
-        how = (f"the reader ({self.reader.name}) reads {len(read)} candidate units; the best, a {best.kind}, answers "
-               f"with probability {best_score:.2f} ≥ threshold {threshold:.2f}")
-        if runner is not None:
-            how += f" (the runner-up {runner[2].unit.marker()} {runner[0]:.2f})"
+        reading = {"reader": self.reader.name, "read": str(len(read))}
         if best_score < threshold:
             found = self._structural_match(context, [row for *_, row in read], by_key_alone=False)
             if found is None:
-                return Proposal(
-                    producer=self.name, abstain_reason="insufficient_evidence", **fields,
-                    note=f"the reader ({self.reader.name}) reads {len(read)} candidate units and finds none that answers: "
-                    f"the best, {best.marker()}, answers with probability "
-                    + "{} < threshold {}".format(*score_and_threshold(best_score, threshold)))
-            best, how = found
-            how += defining + " (the reader's best unit answers with probability {} < threshold {})".format(
-                *score_and_threshold(best_score, threshold))
-            return self._answer([best], how, fields)
-        how += defining
-        _, listed = whole_list_first(question, [best_row, *(row for *_, row in read[1:])], 0.0, "")
+                none = Decision(by="reader", outcome="abstained", reason="reader_finds_none", unit=best.marker(),
+                                score=round(best_score, 4), threshold=threshold, facts=reading)
+                return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields, decisions=[none],
+                                note=decisions_note([none]))
+            best, chosen = found
+            below = Decision(by="reader", outcome="noted", reason="reader_below", unit=best_row.unit.marker(),
+                             score=round(best_score, 4), threshold=threshold)
+            return self._answer([best], [chosen, *defining, below], fields)
+        decisions = [Decision(by="reader", outcome="answered", reason="reader_answers", unit=best.marker(),
+                              score=round(best_score, 4), threshold=threshold, facts={**reading, "kind": best.kind})]
+        if runner is not None:
+            decisions.append(Decision(by="reader", outcome="noted", reason="runner_up", unit=runner[2].unit.marker(),
+                                      score=round(runner[0], 4)))
+        decisions += defining
+        _, listed = whole_list_first(question, [best_row, *(row for *_, row in read[1:])], 0.0)
         if listed:
             best = next(row.unit for row in scored if row.unit.kind == "list" and row.unit.source.n == best.source.n
                         and row.unit.start_line <= best.start_line and best.end_line <= row.unit.end_line)
-            how += listed
+            decisions += listed
         best, narrowed = self._narrowed(question, best)
-        for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
-            best = extend(best, question)
-        how += narrowed + self._row_named(question, best)
+        best, extended = _extended(best, question)
+        decisions += narrowed + extended + self._row_named(question, best)
         if (signature := signature_above(best, question)) is not None:
-            how += f"; the entry's heading {signature.marker()} names the call it describes"
-            return self._answer([signature, best], how, fields)
-        return self._answer([best], how, fields)
+            decisions.append(Decision(by="procedure", outcome="extended", reason="signature", unit=signature.marker()))
+            return self._answer([signature, best], decisions, fields)
+        return self._answer([best], decisions, fields)
 
-    def _defining_first(self, context: Context, read: list) -> tuple[list, str]:
+    def _defining_first(self, context: Context, read: list) -> tuple[list, list[Decision]]:
         """For "what is X?", the candidate that defines X ("BM25 is a ranking function …") before one the reader reads
         higher that only mentions it ("BM25S is an implementation of BM25"); below the threshold the definition still
         answers on its form (`_structural_match`)."""
         term = defined_term(context.question)
         defining = first_defining(term, [row for *_, row in read], context) if term else None
         if defining is None or defining is read[0][2]:
-            return read, ""
+            return read, []
         first = next(item for item in read if item[2] is defining)
-        note = f"; it defines {term!r} (the reader preferred {read[0][2].unit.marker()}, {read[0][0]:.2f})"
-        return [first, *(item for item in read if item is not first)], note
+        moved = Decision(by="definition", outcome="moved", reason="defines_term", unit=defining.unit.marker(),
+                         facts={"term": term, "preferred_by": "reader", "preferred": read[0][2].unit.marker(),
+                                "preferred_score": f"{read[0][0]:.2f}"})
+        return [first, *(item for item in read if item is not first)], [moved]
 
-    def _row_named(self, question: str, best: Unit) -> str:
-        """What the note says of a table row that answers: the row and column the question names, and a sentence a
-        page's first unit finishes."""
-        how = ""
+    def _row_named(self, question: str, best: Unit) -> list[Decision]:
+        """What is said of a table row that answers (the row and column the question names) and of a sentence a page's
+        first unit finishes."""
+        decisions = []
         if best.kind == "row" and (lookup := named_row(question, [best], self.tokenizer.tokens)) is not None:
-            how += f"; the question names its row {lookup[1]!r} {_row_and_column(best, lookup[2])}"
+            decisions.append(Decision(by="table row", outcome="noted", reason="row_named" if lookup[2] else "row_named_key",
+                                      unit=best.marker(), facts=_row_facts(best, lookup[1], lookup[2])))
         if best.section and best.section == best.source.continues:
-            how += f"; it finishes a sentence begun on the previous page: “{best.section}”"
-        return how
+            decisions.append(Decision(by="page", outcome="noted", reason="continues_page", unit=best.marker(),
+                                      facts={"begun": best.section}))
+        return decisions
 
-    def _scorer_decides(self, context: Context, scored: list, why: str) -> Proposal:
+    def _scorer_decides(self, context: Context, scored: list, why: list[Decision]) -> Proposal:
         """Without a reader, or for a query the reader cannot read (`why` says so): the scorer's best unit answers when
         its probability reaches `min_support`."""
         question = context.question
@@ -670,21 +686,25 @@ class LocalExtractive:
         if best_score < self.min_support:
             found = self._structural_match(context, scored)
             if found is None:
-                return Proposal(
-                    producer=self.name, abstain_reason="insufficient_evidence", **fields,
-                    note=f"the best unit {best.marker()} scores "
-                    "{} < threshold {}".format(*score_and_threshold(best_score, self.min_support)) + why,
-                )
-            best, how = found
-            how += " (the scorer's best unit scores {} < threshold {})".format(*score_and_threshold(best_score, self.min_support)) + why
-            return self._answer([best], how, fields)
-        for extend in (with_command_above, with_what_follows, with_value, with_default, with_antecedent):
-            best = extend(best, question)
-        how = f"best {best.kind} scores {best_score:.2f} ≥ threshold {self.min_support:.2f}" + moved + why
-        return self._answer([best], how + self._row_named(question, best), fields)
+                none = Decision(by="scorer", outcome="abstained", reason="scorer_finds_none", unit=best.marker(),
+                                score=round(best_score, 4), threshold=self.min_support)
+                return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields,
+                                decisions=[none, *why], note=decisions_note([none, *why]))
+            best, chosen = found
+            below = Decision(by="scorer", outcome="noted", reason="scorer_below", unit=scored[0].unit.marker(),
+                             score=round(best_score, 4), threshold=self.min_support)
+            return self._answer([best], [chosen, below, *why], fields)
+        scorer_best = best
+        best, extended = _extended(best, question)
+        answers = Decision(by="scorer", outcome="answered", reason="scorer_answers", unit=scorer_best.marker(),
+                           score=round(best_score, 4), threshold=self.min_support, facts={"kind": best.kind})
+        return self._answer([best], [answers, *moved, *why, *extended, *self._row_named(question, best)], fields)
 
-    def _answer(self, units: list[Unit], how: str, fields: dict) -> Proposal:
+    def _answer(self, units: list[Unit], decisions: list[Decision], fields: dict) -> Proposal:
         """The proposal quoting each unit, one cited passage after the other (one unit, but for a collection's summaries)."""
+        if units[0].header:
+            decisions = [*decisions, Decision(by="table row", outcome="noted", reason="table_header",
+                                              unit=units[0].marker(), facts={"header": " ".join(units[0].header.split())})]
         return Proposal(
             producer=self.name,
             # A command or a list keeps its lines: joined into one, a command would not run.
@@ -695,28 +715,60 @@ class LocalExtractive:
                                  end_line=u.end_line, quote=u.quote)
                 for u in units
             ],
-            note=how + (f"; table header: {' '.join(units[0].header.split())}" if units[0].header else ""),
+            note=decisions_note(decisions),
+            decisions=decisions,
             row_cells=row_cells(units[0]) if len(units) == 1 and units[0].kind == "row" else [],
             **fields,
         )
 
 
-def _row_and_column(row, columns: list[str]) -> str:
-    """"and the column 'Data type' (Data type: CHAR(1))": the asked columns of a row, with their cells when certain."""
-    named = f"and the column {' / '.join(columns)!r}" if columns else "of a table of names and values"
-    if cells := asked_cells(row, columns):
-        named += " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")"
-    return named
+# The extenders, in the order they run on the chosen unit, each with the reason code of what it did.
+EXTENDERS = ((with_command_above, "with_command"), (with_what_follows, "with_what_follows"),
+             (with_value, "runs_to_value"), (with_default, "runs_to_default"), (with_antecedent, "with_antecedent"))
 
 
-def _best_part(question: str, parts: list[Unit], scores: list[float]) -> tuple[int, str]:
+def _extended(best: Unit, question: str) -> tuple[Unit, list[Decision]]:
+    """The chosen unit after each extender in turn, with a decision for each that ran it on."""
+    decisions = []
+    for extend, reason in EXTENDERS:
+        longer = extend(best, question)
+        if longer is not best:
+            decisions.append(Decision(by="extend", outcome="extended", reason=reason, unit=longer.marker()))
+            best = longer
+    return best, decisions
+
+
+def _compared(comparison, row: Unit) -> Decision:
+    """The table comparison retrieval made (`Retrieval.comparison`), as the decision it is."""
+    facts = {"row": comparison.key, "column": comparison.column, "value": comparison.value,
+             "most": "highest" if comparison.highest else "lowest", "source": comparison.source_id}
+    if comparison.tied_with:
+        tied = ", ".join(map(repr, comparison.tied_with[:5])) + (
+            f" and {len(comparison.tied_with) - 5} more" if len(comparison.tied_with) > 5 else "")
+        return Decision(by="superlative", outcome="abstained", reason="compared_tie", unit=row.marker(),
+                        facts={**facts, "tied": tied})
+    if comparison.rows_compared == 1:
+        return Decision(by="superlative", outcome="answered", reason="compared_only", unit=row.marker(),
+                        facts={**facts, "words": ", ".join(map(repr, comparison.selected_by))})
+    return Decision(by="superlative", outcome="answered", reason="compared", unit=row.marker(), facts=facts)
+
+
+def _row_facts(row, key: str, columns: list[str]) -> dict[str, str]:
+    """The row a question names by `key`, its asked `columns` and their cells when certain ("Data type: CHAR(1)")."""
+    cells = asked_cells(row, columns)
+    return {"key": key, "columns": " / ".join(columns),
+            "cells": " (" + "; ".join(f"{name}: {cell}" for name, cell in cells) + ")" if cells else ""}
+
+
+def _best_part(question: str, parts: list[Unit], scores: list[float]) -> tuple[int, list[Decision]]:
     """The part of a unit the reader scores highest among those that may answer, and what was left aside: "Level 3
     heading: …" is not the part that answers "How are level 2 headings formatted?", however it reads; nor is a FAQ
     entry's question ("3. Is there C++ bindings ?") the part that answers it, as in scoring."""
     references = numbered_references(question)
     answering = [i for i, unit in enumerate(parts) if not asks(unit.quote)] or range(len(parts))
     candidates = [i for i in answering if not _names_another(references, parts[i])] or answering
-    naming = "" if len(candidates) == len(answering) else "; the parts naming another number are left aside"
+    naming = [] if len(candidates) == len(answering) else [
+        Decision(by="numbered item", outcome="noted", reason="other_numbers_aside")]
     return max(candidates, key=lambda i: scores[i]), naming
 
 
