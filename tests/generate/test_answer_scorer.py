@@ -579,7 +579,7 @@ def test_a_unit_that_defines_the_asked_term_answers_even_under_the_threshold(rea
 
 def test_a_document_name_is_a_mention_of_the_name():
     from pipeline.core.contracts import PackedLine, PackedSource
-    from pipeline.generate.extractive.answer_forms import source_text
+    from pipeline.question.forms.names import source_text
     from pipeline.lang.names import unmentioned_names
 
     source = PackedSource(n=1, source_id="apache-2.0", version=None, page=None, start_line=49, end_line=49,

@@ -79,3 +79,42 @@ def test_a_registered_forms_ranking_is_fused_by_retrieval(engine, sample_corpus)
     assert before.retrieval.selected[0].source_id != "pets"
     assert after.retrieval.selected[0].source_id == "pets"
     assert {"form": "parrots", "evidence": "a parrot"} in [f.model_dump() for f in after.reading.forms]
+
+
+class Obligation:
+    """A test form that checks the answerer's candidates: a question about a limit may be answered only by a unit that
+    says what must be done, and the sample policies' limits say none."""
+
+    name = "obligation"
+    with_reader = True
+
+    def found(self, question: str) -> str | None:
+        return "a limit" if "limit" in question.lower() else None
+
+    def keep(self, question, candidates, evidence):
+        from pipeline.question.forms import Refusal
+
+        if self.found(question) is None:
+            return candidates
+        return [c for c in candidates if " must " in c.unit.quote] or Refusal("no_obligation", {"asked": "a limit"})
+
+
+def test_a_registered_forms_check_refuses_with_its_own_reason(engine, sample_corpus, monkeypatch):
+    from pipeline.core.contracts import REASON_WORDS
+    from tests.decisions import decision
+    from ui.panels import answer_html
+
+    # A form's own reason code comes with its words (the page renders them in plain words).
+    monkeypatch.setitem(REASON_WORDS, "no_obligation", "the question asks about {asked} and no candidate {unit} says "
+                                                       "what must be done")
+    request = Request(question="What is the lodging limit in Beijing?", date=dt.date(2026, 9, 14))
+    before = engine.ask(sample_corpus, request)
+    with FORMS.registered("obligation", Obligation):
+        after = engine.ask(sample_corpus, request)
+        other = engine.ask(sample_corpus, Request(question="Who approves travel?", date=request.date))
+    assert before.answer.status == "answered"
+    assert after.answer.status == "abstained" and after.answer.reason_code == "insufficient_evidence"
+    refused = decision(after.proposal, "no_obligation")
+    assert (refused.by, refused.outcome, refused.facts) == ("obligation", "abstained", {"asked": "a limit"})
+    assert "no candidate passage says what must be done" in answer_html(after)  # in the page's words
+    assert "no_obligation" not in [d.reason for d in other.proposal.decisions]  # a question without the form passes

@@ -4,7 +4,7 @@ and the composer runs from a sentence that names a thing to the next one that gi
 from __future__ import annotations
 
 from pipeline.core.contracts import PackedLine, PackedSource, Request, Settings
-from pipeline.generate.extractive.composer import with_value
+from pipeline.text.run_on import with_value
 from pipeline.index.chunk import window_chunks
 from pipeline.pack import pack
 from pipeline.retrieve.selection import retrieve

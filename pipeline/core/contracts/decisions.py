@@ -15,7 +15,8 @@ from pipeline.core.scores import score_and_threshold
 DecisionOutcome = Literal["answered", "abstained", "moved", "extended", "narrowed", "noted"]
 
 # Every reason code, with its words: "{unit}"/"{units}" are the engine's "unit(s)" or the page's "passage(s)";
-# "{scores}" is the score against its threshold; any other name is one of the decision's facts.
+# "{scores}" is the score against its threshold; any other name is one of the decision's facts. A question form
+# registered elsewhere (`FORMS.register`) adds the codes of its refusals here, with their words.
 REASON_WORDS: dict[str, str] = {
     # nothing to choose from
     "no_sources": "nothing to compose from",

@@ -12,6 +12,7 @@ from pipeline.core.contracts import Context, Decision
 from pipeline.lang.document_fields import asked_affiliation, asked_particulars
 from pipeline.lang.forms import SUMMARY_LABEL, asks_about_one_document, defined_term, defines
 from pipeline.lang.questions import ASKS_SEVERAL
+from pipeline.question.forms.names import source_text
 from pipeline.text.labelled_fields import labelled_units
 from pipeline.text.footnotes import marks_of, opens_note
 from pipeline.text.title_block import title_block
@@ -137,13 +138,6 @@ def whole_list_first(question: str, scored: list, threshold: float,
     rest = [row for row in scored if row is not whole]
     return [whole, *rest], [*decisions, Decision(by="several things", outcome="moved", reason="several_things",
                                                  unit=whole.unit.marker(), facts={"item": best.marker()})]
-
-
-def source_text(source) -> str:
-    """What a source says, for the name guard: its document's name counts as a mention ("the Apache license" asked of
-    a window of apache-2.0.txt that never repeats "Apache")."""
-    return "\n".join([source.names or source.source_id, source.heading, source.continues,
-                      *(line.text for line in source.lines)])
 
 
 def rows_best_first(context: Context, scored: list) -> list[Unit]:

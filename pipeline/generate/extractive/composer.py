@@ -26,42 +26,31 @@ from pipeline.generate.extractive.answer_forms import (
     first_defining,
     particulars_units,
     rows_best_first,
-    source_text,
     summary_units,
     whole_list_first,
 )
 from pipeline.generate.extractive.answer_model import SCORER_EMBEDDER, WEIGHTS, AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, reader_text, scored_units
-from pipeline.lang.comparisons import states_extreme, superlative
+from pipeline.question.forms import Evidence, Refusal, keeping_forms
+from pipeline.question.forms.answer_type import holds_value
+from pipeline.question.forms.numbered_item import names_another
+from pipeline.text.run_on import PROSE_KINDS, with_default, with_value
 from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_OPENING, PERSON_PRONOUN, asks_about_document, defined_term
-from pipeline.lang.opposites import question_opposite
 from pipeline.lang.references import numbered_references
-from pipeline.lang.names import chinese_place_names, code_names, english_names, unmentioned_code_names, unmentioned_names
-from pipeline.lang.numbers import YEAR
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
-    ASKS_WHERE_IN_DOCUMENT,
     asks,
     asks_procedure,
-    VALUE_TYPES,
-    asked_address,
-    found_types,
-    holds_address,
     is_keyword_query,
-    holds_wanted_value,
-    new_numerals,
-    states_count,
     wanted_types,
 )
 from pipeline.lang.sentences import sentence_spans  # noqa: F401 (re-exported)
-from pipeline.lang.tokenize import Tokenizer, has_cjk
+from pipeline.lang.tokenize import Tokenizer
 from pipeline.text.tables import (
     asked_cells,
     asked_unit,
     named_row,
     names_column,
-    names_row,
-    other_years_only,
     row_cells,
 )
 from pipeline.text.units import (
@@ -69,7 +58,6 @@ from pipeline.text.units import (
     exact_between,
     heading_above,
     introduces,
-    is_contents_entry,
     join_lines,
     joined,
     labels_code,
@@ -86,63 +74,8 @@ DEFAULT_MIN_SUPPORT = shipped_model().threshold
 
 # What the reader was trained to read (prose sentences and items from SQuAD, CMRC and SciFact): a table row, a
 # command or a heading is outside its training data, and the reader under-scores it (measured: docs/decisions.md).
-READ_KINDS = frozenset({"sentence", "item"})
-# The checks a unit must pass before it may answer, in order (each keeps the units that pass, or abstains naming itself).
-CHECKS = ("_not_contents", "_typed", "_defaulted", "_keyed", "_named", "_coded", "_not_opposed", "_of_the_asked_number",
-          "_of_the_asked_year", "_stating_extreme")
-# The checks the reader's ranking still needs: each of the others, switched off in turn with the reader ranking, changed
-# nothing or gained on both halves of realdocs (docs/decisions.md, "The reader ranks"); they still guard the scorer's
-# choice where the reader does not decide (a keyword query, `min_reader=0`). A table of contents' entry the reader reads
-# as answering (tests/generate/test_contents_entries.py).
-READER_CHECKS = ("_not_contents", "_typed")
+READ_KINDS = PROSE_KINDS
 READ_UNITS = 32  # how many of the scorer's best units the reader reads: the scorer is its pre-filter
-VALUE_NEIGHBOURS = 2  # how many following units may hold the value the best unit lacks
-
-
-def _run_on(best: Unit, reach: int, holds: Callable[[Unit], bool], stops: Callable[[Unit], bool]) -> Unit:
-    """`best` joined with the first of the next `reach` units of its source that `holds` what it lacks, unless a unit
-    that `stops` the run comes first; `best` itself when none does."""
-    units = units_of(best.source)
-    position = next((i for i, u in enumerate(units) if u.start_line == best.start_line and u.quote == best.quote), None)
-    if position is None:
-        return best
-    for unit in units[position + 1 : position + 1 + reach]:
-        if stops(unit):
-            break
-        if holds(unit):
-            return joined(best, unit)
-    return best
-
-
-def with_value(best: Unit, question: str) -> Unit:
-    """The best unit, extended to a following unit of its source that holds the value it lacks.
-
-    A question asking how much or when is often answered by a sentence that names the thing with
-    the amount in the next one ("… receive a daily meal allowance. It is paid … The allowance is
-    180 yuan per day"): the scorer picks the naming sentence, the answer then runs to the value.
-    """
-    wanted = [t for t in wanted_types(question) if t in VALUE_TYPES]
-    if (not wanted or best.kind in ("row", "code", "list", "span") or new_numerals(question, best.quote)
-            or states_count(question, best.quote)):
-        return best
-    return _run_on(best, VALUE_NEIGHBOURS,
-                   holds=lambda u: new_numerals(question, u.quote) and any(t in found_types(u.quote) for t in wanted),
-                   stops=lambda u: u.kind == "row" or u.end_line < best.end_line)
-
-
-DEFAULT_REACH = 6  # how many following units of its paragraph may state the default the chosen unit does not
-
-
-def with_default(best: Unit, question: str) -> Unit:
-    """Asked for a setting's default, the unit that says what the setting is runs on to the sentence of its paragraph
-    that states the default ("RequiredRSASize Specifies the minimum RSA key size …" through "The default is 1024
-    bits."): an entry gives the default apart from what the setting does."""
-    if best.kind not in READ_KINDS or "default" not in wanted_types(question) or "default" in found_types(best.quote):
-        return best
-    blank = {line.number for line in best.source.lines if not line.text.strip()}
-    return _run_on(best, DEFAULT_REACH, holds=lambda u: "default" in found_types(u.quote),
-                   stops=lambda u: (u.kind not in READ_KINDS or u.end_line < best.end_line
-                                    or any(best.end_line < n < u.start_line for n in blank)))
 
 
 def with_antecedent(best: Unit, question: str) -> Unit:
@@ -264,11 +197,6 @@ def sentences_inside(unit: Unit) -> list[Unit]:
                                          and u.start_line <= v.start_line and v.end_line <= u.end_line for v in inside)]
 
 
-def _context_of(unit: Unit) -> str:
-    """A unit's text with what it is read under: its heading or entry, its table header."""
-    return "\n".join((unit.section, unit.read(), unit.header or ""))
-
-
 class LocalExtractive:
     """The default producer: exact copies of packed evidence, cited; no generative model involved."""
 
@@ -279,8 +207,6 @@ class LocalExtractive:
                  reader_threshold: float | None = None, reach: int = READ_UNITS):
         self.tokenizer = tokenizer or Tokenizer()
         self.reach = reach
-        self.checks = CHECKS
-        self.reader_checks = READER_CHECKS
         # The reader (pipeline.models.reader) reads the question with the chosen unit: below its threshold the unit
         # does not answer, however many words it shares with the question. None: no such check.
         self.reader = reader
@@ -395,7 +321,7 @@ class LocalExtractive:
         if lookup is None:
             return None
         row, key, columns = cast(Unit, lookup[0]), lookup[1], lookup[2]  # named_row returns one of the rows it is given
-        if not _holds_value(question, row):
+        if not holds_value(question, row):
             return None
         if not columns and not by_key_alone:
             return None
@@ -425,136 +351,20 @@ class LocalExtractive:
                             note=decisions_note([compared]), **fields)
         return self._answer([row], [compared], fields)
 
-    def _gated(self, context: Context, scored: list, checks: tuple[str, ...]) -> list | Proposal:
-        """The scored units that can answer the question's kind, or the abstention saying none can: each check in turn
-        keeps the units that pass it, and abstains naming itself when none does."""
+    def _gated(self, context: Context, scored: list, ranked: bool) -> list | Proposal:
+        """The scored units that can answer the question's form, or the abstention saying none can: each registered
+        form that checks (`pipeline.question.forms.keep`), in turn, keeps the units that pass it, and the first that
+        refuses them all names the abstention. Where the reader ranks, only the checks it still needs run."""
+        evidence = Evidence(context.sources, self.tokenizer, self.min_support)
         rows = scored
-        for name in checks:
-            kept = getattr(self, name)(context, rows)
-            if isinstance(kept, Proposal):
-                return kept
+        for form in keeping_forms():
+            if ranked and not form.with_reader:
+                continue
+            kept = form.keep(context.question, rows, evidence)
+            if isinstance(kept, Refusal):
+                return self._none_fits(rows, form.name, kept.reason, **kept.facts)
             rows = kept
         return rows
-
-    def _not_contents(self, context: Context, rows: list) -> list | Proposal:
-        """A table of contents' entry shares its section title's every word with the question and answers only where
-        the section is: no candidate, unless the question asks where."""
-        if ASKS_WHERE_IN_DOCUMENT.search(context.question):
-            return rows
-        return [row for row in rows if not is_contents_entry(row.unit)] or self._none_fits(
-            rows, "contents", "contents_entry")
-
-    def _keyed(self, context: Context, rows: list) -> list | Proposal:
-        """A table row answers only a question that says which row it asks about (`text.tables.names_row`, or by the
-        key and column `named_row` finds): its cells are values, and a row holding the asked kind of value under an
-        asked column may be any row of the table."""
-        if not any(row.unit.kind == "row" and row.probability >= self.min_support for row in rows):
-            return rows
-        question, tokens = context.question, self.tokenizer.tokens
-        asked = set(self.tokenizer.query_tokens(question))
-        # (One under the threshold is never chosen for its score: it stays for the lookup of the row a question names.)
-        kept = [row for row in rows if row.unit.kind != "row" or row.probability < self.min_support
-                or names_row(question, row.unit, asked, tokens) or named_row(question, [row.unit], tokens) is not None]
-        return kept or self._none_fits(rows, "table row", "row_unnamed")
-
-    def _typed(self, context: Context, rows: list) -> list | Proposal:
-        """A how-much/when question is answered only by a unit (with the value sentence after it) that holds such a
-        value: the sentence that names the thing is not the answer."""
-        question = context.question
-        typed = [row for row in rows if _holds_value(question, row.unit)
-                 or _holds_value(question, with_value(row.unit, question))]
-        if typed:
-            return self._with_address(question, typed)
-        wanted = " or ".join(t for t in wanted_types(question) if t in VALUE_TYPES)
-        return self._none_fits(rows, "answer type", "value_missing", wanted=wanted)
-
-    def _defaulted(self, context: Context, rows: list) -> list | Proposal:
-        """Asked what holds unless set ("… by default?", "… if I don't give one?"), only a unit that states a default,
-        or runs on to the sentence of its entry that does, answers; a table or configuration row is a value in effect."""
-        if "default" not in wanted_types(context.question):
-            return rows
-        kept = [row for row in rows if row.unit.kind == "row" or "default" in found_types(row.unit.quote)
-                or with_default(row.unit, context.question) is not row.unit]
-        return kept or self._none_fits(rows, "default", "default_missing")
-
-    def _named(self, context: Context, rows: list) -> list | Proposal:
-        """A place or name the question gives must be in the cited source: the Beijing policy's limit shares 住宿 and
-        限额 with 上海的住宿限额 but does not answer it, nor does Shanghai's limit answer "… in Beijing?"."""
-        question = context.question
-        places, names = chinese_place_names(question), english_names(question)
-        if not places and not names:
-            return rows
-        texts = {source.n: source_text(source) for source in context.sources}
-        named = [row for row in rows if all(place in texts[row.unit.source.n] for place in places)
-                 and not unmentioned_names(names, texts[row.unit.source.n])]
-        given = places + names
-        return named or self._none_fits(rows, "names", "name_unmentioned",
-                                        names=('、' if has_cjk(''.join(given)) else ', ').join(given))
-
-    def _coded(self, context: Context, rows: list) -> list | Proposal:
-        """A name the question writes as code ("What k1 value …?", "Storage=", "\\noBreakRoute") must be in the unit
-        that answers, or in its heading: "By default, bm25s uses method="lucene"" does not say what k1 is. A name the
-        document is called by ("bm25s" in bm25s-readme) need not be."""
-        titles = " ".join(source.source_id for source in context.sources)
-        names = unmentioned_code_names(code_names(context.question), titles)
-        if not names:
-            return rows
-        kept = [row for row in rows if not unmentioned_code_names(names, _context_of(row.unit))]
-        return kept or self._none_fits(rows, "code name", "code_name_unmentioned", names=", ".join(names))
-
-    def _stating_extreme(self, context: Context, rows: list) -> list | Proposal:
-        """"Which action costs the most?" with no table comparison to answer it: only a unit that says which is most
-        ("… is the largest …", "up to $10,505") may answer; a row or a sentence that merely matches the words may not."""
-        if superlative(context.question) is None:
-            return rows
-        stating = [row for row in rows if states_extreme(row.unit.quote)]
-        return stating or self._none_fits(rows, "superlative", "extreme_unstated")
-
-    def _with_address(self, question: str, typed: list) -> list | Proposal:
-        """"What URL …?", "… what is their phone number?": only the units holding such an address, or the abstention
-        saying none does."""
-        if (address := asked_address(question)) is None:
-            return typed
-        article = "an" if address[0] in "aeiou" else "a"
-        return [row for row in typed if holds_address(address, row.unit.quote)] or self._none_fits(
-            typed, "address", "address_missing", address=f"{article} {address}")
-
-    def _of_the_asked_number(self, context: Context, named: list) -> list | Proposal:
-        """The units that do not name the question's numbered thing only with other numbers ("Level 3 heading …" for
-        "How are level 2 headings formatted?"; `lang.references`)."""
-        references = numbered_references(context.question)
-        kept = [row for row in named if not _names_another(references, row.unit)]
-        if kept or not references:
-            return kept
-        asked = ", ".join(f"{r.label} {' or '.join(sorted(r.numbers))}" for r in references)
-        return self._none_fits(named, "numbered item", "other_number", asked=asked)
-
-    def _of_the_asked_year(self, context: Context, rows: list) -> list | Proposal:
-        """The units that are not rows of a table whose columns are other years than the one asked."""
-        asked = set(YEAR.findall(context.question))
-        if not asked:
-            return rows
-        kept = [row for row in rows if not other_years_only(asked, row.unit)]
-        return kept or self._none_fits(rows, "year", "other_year")
-
-    def _not_opposed(self, context: Context, named: list) -> list | Proposal:
-        """The units that do not speak only of the opposite of what the question asks. "How do I download a file?"
-        is not answered by a unit about uploads (a yes/no question is: "Are dogs allowed?" — "Dogs are
-        prohibited.")."""
-        question = context.question
-        if "yesno" in wanted_types(question):
-            return named
-        kept, first_pair = [], None
-        for row in named:
-            pair = question_opposite(question, row.unit.quote)
-            if pair is None:
-                kept.append(row)
-            elif first_pair is None:
-                first_pair = pair
-        if kept or first_pair is None:
-            return kept
-        asked, said = first_pair
-        return self._none_fits(named, "opposite", "opposite", asked=asked, said=said)
 
     def __call__(self, context: Context) -> Proposal:
         proposal = self._composed(context)
@@ -576,7 +386,7 @@ class LocalExtractive:
         # The reader learnt from questions: it reads "Beijing lodging" against the policy that answers it at 0.09.
         keywords = context.reading.keywords if context.reading is not None else is_keyword_query(context.question)
         ranked = self.reader is not None and self.reader_threshold is not None and not keywords
-        scored = self._gated(context, scored, self.reader_checks if ranked else self.checks)
+        scored = self._gated(context, scored, ranked)
         if isinstance(scored, Proposal):
             return scored
         if ranked:
@@ -766,19 +576,10 @@ def _best_part(question: str, parts: list[Unit], scores: list[float]) -> tuple[i
     entry's question ("3. Is there C++ bindings ?") the part that answers it, as in scoring."""
     references = numbered_references(question)
     answering = [i for i, unit in enumerate(parts) if not asks(unit.quote)] or range(len(parts))
-    candidates = [i for i in answering if not _names_another(references, parts[i])] or answering
+    candidates = [i for i in answering if not names_another(references, parts[i])] or answering
     naming = [] if len(candidates) == len(answering) else [
         Decision(by="numbered item", outcome="noted", reason="other_numbers_aside")]
     return max(candidates, key=lambda i: scores[i]), naming
-
-
-def _names_another(references: list, unit: Unit) -> bool:
-    return any(reference.named_otherwise(unit.quote) for reference in references)
-
-
-def _holds_value(question: str, unit: Unit) -> bool:
-    """The value gate for a unit; a table row's currency sits in its header or nowhere ("618.00")."""
-    return holds_wanted_value(question, unit.quote, money_asked=False if unit.kind == "row" else None)
 
 
 def _shown(unit: Unit) -> str:

@@ -1,8 +1,8 @@
 """The question forms the answer stage knows, each one class in a module of its own plus one registration below
 (`pipeline.core.interfaces.QuestionForm`, the `FORMS` registry). The reading of a question (`pipeline.question.reading`)
-asks each registered form, in the order of registration, and retrieval fuses the ranking of each that ranks chunks of
-its own (`boost.BoostsRetrieval`); a form registered elsewhere (`FORMS.register`) is read, recorded and fused the same
-way."""
+asks each registered form, in the order of registration; retrieval fuses the ranking of each that ranks chunks of its
+own (`boost.BoostsRetrieval`), and the composer asks each that checks candidates (`keep.KeepsUnits`) which may answer, in
+the same order. A form registered elsewhere (`FORMS.register`) is read, recorded, fused and asked the same way."""
 
 from __future__ import annotations
 
@@ -12,13 +12,23 @@ from pipeline.question.forms.address import Address
 from pipeline.question.forms.answer_type import AnswerType
 from pipeline.question.forms.boost import Boost, BoostsRetrieval
 from pipeline.question.forms.code_name import CodeName
+from pipeline.question.forms.contents import Contents
+from pipeline.question.forms.default import Default
 from pipeline.question.forms.definition import Definition
+from pipeline.question.forms.keep import Evidence, KeepsUnits, Refusal
+from pipeline.question.forms.names import Names
+from pipeline.question.forms.numbered_item import NumberedItem
+from pipeline.question.forms.opposite import Opposite
 from pipeline.question.forms.page import Page
 from pipeline.question.forms.procedure import Procedure
 from pipeline.question.forms.superlative import Superlative
+from pipeline.question.forms.table_row import TableRow
+from pipeline.question.forms.year import Year
 
-# In this order retrieval fuses the rankings of those that boost (`BoostsRetrieval`) and the reading lists those found.
-for form in (Definition, Page, AboutTheDocument, CodeName, Procedure, Superlative, Address, AnswerType):
+# In this order retrieval fuses the rankings of those that boost (`BoostsRetrieval`), the composer asks those that check
+# (`KeepsUnits`; the first to refuse every candidate names the abstention) and the reading lists those found.
+for form in (Definition, Page, AboutTheDocument, Contents, AnswerType, Address, Default, TableRow, Names, CodeName,
+             Procedure, Opposite, NumberedItem, Year, Superlative):
     FORMS.register(form.name, form)
 
 
@@ -28,4 +38,10 @@ def boosting_forms() -> list[BoostsRetrieval]:
     return [form for form in forms if isinstance(form, BoostsRetrieval)]
 
 
-__all__ = ["FORMS", "Boost", "BoostsRetrieval", "boosting_forms"]
+def keeping_forms() -> list[KeepsUnits]:
+    """The registered forms that check the composer's candidates, in the order of registration."""
+    forms = [FORMS.create(name) for name in FORMS.in_order()]
+    return [form for form in forms if isinstance(form, KeepsUnits)]
+
+
+__all__ = ["FORMS", "Boost", "BoostsRetrieval", "Evidence", "KeepsUnits", "Refusal", "boosting_forms", "keeping_forms"]
