@@ -4,7 +4,7 @@ Such a question names nothing in the text, so neither BM25 nor meaning finds its
 (trained on questions about facts) rejects every sentence. The document says what it is about where it says so:
 a summary or an abstract ("SUMMARY: The FAA proposes to …", "## Abstract", "摘要："), else its opening sentences.
 Retrieval ranks those chunks first for such a question (`summary_chunk`), and the composer answers with that
-passage (`answer_forms.summary_units`), at most a few sentences of it, cited as always; over several documents,
+passage (`question/forms/about_document.summary_units`), at most a few sentences of it, cited as always; over several documents,
 one such passage per document packed.
 """
 

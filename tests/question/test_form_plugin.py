@@ -118,3 +118,39 @@ def test_a_registered_forms_check_refuses_with_its_own_reason(engine, sample_cor
     assert (refused.by, refused.outcome, refused.facts) == ("obligation", "abstained", {"asked": "a limit"})
     assert "no candidate passage says what must be done" in answer_html(after)  # in the page's words
     assert "no_obligation" not in [d.reason for d in other.proposal.decisions]  # a question without the form passes
+
+
+class FirstLine:
+    """A test form that answers whole, before any unit is scored: "What does the first line say?" is answered by the
+    first unit of the source retrieval ranked first."""
+
+    name = "first line"
+
+    def found(self, question: str) -> str | None:
+        return "the first line" if "first line" in question.lower() else None
+
+    def answer(self, context):
+        from pipeline import Decision
+        from pipeline.question.forms import WholeAnswer
+        from pipeline.text.units import units_of
+
+        if self.found(context.question) is None:
+            return None
+        first = units_of(context.sources[0])[0]
+        return WholeAnswer([first], Decision(by=self.name, outcome="answered", reason="first_line", unit=first.marker()))
+
+
+def test_a_registered_form_may_answer_whole(engine, sample_corpus, monkeypatch):
+    from pipeline.core.contracts import REASON_WORDS
+    from tests.decisions import decision
+
+    monkeypatch.setitem(REASON_WORDS, "first_line", "the question asks for the first line: {unit_marker}")
+    request = Request(question="What does the first line of the Beijing lodging policy say?", date=dt.date(2026, 9, 14))
+    with FORMS.registered("first line", FirstLine):
+        trace = engine.ask(sample_corpus, request)
+    assert trace.answer.status == "answered" and trace.answer.citations[0].verified
+    (citation,) = trace.answer.citations
+    chosen = decision(trace.proposal, "first_line")
+    assert chosen.by == "first line" and citation.start_line == 1
+    assert trace.proposal.best_unit.startswith(chosen.unit) and chosen.unit.startswith(f"[{citation.source_id}:1")
+    assert trace.proposal.note == f"the question asks for the first line: {chosen.unit}"

@@ -21,21 +21,18 @@ from typing import cast
 from pipeline.core.contracts import Context, Decision, Proposal, ProposedCitation, decisions_note
 from pipeline.core.memory import release_free_memory
 from pipeline.generate.extractive.answer_forms import (
-    compared_row,
     definition_first,
     first_defining,
-    particulars_units,
     rows_best_first,
-    summary_units,
     whole_list_first,
 )
 from pipeline.generate.extractive.answer_model import SCORER_EMBEDDER, WEIGHTS, AnswerModel, shipped_model
 from pipeline.generate.extractive.scoring import UnitVectors, reader_text, scored_units
-from pipeline.question.forms import Evidence, Refusal, keeping_forms
+from pipeline.question.forms import Evidence, Refusal, answering_forms, keeping_forms
 from pipeline.question.forms.answer_type import holds_value
 from pipeline.question.forms.numbered_item import names_another
 from pipeline.text.run_on import PROSE_KINDS, with_default, with_value
-from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_OPENING, PERSON_PRONOUN, asks_about_document, defined_term
+from pipeline.lang.forms import ANAPHOR, COUNTS_KINDS, DEMONSTRATIVE_OPENING, PERSON_PRONOUN, defined_term
 from pipeline.lang.references import numbered_references
 from pipeline.lang.questions import (
     ASKS_SEVERAL,
@@ -333,23 +330,19 @@ class LocalExtractive:
                              unit=row.marker(), facts=_row_facts(row, key, columns))
 
     def _whole_answer(self, context: Context) -> Proposal | None:
-        """An answer the evidence's form gives before any unit is scored: a document's summary for "What is this
-        about?", the title block's lines for "Who wrote this paper?", the row a table comparison chose (computed over the
-        whole table; a tie abstains)."""
-        if (particulars := particulars_units(context)) is not None:
-            units, how = particulars
-            return self._answer(units, [how], {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
-        if asks_about_document(context.question) and (summary := summary_units(context)) is not None:
-            units, how = summary
-            return self._answer(units, [how], {"score": None, "threshold": self.min_support, "best_unit": _shown(units[0])})
-        if (row := compared_row(context)) is None:
-            return None
-        fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(row)}
-        compared = _compared(context.comparison, row)
-        if context.comparison.tied_with:
-            return Proposal(producer=self.name, abstain_reason="insufficient_evidence", decisions=[compared],
-                            note=decisions_note([compared]), **fields)
-        return self._answer([row], [compared], fields)
+        """An answer the evidence's form gives before any unit is scored: each registered form that answers whole
+        (`pipeline.question.forms.whole`), in registration order — a title block's particulars for "Who wrote this
+        paper?", a document's summary for "What is this about?", the row a table comparison chose (a tie abstains)."""
+        for form in answering_forms():
+            whole = form.answer(context)
+            if whole is None:
+                continue
+            fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(whole.units[0])}
+            if whole.decision.outcome == "abstained":
+                return Proposal(producer=self.name, abstain_reason="insufficient_evidence", decisions=[whole.decision],
+                                note=decisions_note([whole.decision]), **fields)
+            return self._answer(whole.units, [whole.decision], fields)
+        return None
 
     def _gated(self, context: Context, scored: list, ranked: bool) -> list | Proposal:
         """The scored units that can answer the question's form, or the abstention saying none can: each registered
@@ -546,21 +539,6 @@ def _extended(best: Unit, question: str) -> tuple[Unit, list[Decision]]:
             decisions.append(Decision(by="extend", outcome="extended", reason=reason, unit=longer.marker()))
             best = longer
     return best, decisions
-
-
-def _compared(comparison, row: Unit) -> Decision:
-    """The table comparison retrieval made (`Retrieval.comparison`), as the decision it is."""
-    facts = {"row": comparison.key, "column": comparison.column, "value": comparison.value,
-             "most": "highest" if comparison.highest else "lowest", "source": comparison.source_id}
-    if comparison.tied_with:
-        tied = ", ".join(map(repr, comparison.tied_with[:5])) + (
-            f" and {len(comparison.tied_with) - 5} more" if len(comparison.tied_with) > 5 else "")
-        return Decision(by="superlative", outcome="abstained", reason="compared_tie", unit=row.marker(),
-                        facts={**facts, "tied": tied})
-    if comparison.rows_compared == 1:
-        return Decision(by="superlative", outcome="answered", reason="compared_only", unit=row.marker(),
-                        facts={**facts, "words": ", ".join(map(repr, comparison.selected_by))})
-    return Decision(by="superlative", outcome="answered", reason="compared", unit=row.marker(), facts=facts)
 
 
 def _row_facts(row, key: str, columns: list[str]) -> dict[str, str]:

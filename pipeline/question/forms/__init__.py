@@ -1,8 +1,8 @@
 """The question forms the answer stage knows, each one class in a module of its own plus one registration below
 (`pipeline.core.interfaces.QuestionForm`, the `FORMS` registry). The reading of a question (`pipeline.question.reading`)
 asks each registered form, in the order of registration; retrieval fuses the ranking of each that ranks chunks of its
-own (`boost.BoostsRetrieval`), and the composer asks each that checks candidates (`keep.KeepsUnits`) which may answer, in
-the same order. A form registered elsewhere (`FORMS.register`) is read, recorded, fused and asked the same way."""
+own (`boost.BoostsRetrieval`), and the composer asks each that answers whole (`whole.AnswersWhole`), then each that
+checks candidates (`keep.KeepsUnits`) which may answer, in the same order. A form registered elsewhere (`FORMS.register`) is read, recorded, fused and asked the same way."""
 
 from __future__ import annotations
 
@@ -20,14 +20,17 @@ from pipeline.question.forms.names import Names
 from pipeline.question.forms.numbered_item import NumberedItem
 from pipeline.question.forms.opposite import Opposite
 from pipeline.question.forms.page import Page
+from pipeline.question.forms.particulars import Particulars
 from pipeline.question.forms.procedure import Procedure
 from pipeline.question.forms.superlative import Superlative
 from pipeline.question.forms.table_row import TableRow
+from pipeline.question.forms.whole import AnswersWhole, WholeAnswer
 from pipeline.question.forms.year import Year
 
-# In this order retrieval fuses the rankings of those that boost (`BoostsRetrieval`), the composer asks those that check
-# (`KeepsUnits`; the first to refuse every candidate names the abstention) and the reading lists those found.
-for form in (Definition, Page, AboutTheDocument, Contents, AnswerType, Address, Default, TableRow, Names, CodeName,
+# In this order retrieval fuses the rankings of those that boost (`BoostsRetrieval`), the composer asks those that answer
+# whole (`AnswersWhole`; the first answer stands) and those that check (`KeepsUnits`; the first to refuse every candidate
+# names the abstention), and the reading lists those found.
+for form in (Definition, Page, Particulars, AboutTheDocument, Contents, AnswerType, Address, Default, TableRow, Names, CodeName,
              Procedure, Opposite, NumberedItem, Year, Superlative):
     FORMS.register(form.name, form)
 
@@ -44,4 +47,11 @@ def keeping_forms() -> list[KeepsUnits]:
     return [form for form in forms if isinstance(form, KeepsUnits)]
 
 
-__all__ = ["FORMS", "Boost", "BoostsRetrieval", "Evidence", "KeepsUnits", "Refusal", "boosting_forms", "keeping_forms"]
+def answering_forms() -> list[AnswersWhole]:
+    """The registered forms that answer whole, in the order of registration."""
+    forms = [FORMS.create(name) for name in FORMS.in_order()]
+    return [form for form in forms if isinstance(form, AnswersWhole)]
+
+
+__all__ = ["FORMS", "AnswersWhole", "Boost", "BoostsRetrieval", "Evidence", "KeepsUnits", "Refusal", "WholeAnswer",
+           "answering_forms", "boosting_forms", "keeping_forms"]
