@@ -593,8 +593,9 @@ def reading_html(reading: QuestionReading | None) -> str:
         return ""
     asked = "a search of a few words (the scorer decides, not the reader)" if reading.keywords else "a question"
     forms = "; ".join(f"{_e(f.form)}: {_e(f.evidence)}" for f in reading.forms) or "none the answerer treats apart"
+    cased = f" (typed in capitals, read as “{_e(reading.as_read)}”)" if reading.as_read else ""
     return (f"<p class='rag-note' id='question-reading'>{term('Question read as', 'trace.reading')}: {asked}"
-            f"{' in Chinese' if reading.chinese else ''} · forms: {forms}</p>")
+            f"{' in Chinese' if reading.chinese else ''}{cased} · forms: {forms}</p>")
 
 
 def _citation_block(kind: str, title: str, after: str, version: str | None, quote: str | None, check) -> str:

@@ -112,8 +112,9 @@ def ask(
     generator_name = getattr(generator, "name", None) or getattr(generator, "__name__", type(generator).__name__)
     producer = proposal.producer if proposal is not None else generator_name
     view = corpus.view(request.groups)
+    reading = read_question(request.question)
     trace = Trace(
-        request=request, reading=read_question(request.question), settings=settings, index=corpus.index_settings,
+        request=request, reading=reading, settings=settings, index=corpus.index_settings,
         components={**(components or {}), "generator": generator_name, "judge": judge.name,
                     "tokenizer": corpus.tokenizer.name, "embedder": corpus.embedder.name,
                     **_scoring_models(generator, judge)},
@@ -122,7 +123,10 @@ def ask(
         answer=Answer(status="abstained", answer=None, reason_code="insufficient_evidence", producer=producer),
     )
     clock = _Clock()
-    abstention = _retrieve_and_pack(corpus, request, settings, trace, clock)
+    # The stages read the question as the reading took it (in sentence case when typed in capitals); the trace keeps
+    # the request as asked.
+    asked = request.model_copy(update={"question": reading.as_read}) if reading.as_read else request
+    abstention = _retrieve_and_pack(corpus, asked, settings, trace, clock)
     if pending:
         retrieval = trace.retrieval.model_copy(update={"dense_pending": pending})
         note = f"{WORDS_ONLY_NOTE} ({retrieval.pending_named()}); requested {requested}, every document ranked by BM25 only"

@@ -758,7 +758,7 @@ def test_a_default_question_is_not_answered_by_a_unit_that_states_no_default(rea
     assert engine.ask(corpus, request, Settings()).answer.status == "abstained"  # the reader refuses it
     trace = engine.ask(corpus, request, Settings(min_reader=0.0))  # and the scorer's check, where it decides
     assert trace.answer.status == "abstained"
-    assert "asks what holds by default" in trace.explanation
+    assert decision(trace.proposal, "default_missing").by == "default"
 
 
 def test_names_no_source_mentions_are_listed_as_their_language_writes_a_list(make_corpus):

@@ -19,3 +19,5 @@ class QuestionReading(Frozen):
                                        "reads questions, does not decide on it")
     chinese: bool = Field(description="written in Chinese characters")
     forms: tuple[FormFound, ...] = ()
+    as_read: str | None = Field(None, description="the question as the answer stage reads it, when that is not as typed: "
+                                                  "typed in capitals, it is read in sentence case")
