@@ -10,7 +10,11 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(?P<body>.*?)\n?\s*```\s*$", re.DOTA
 
 
 class UnreadableReply(ValueError):
-    """The reply is neither the proposal JSON nor text with citation markers."""
+    """The reply is neither the proposal JSON nor text with citation markers; `kind` says which way, as a code."""
+
+    def __init__(self, message: str, kind: str = "unreadable"):
+        super().__init__(message)
+        self.kind = kind
 
 
 def json_object(reply: str) -> dict | None:
@@ -22,7 +26,8 @@ def json_object(reply: str) -> dict | None:
     try:
         value = json.loads(body)
     except json.JSONDecodeError as error:
-        raise UnreadableReply(f"the reply looks like JSON but does not parse ({error.msg} at character {error.pos})") from None
+        raise UnreadableReply(f"the reply looks like JSON but does not parse ({error.msg} at character {error.pos})",
+                              "json_syntax") from None
     if not isinstance(value, dict):
-        raise UnreadableReply("the reply's JSON is not an object")
+        raise UnreadableReply("the reply's JSON is not an object", "json_not_object")
     return value

@@ -49,6 +49,6 @@ def test_an_unknown_reason_code_is_refused():
 def test_every_reason_code_with_words_is_used_by_the_answer_stage():
     """Words no code of the producers uses are dead (a code used without words fails when the decision is made)."""
     producers = [ROOT / "pipeline/generate/extractive/composer.py", ROOT / "pipeline/generate/extractive/answer_forms.py",
-                 *(ROOT / "pipeline/question/forms").glob("*.py")]
+                 *(ROOT / "pipeline/question/forms").glob("*.py"), *(ROOT / "pipeline/generate/llm").glob("*.py")]
     literals = {m for p in producers for m in re.findall(r'"([a-z_]+)"', p.read_text(encoding="utf-8"))}
     assert set(REASON_WORDS) - literals == set()

@@ -88,6 +88,14 @@ REASON_WORDS: dict[str, str] = {
                        "ranked first ({source} lines {lines})",
     "summaries": "document summaries: the packed sources come from {documents} documents; the summary or opening "
                  "sentences of each, in rank order",
+    # a language model's answer, or why there is none ("said": the one line a person reads, in our own words)
+    "model_unavailable": "{said}",
+    "reply_too_large": "{said}",
+    "reply_cut_short": "{said}",
+    "reply_unreadable": "{said}",
+    "model_not_in_sources": "the model says the sources do not answer the question",
+    "model_cites_nothing": "the model's answer cites no source",
+    "model_not_called": "{why}; the model was not called",
 }
 
 

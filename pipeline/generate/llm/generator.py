@@ -30,7 +30,7 @@ import time
 from collections.abc import Mapping
 
 from pipeline.core.citations import marker
-from pipeline.core.contracts import ChatMessage, Context, GenerationAttempt, GenerationRecord, Proposal
+from pipeline.core.contracts import ChatMessage, Context, Decision, GenerationAttempt, GenerationRecord, Proposal, decisions_note
 from pipeline.core.limits import MAX_REPLY_CHARS
 from pipeline.generate.llm.reply import NOT_IN_SOURCES, parse_reply
 from pipeline.llm.client import CUT_SHORT, ChatClient, CompletionFailed, LlmConfig, ms_since
@@ -122,7 +122,7 @@ class ChatCompletionsGenerator:
             completion = self.client.complete(messages, context.reserve, attempts)
         except CompletionFailed as failure:
             record = self._record(context, messages, latency_ms=ms_since(started), attempts=tuple(attempts))
-            return self._give_up(failure.note, record)
+            return self._give_up(record, "model_unavailable", said=failure.note)
         choice = completion.choices[0] if completion.choices else None
         usage = completion.usage
         record = self._record(
@@ -134,13 +134,14 @@ class ChatCompletionsGenerator:
         reply = record.raw_reply or ""
         if len(reply) > MAX_REPLY_CHARS:  # the same cap as an answer pasted into /check_answer
             record = record.model_copy(update={"raw_reply": kept(reply)})
-            return self._give_up(too_large_note(len(reply)), record)
+            return self._give_up(record, "reply_too_large", said=too_large_note(len(reply)), characters=str(len(reply)))
         if record.finish_reason in CUT_SHORT:
-            return self._give_up(CUT_SHORT[record.finish_reason].format(reserve=context.reserve), record)
+            return self._give_up(record, "reply_cut_short", said=CUT_SHORT[record.finish_reason].format(reserve=context.reserve),
+                                 finish_reason=record.finish_reason)
         try:
             proposal = parse_reply(record.raw_reply, self.name)
         except UnreadableReply as error:
-            return self._give_up(str(error), record)
+            return self._give_up(record, "reply_unreadable", said=str(error), kind=error.kind)
         return proposal.model_copy(update={"generation": record})
 
     def _over_budget(self, context: Context, messages) -> Proposal | None:
@@ -150,10 +151,14 @@ class ChatCompletionsGenerator:
         why = budget_shortfall(context, prompt_size(messages), MIN_OUTPUT_TOKENS, producer="model")
         if why is None:
             return None
-        return Proposal(producer=self.name, abstain_reason="context_budget", note=f"{why}; the model was not called",
-                        generation=self._record(context, messages))
+        refused = Decision(by="model", outcome="abstained", reason="model_not_called", facts={"why": why})
+        return Proposal(producer=self.name, abstain_reason="context_budget", decisions=[refused],
+                        note=decisions_note([refused]), generation=self._record(context, messages))
 
-    def _give_up(self, note: str, record: GenerationRecord) -> Proposal:
-        return Proposal(producer=self.name, abstain_reason="generator_unavailable", note=note, generation=record)
+    def _give_up(self, record: GenerationRecord, reason: str, **facts: str) -> Proposal:
+        """No usable answer from the model (`reason`, a code; `facts["said"]`, the one line a person reads)."""
+        failed = Decision(by="model", outcome="abstained", reason=reason, facts=facts)
+        return Proposal(producer=self.name, abstain_reason="generator_unavailable", decisions=[failed],
+                        note=decisions_note([failed]), generation=record)
 
 

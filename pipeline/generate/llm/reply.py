@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from pipeline.core.citations import parse_markers
-from pipeline.core.contracts import Proposal, ProposedCitation
+from pipeline.core.contracts import Decision, Proposal, ProposedCitation, decisions_note
 from pipeline.llm.replies import UnreadableReply, json_object
 
 NOT_IN_SOURCES = "NOT_IN_SOURCES"
@@ -33,27 +33,27 @@ def _says_not_in_sources(answer: str) -> bool:
 def parse_reply(reply: str, producer: str) -> Proposal:
     """Read a reply; raise UnreadableReply when it holds neither the proposal JSON nor markers."""
     if not reply.strip():
-        raise UnreadableReply("the reply is empty")
+        raise UnreadableReply("the reply is empty", "empty")
     data = json_object(reply)
     if data is not None:
         if not isinstance(data.get("answer"), str):
-            raise UnreadableReply('the reply\'s JSON has no "answer" string')
+            raise UnreadableReply('the reply\'s JSON has no "answer" string', "no_answer")
         answer = data["answer"].strip()
         try:
             citations = [ProposedCitation.model_validate(c) for c in data.get("citations") or []]
         except (ValidationError, TypeError) as error:
-            raise UnreadableReply(f'the reply\'s "citations" are not citation objects ({error.__class__.__name__})') from None
+            raise UnreadableReply(f'the reply\'s "citations" are not citation objects ({error.__class__.__name__})',
+                                  "bad_citations") from None
         if not citations:
             citations = citations_from_markers(answer)  # markers in the answer, an empty list beside it
     else:
         answer = reply.strip()
         citations = citations_from_markers(answer)
         if not citations and not _says_not_in_sources(answer):
-            raise UnreadableReply("the reply is neither JSON nor text with citation markers")
+            raise UnreadableReply("the reply is neither JSON nor text with citation markers", "unmarked")
     if _says_not_in_sources(answer) or not answer or not citations:
-        return Proposal(
-            producer=producer, abstain_reason="insufficient_evidence",
-            note="the model says the sources do not answer the question" if _says_not_in_sources(answer) or not answer
-            else "the model's answer cites no source",
-        )
+        said = Decision(by="model", outcome="abstained",
+                        reason="model_not_in_sources" if _says_not_in_sources(answer) or not answer else "model_cites_nothing")
+        return Proposal(producer=producer, abstain_reason="insufficient_evidence", decisions=[said],
+                        note=decisions_note([said]))
     return Proposal(producer=producer, answer=answer, citations=citations)
