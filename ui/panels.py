@@ -20,11 +20,12 @@ from pipeline import (
     Document,
     QuestionReading,
     Trace,
+    decision_words,
     marker,
     marker_key,
 )
 
-from .verdict import Mark, Reading, answer_mark, citation_key, how_chosen, plain_words, read, term  # noqa: F401 (re-exported)
+from .verdict import Mark, Reading, answer_mark, citation_key, plain_words, read, term  # noqa: F401 (re-exported)
 
 CSS = """
 .rag-table{border-collapse:collapse;width:100%;font-size:13px}
@@ -108,6 +109,7 @@ mark.diff{background:#ffd84d;color:#111;border-radius:3px;padding:0 2px;font-wei
 .rag-chart .sw{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px;vertical-align:middle}
 .rag-support{font-size:12.5px;border-bottom:2px solid #0a9e3b}
 .rag-note{color:var(--body-text-color-subdued,#555);font-size:13px}
+.rag-decisions{margin:2px 0 0 1.2em;padding:0}
 .rag-marks{margin:.5em 0;display:grid;gap:4px}
 .rag-markrow{font-size:14px;line-height:1.45}
 .rag-markrow .rag-badge{margin-right:4px}
@@ -577,14 +579,21 @@ def _chosen_by_html(trace: Trace) -> str:
     if proposal.reader_score is not None and proposal.reader_threshold is not None:
         lines.append(f"Reader ({_e(proposal.reader)}): the chosen {term('passage', 'unit')} answers with probability "
                      f"{proposal.reader_score:.2f} (threshold {proposal.reader_threshold:.2f})")
-    if not lines:
-        # chosen without a score: a table comparison
-        chosen = how_chosen(proposal)
-        return f"<p class='rag-note' id='chosen-by'>Chosen by: {_e(chosen)}</p>" if chosen and answered else ""
-    if answered and (chosen := how_chosen(proposal)):
-        lines.append(f"Chosen by: {_e(chosen)}")
+    chosen = _chosen_steps(proposal) if answered else ""
+    if not lines:  # chosen without a score: a table comparison, a document's particulars or summary
+        return f"<div class='rag-note' id='chosen-by'>{chosen}</div>" if chosen else ""
     return ("<details class='rag-note'><summary>How the passage was chosen (scores and thresholds)</summary>"
-            + "<br>".join(lines) + "</details>")
+            + "<br>".join(lines) + (f"<div id='chosen-by'>{chosen}</div>" if chosen else "") + "</details>")
+
+
+def _chosen_steps(proposal) -> str:
+    """"Chosen by:" and each step of the choice on a line of its own, in plain words, with what decided; the step's
+    reason code is its `data-reason` (and its tooltip). A producer that records no steps: its note."""
+    if not proposal.decisions:
+        return f"Chosen by: {_e(proposal.note)}" if proposal.note else ""
+    steps = "".join(f"<li data-by='{_e(d.by)}' data-reason='{_e(d.reason)}' title='reason code: {_e(d.reason)}'>"
+                    f"<b>{_e(d.by)}</b>: {_e(decision_words(d, plain=True))}</li>" for d in proposal.decisions)
+    return f"Chosen by:<ul class='rag-decisions'>{steps}</ul>"
 
 
 def reading_html(reading: QuestionReading | None) -> str:

@@ -185,7 +185,8 @@ def test_the_answer_panel_says_how_the_row_was_chosen(make_corpus, logic_engine)
 
     trace = _ask(logic_engine, make_corpus(("visitors.txt", _visitors())), "Which city had the most visitors?")
     shown = answer_html(trace)
-    assert "Chosen by: table comparison: &#x27;York&#x27; has the highest &#x27;Visitors&#x27; (44,208)" in shown
+    assert "data-reason='compared'" in shown
+    assert "table comparison: &#x27;York&#x27; has the highest &#x27;Visitors&#x27; (44,208)" in shown
     assert "table comparison" in candidates_html(trace)  # the retrieval note, in the Candidates panel
 
 
