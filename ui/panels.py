@@ -570,8 +570,11 @@ def _chosen_by_html(trace: Trace) -> str:
         return ""
     lines = []
     if proposal.score is not None and proposal.threshold is not None:
-        lines.append(f"{term('Answer scorer', 'the producer’s answer-model score per unit')}{_scorer_name(trace)}: best "
-                     f"{term('passage', 'unit')} {proposal.score:.2f} (threshold {proposal.threshold:.2f}): "
+        # Where the reader ranked, the score is its reading combined with the answer scorer's, not the scorer's own.
+        ranked = proposal.reader is not None and proposal.reader_score == proposal.score
+        who = (term("Reader's ranking", "the reader's logit combined with the answer scorer's (reader record: ranking)")
+               if ranked else term("Answer scorer", "the producer’s answer-model score per unit") + _scorer_name(trace))
+        lines.append(f"{who}: best {term('passage', 'unit')} {proposal.score:.2f} (threshold {proposal.threshold:.2f}): "
                      f"{_e(proposal.best_unit or '')}")
     if proposal.runner_up:
         score = f" {proposal.runner_up_score:.2f}" if proposal.runner_up_score is not None else ""

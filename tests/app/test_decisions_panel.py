@@ -22,9 +22,13 @@ def _steps(html: str) -> list[tuple[str, str, str]]:
 def test_each_step_of_an_answers_choice_is_a_line_with_its_code(engine, sample_corpus):
     trace = engine.ask(sample_corpus, Request(question="What is the lodging limit in Beijing?", date=DAY))
     assert trace.answer.status == "answered"
-    steps = _steps(answer_html(trace))
+    shown = answer_html(trace)
+    steps = _steps(shown)
+    # the score the reader's ranking decided by is labelled as the reader's, not as the answer scorer's own
+    assert "Reader&#x27;s ranking</span>: best" in shown and "Answer scorer" not in shown
     assert [(by, reason) for by, reason, _ in steps] == [(d.by, d.reason) for d in trace.proposal.decisions]
     by, reason, text = steps[0]
+    assert trace.proposal.reader_score == trace.proposal.score
     assert (by, reason) == ("reader", "reader_answers")
     assert "candidate passages" in text and "at least the 0.55 needed" in text and " unit" not in text
 
