@@ -12,17 +12,22 @@ def test_a_huge_model_reply_is_refused_with_one_line_and_a_small_trace(sample_co
 
     from pipeline import Request, Settings
     from pipeline.generate.llm.generator import ChatCompletionsGenerator, LlmConfig
+    from tests.decisions import decision, reasons
     from tests.llm_standin import ScriptedReply, StandInChatServer
 
     settings = Settings(window=4000, reserve=800)
     request = Request(question="Beijing lodging limit", date=dt.date(2026, 9, 14), topic="travel")
     long_answer = "The lodging limit is 600 yuan. [travel-v2:1-3] " * 2200  # ~105,000 characters
-    for content, note in ((json.dumps({"answer": long_answer, "citations": []}), "characters; the limit is 20000"),
-                          ("x" * (3 * 2**20), "is over 1 MB; the limit is 20000 characters (not read further)")):
+    for content, read in ((json.dumps({"answer": long_answer, "citations": []}), True), ("x" * (3 * 2**20), False)):
         with StandInChatServer([ScriptedReply(content=content)]) as server:
             generator = ChatCompletionsGenerator(LlmConfig(base_url=server.base_url, model="standin-model",
                                                            timeout_s=30))
             trace = engine.ask(sample_corpus, request, settings, generator=generator)
         assert trace.answer.status == "abstained" and trace.answer.reason_code == "generator_unavailable"
-        assert note in trace.proposal.note and "\n" not in trace.proposal.note
+        if read:  # received whole, then refused for its length
+            assert decision(trace.proposal, "reply_too_large").facts["characters"] == str(len(content))
+        else:  # refused on the wire, past 1 MB
+            assert reasons(trace.proposal) == ["model_unavailable"]
+            assert [a.outcome for a in trace.proposal.generation.attempts] == ["reply too large"]
+        assert "\n" not in trace.proposal.note  # one line
         assert len(trace.model_dump_json()) < 200_000
