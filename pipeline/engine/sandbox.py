@@ -59,8 +59,8 @@ class _Reader(pickle.Unpickler):
 
         if module == documents.__name__:
             found = getattr(documents, name, None)
-            if isinstance(found, type) and found.__module__ == module and (issubclass(found, BaseModel)
-                                                                           or found is documents.WordBoxes):
+            if isinstance(found, type) and found.__module__ == module and (
+                    issubclass(found, BaseModel) or found in (documents.WordBoxes, documents.LineTable)):
                 return found
         elif (module, name) == ("datetime", "date"):
             return dt.date
@@ -74,11 +74,14 @@ class _Reader(pickle.Unpickler):
 
 
 def _packed_words_only(owner, name: str):
-    """The one attribute lookup a document's pickle makes: WordBoxes.packed (its __reduce__)."""
-    from pipeline.core.contracts import WordBoxes
+    """The attribute lookups a document's pickle makes: WordBoxes.packed and LineTable._from_columns (their
+    __reduce__)."""
+    from pipeline.core.contracts import LineTable, WordBoxes
 
     if owner is WordBoxes and name == "packed":
         return WordBoxes.packed
+    if owner is LineTable and name == "_from_columns":
+        return LineTable._from_columns
     raise pickle.UnpicklingError(f"a worker may not send a lookup of {name!r}")
 
 

@@ -28,8 +28,10 @@ from pipeline.core.errors import InputError
 
 # Measured on prose, one-character lines, one long line and generated PDFs (2026-12-01): resident bytes
 # held per line, per character and per PDF word box, rounded up; vectors (384 floats, two copies) are in
-# the per-character figure (a window of ~600 characters).
-PER_LINE = 1024
+# the per-character figure (a window of ~600 characters). Since a page keeps its lines by column
+# (`contracts.documents.LineTable`, 2026-12-08) a parsed line holds ~80 bytes instead of ~670: the per-line
+# figure dropped by that, rounded up.
+PER_LINE = 512
 PER_CHAR = 16
 PER_WORD = 48
 PER_DOCUMENT = 256 * 1024

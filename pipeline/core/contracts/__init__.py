@@ -20,6 +20,7 @@ from pipeline.core.contracts.documents import (
     DocumentInfo,
     DocumentMeta,
     Line,
+    LineTable,
     Page,
     PageTable,
     Word,
@@ -53,6 +54,7 @@ from pipeline.core.contracts.verdicts import (
 )
 
 __all__ = [
+    'LineTable',
     'REASON_WORDS',
     'Decision',
     'decision_words',

@@ -44,7 +44,8 @@ from typing import Any
 
 import pymupdf
 
-from pipeline.core.contracts import Box, Document, Line, Page, PageTable, WordBoxes
+from pipeline.core.contracts import Box, Document, Line, LineTable, Page, PageTable, WordBoxes
+from pipeline.core.contracts.base import prevalidated
 from pipeline.core.errors import InputError, out_of_memory
 from pipeline.core.limits import PdfLimits, megabytes
 from pipeline.ingest.document import sha256
@@ -577,29 +578,9 @@ def _with_drop_caps(atoms: list[_Atom]) -> list[_Atom]:
     return atoms
 
 
-# The parse builds tens of thousands of frozen models per document from values this module has
-# just computed (ints, floats, str), so pydantic's validation is skipped: `_maker` does what
-# `model_construct` does for a model whose fields are all given, at a third of its cost. The
-# results are ordinary instances (==, model_dump, pickling and frozenness all work).
-_set = object.__setattr__
-
-
-def _maker(cls):
-    fields = frozenset(cls.model_fields)
-    new = cls.__new__
-
-    def make(values: dict):
-        obj = new(cls)
-        _set(obj, "__dict__", values)
-        _set(obj, "__pydantic_fields_set__", fields)
-        _set(obj, "__pydantic_extra__", None)
-        _set(obj, "__pydantic_private__", None)
-        return obj
-
-    return make
-
-
-_make_box, _make_line, _make_page = (_maker(c) for c in (Box, Line, Page))
+# The parse builds tens of thousands of frozen models from values it has just computed: pydantic's validation is
+# skipped (`contracts.base.prevalidated`).
+_make_box, _make_line, _make_page = (prevalidated(c) for c in (Box, Line, Page))
 
 
 def _with_tables(page: pymupdf.Page, atoms: list[_Atom], budget: TableBudget) -> list[_Atom]:
@@ -639,7 +620,7 @@ def _build_page(number: int, width: float, height: float, rows: list[list[_Atom]
             builder.add_table(row[0].table)
         else:
             builder.add_row(row)
-    return _make_page({"number": number, "text": "\n".join(builder.texts), "lines": tuple(builder.lines),
+    return _make_page({"number": number, "text": "\n".join(builder.texts), "lines": LineTable(builder.lines),
                        "width": width, "height": height, "furniture": (), "tables": tuple(builder.tables),
                        "headings": (headings := builder.headings()), "code": builder.code(headings), "ocr": ocr})
 
