@@ -75,6 +75,10 @@ CLIENT_MEMORY_BYTES = _env.limit("RAG_CLIENT_MEMORY_MB", 48) * 1024 * 1024
 # what the estimates leave out (the reader, a worker, a burst of asks) cannot push the host over.
 HOST_MEMORY_BYTES = _env.limit("RAG_HOST_MEMORY_MB", 0, minimum=0) * 1024 * 1024
 HOST_MEMORY_RESERVE_BYTES = 64 * 1024 * 1024
+# The last of the host's memory under that line is kept for small uploads: an upload estimated over this much may not
+# take the server past (line - the same amount). One client's 1 MB of prose (~31 MiB held) took the server to the
+# line and every other user's 2 KB note was refused "short of memory" (bench load --attack, budget case, 2026-12-08).
+HOST_MEMORY_SMALL_UPLOAD_BYTES = 16 * 1024 * 1024
 
 # --------------------------------------------------------------------------- sign-in (ui.login)
 LOGIN_FREE_FAILURES_PER_ACCOUNT = 5  # then each further failure locks the account for twice as long

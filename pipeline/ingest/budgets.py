@@ -29,9 +29,9 @@ from pipeline.core.errors import InputError
 # Measured on prose, one-character lines, one long line and generated PDFs (2026-12-01): resident bytes
 # held per line, per character and per PDF word box, rounded up; vectors (384 floats, two copies) are in
 # the per-character figure (a window of ~600 characters). Since a page keeps its lines by column
-# (`contracts.documents.LineTable`, 2026-12-08) a parsed line holds ~80 bytes instead of ~670: the per-line
-# figure dropped by that, rounded up.
-PER_LINE = 512
+# (`contracts.documents.LineTable`, 2026-12-08) a parsed line holds ~80 bytes instead of ~670; the figure is
+# kept: the estimate stays above what is held, and what it no longer spends on lines is room the host check sees.
+PER_LINE = 1024
 PER_CHAR = 16
 PER_WORD = 48
 PER_DOCUMENT = 256 * 1024
@@ -158,13 +158,21 @@ class HostMemory:
         return self._measured
 
     def refuse_unless_fits(self, adding: int, label: str) -> None:
+        """Refuse an upload that would take the server and its workers within the reserve of the host's memory; one
+        larger than `HOST_MEMORY_SMALL_UPLOAD_BYTES` also may not take its last that much, kept for small uploads (a
+        large one cannot crowd every other user's note out)."""
         limit = self.limit
         if not limit or adding <= 0:
             return
         used = self.in_use()
+        small = limits.HOST_MEMORY_SMALL_UPLOAD_BYTES
         if used + adding > limit - self.reserve:
             raise InputError(label, f"would hold about {mib(adding)} of server memory once indexed, and the server "
                                     f"is short of memory ({mib(used)} of {mib(limit)} in use); try again later")
+        if adding > small and used + adding > limit - self.reserve - small:
+            raise InputError(label, f"would hold about {mib(adding)} of server memory once indexed, and the server "
+                                    f"keeps its last {mib(small)} for uploads smaller than that ({mib(used)} of "
+                                    f"{mib(limit)} in use); upload a smaller file, or try again later")
 
 
 class MemoryBudget:

@@ -68,3 +68,18 @@ def test_the_host_size_comes_from_the_setting_before_the_cgroup(monkeypatch):
     assert HostMemory().limit == 1024 * MiB
     monkeypatch.setattr(limits, "HOST_MEMORY_BYTES", 512 * MiB)
     assert HostMemory().limit == 512 * MiB
+
+
+def test_the_last_of_the_hosts_memory_is_kept_for_small_uploads():
+    """One client's 1 MB of prose (~31 MiB held) took the server to its line and every other user's note was refused
+    (bench load --attack, budget case): a large upload may not take the last 16 MiB, a small one may."""
+    line = 448 * MiB  # 512 MiB less the 64 MiB reserve
+    host = HostMemory(limit=512 * MiB, reserve=64 * MiB, measure=lambda: line - 40 * MiB, interval_s=0)
+    with pytest.raises(InputError, match=r"keeps its last 16 MiB for uploads smaller than that"):
+        host.refuse_unless_fits(31 * MiB, "prose.md")  # fits under the line, not under the line less 16 MiB
+    host.refuse_unless_fits(24 * MiB, "report.md")  # 448 - 40 + 24 <= 448 - 16
+    host.refuse_unless_fits(16 * MiB, "note.md")  # small: may take the last 16 MiB
+    nearly_full = HostMemory(limit=512 * MiB, reserve=64 * MiB, measure=lambda: line - 1 * MiB, interval_s=0)
+    nearly_full.refuse_unless_fits(MiB // 2, "note.md")  # a small note still fits
+    with pytest.raises(InputError, match="short of memory"):
+        nearly_full.refuse_unless_fits(2 * MiB, "notes.md")
