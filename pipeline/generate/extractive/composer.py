@@ -298,9 +298,7 @@ class LocalExtractive:
         score, best = scored[0].probability, scored[0].unit
         refused = Decision(by=by, outcome="abstained", reason=reason, unit=best.marker(), score=round(score, 4),
                            facts=facts)
-        return Proposal(producer=self.name, abstain_reason="insufficient_evidence", score=round(score, 4),
-                        threshold=self.min_support, best_unit=_shown(best), decisions=[refused],
-                        note=decisions_note([refused]))
+        return self._abstained([refused], score=round(score, 4), threshold=self.min_support, best_unit=_shown(best))
 
     def _structural_match(self, context: Context, scored: list, by_key_alone: bool = True) -> tuple[Unit, Decision] | None:
         """Below the threshold, a unit whose form answers the question's form: a sentence that defines the term a
@@ -339,8 +337,7 @@ class LocalExtractive:
                 continue
             fields = {"score": None, "threshold": self.min_support, "best_unit": _shown(whole.units[0])}
             if whole.decision.outcome == "abstained":
-                return Proposal(producer=self.name, abstain_reason="insufficient_evidence", decisions=[whole.decision],
-                                note=decisions_note([whole.decision]), **fields)
+                return self._abstained([whole.decision], **fields)
             return self._answer(whole.units, [whole.decision], fields)
         return None
 
@@ -391,9 +388,12 @@ class LocalExtractive:
 
     def _nothing(self, reason: str) -> Proposal:
         """An abstention before any unit is scored: no source, or no unit to quote in them."""
-        decision = Decision(by="composer", outcome="abstained", reason=reason)
-        return Proposal(producer=self.name, abstain_reason="insufficient_evidence", decisions=[decision],
-                        note=decisions_note([decision]))
+        return self._abstained([Decision(by="composer", outcome="abstained", reason=reason)])
+
+    def _abstained(self, decisions: list[Decision], **fields) -> Proposal:
+        """The composer's abstention: no unit answers, for the reasons its `decisions` give (rendered as the note)."""
+        return Proposal(producer=self.name, abstain_reason="insufficient_evidence", decisions=decisions,
+                        note=decisions_note(decisions), **fields)
 
     def _reader_ranked(self, context: Context, scored: list) -> Proposal:
         """The reader reads every candidate (the scorer's first `reach` units: the scorer is a pre-filter) with the
@@ -421,8 +421,7 @@ class LocalExtractive:
             if found is None:
                 none = Decision(by="reader", outcome="abstained", reason="reader_finds_none", unit=best.marker(),
                                 score=round(best_score, 4), threshold=threshold, facts=reading)
-                return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields, decisions=[none],
-                                note=decisions_note([none]))
+                return self._abstained([none], **fields)
             best, chosen = found
             below = Decision(by="reader", outcome="noted", reason="reader_below", unit=best_row.unit.marker(),
                              score=round(best_score, 4), threshold=threshold)
@@ -491,8 +490,7 @@ class LocalExtractive:
             if found is None:
                 none = Decision(by="scorer", outcome="abstained", reason="scorer_finds_none", unit=best.marker(),
                                 score=round(best_score, 4), threshold=self.min_support)
-                return Proposal(producer=self.name, abstain_reason="insufficient_evidence", **fields,
-                                decisions=[none, *why], note=decisions_note([none, *why]))
+                return self._abstained([none, *why], **fields)
             best, chosen = found
             below = Decision(by="scorer", outcome="noted", reason="scorer_below", unit=scored[0].unit.marker(),
                              score=round(best_score, 4), threshold=self.min_support)

@@ -35,22 +35,24 @@ for form in (Definition, Page, Particulars, AboutTheDocument, Contents, AnswerTy
     FORMS.register(form.name, form)
 
 
+def _forms_with(hook: type) -> list:
+    """The registered forms that have the optional `hook`, in the order of registration."""
+    return [form for form in (FORMS.create(name) for name in FORMS.in_order()) if isinstance(form, hook)]
+
+
 def boosting_forms() -> list[BoostsRetrieval]:
-    """The registered forms that rank chunks of their own, in the order of registration."""
-    forms = [FORMS.create(name) for name in FORMS.in_order()]
-    return [form for form in forms if isinstance(form, BoostsRetrieval)]
+    """The registered forms that rank chunks of their own."""
+    return _forms_with(BoostsRetrieval)
 
 
 def keeping_forms() -> list[KeepsUnits]:
-    """The registered forms that check the composer's candidates, in the order of registration."""
-    forms = [FORMS.create(name) for name in FORMS.in_order()]
-    return [form for form in forms if isinstance(form, KeepsUnits)]
+    """The registered forms that check the composer's candidates."""
+    return _forms_with(KeepsUnits)
 
 
 def answering_forms() -> list[AnswersWhole]:
-    """The registered forms that answer whole, in the order of registration."""
-    forms = [FORMS.create(name) for name in FORMS.in_order()]
-    return [form for form in forms if isinstance(form, AnswersWhole)]
+    """The registered forms that answer whole."""
+    return _forms_with(AnswersWhole)
 
 
 __all__ = ["FORMS", "AnswersWhole", "Boost", "BoostsRetrieval", "Evidence", "KeepsUnits", "Refusal", "WholeAnswer",
